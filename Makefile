@@ -1,0 +1,40 @@
+# aghcheck — every target works from a fresh clone with only Go installed
+# (bench-compare also needs node/npm for the ajv-cli comparison).
+GO        ?= go
+PKGS      ?= ./...
+FUZZTIME  ?= 20s
+BIN       ?= bin/aghcheck
+
+.PHONY: all build test race bench bench-compare fuzz lint docs clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/aghcheck
+
+## test: the one command CI runs (.ci/run): vet, race-enabled tests, docs in sync.
+test:
+	$(GO) vet $(PKGS)
+	$(GO) test -race -count=1 $(PKGS)
+
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem $(PKGS)
+
+## bench-compare: aghcheck vs ajv-cli on the same 100,000 generated envelopes.
+bench-compare: build
+	./scripts/bench-compare.sh
+
+## fuzz: run every fuzz target for FUZZTIME each.
+fuzz:
+	./scripts/fuzz.sh $(FUZZTIME)
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+## docs: regenerate docs/rules.md from the rule catalogue.
+docs: build
+	$(BIN) rules --format markdown > docs/rules.md
+
+clean:
+	rm -rf bin

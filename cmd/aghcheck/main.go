@@ -1,0 +1,55 @@
+// Command aghcheck validates AGH Network v0 envelopes (and two other agent
+// message formats) and certifies live peers against the protocol.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+)
+
+// Exit codes are part of the CLI contract: 0 all good, 1 the thing checked is
+// not conformant, 2 the check itself could not be done (usage, I/O, harness).
+const (
+	exitOK       = 0
+	exitInvalid  = 1
+	exitUsageErr = 2
+)
+
+// exitError carries an exit code out of a command without printing twice.
+type exitError struct {
+	code int
+	err  error // nil when the command already reported everything
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+// run executes the CLI and maps errors to exit codes. Tests call it directly.
+func run(args []string) int {
+	root := newRootCmd()
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintln(os.Stderr, "aghcheck:", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintln(os.Stderr, "aghcheck:", err)
+	return exitUsageErr
+}

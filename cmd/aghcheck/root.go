@@ -1,0 +1,33 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// subcommands is filled by each command file's init so that files stay
+// independent of one another.
+var subcommands []func() *cobra.Command
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "aghcheck",
+		Short: "Conformance checker for AGH Network v0 agent messaging",
+		Long: `aghcheck validates AGH Network v0 envelopes offline (schema plus every semantic
+rule, trust signatures included) and certifies live peers over NATS by playing
+conformance scenarios at them. It also validates Olympus agent context envelopes
+and RedKey Agent Wire messages and Agent Cards.`,
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &exitError{code: exitUsageErr, err: err}
+	})
+	for _, mk := range subcommands {
+		root.AddCommand(mk())
+	}
+	return root
+}

@@ -1,0 +1,152 @@
+// Package rules holds the one catalogue of every check aghcheck performs and
+// the finding model every checker reports with. A rule lives here once, with a
+// stable id, so the validator, the live harness, the reports and docs/rules.md
+// all speak of the same thing.
+package rules
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Severity grades a finding. Error is a broken MUST, Warning a SHOULD not met.
+type Severity uint8
+
+const (
+	Error Severity = iota + 1
+	Warning
+)
+
+func (s Severity) String() string {
+	switch s {
+	case Error:
+		return "error"
+	case Warning:
+		return "warning"
+	}
+	return "unknown"
+}
+
+// Level is the requirement keyword (RFC 2119) behind the severity.
+func (s Severity) Level() string {
+	if s == Warning {
+		return "SHOULD"
+	}
+	return "MUST"
+}
+
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// Rule is one requirement that a document or peer can break.
+type Rule struct {
+	ID       string   // stable identifier, e.g. ENV-CHANNEL-GRAMMAR
+	Profile  string   // which format or profile the rule belongs to: input, agh, agh-trust, olympus, redkey-wire, redkey-card
+	Severity Severity // Error for MUST, Warning for SHOULD
+	Clause   string   // the requirement in one sentence, in our own words
+	Source   string   // where the requirement is stated (document and section)
+	// Reason is the AGH receipt reason_code a receiver uses when it refuses
+	// a message for breaking this rule ("" when the rule is not a refusal
+	// reason, e.g. SHOULD-level advice).
+	Reason string
+}
+
+// Finding is one broken rule at one place in one document.
+type Finding struct {
+	Rule     *Rule
+	Pointer  string // RFC 6901 JSON pointer into the document ("" is the whole document)
+	Expected string
+	Found    string
+	Message  string // optional extra detail for people
+}
+
+// Severity is the rule's severity, raised to Error under strict mode.
+func (f Finding) Severity(strict bool) Severity {
+	if strict {
+		return Error
+	}
+	return f.Rule.Severity
+}
+
+func (f Finding) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s", f.Rule.Severity, f.Rule.ID)
+	if f.Pointer != "" {
+		fmt.Fprintf(&b, " at %s", f.Pointer)
+	}
+	if f.Message != "" {
+		fmt.Fprintf(&b, ": %s", f.Message)
+	}
+	if f.Expected != "" || f.Found != "" {
+		fmt.Fprintf(&b, " (expected %s, found %s)", f.Expected, f.Found)
+	}
+	return b.String()
+}
+
+// New makes a finding for r at pointer.
+func New(r *Rule, pointer, expected, found string) Finding {
+	return Finding{Rule: r, Pointer: pointer, Expected: expected, Found: found}
+}
+
+var (
+	mu      sync.RWMutex
+	byID    = map[string]*Rule{}
+	ordered []*Rule
+)
+
+// Register adds rules to the catalogue. Checker packages call it from a
+// package-level var initialiser so that importing them is enough. It panics on
+// a duplicate or malformed rule: that is a programming error caught by any test.
+func Register(rs ...*Rule) {
+	mu.Lock()
+	defer mu.Unlock()
+	for _, r := range rs {
+		if r.ID == "" || r.Profile == "" || r.Clause == "" || (r.Severity != Error && r.Severity != Warning) {
+			panic(fmt.Sprintf("rules: incomplete rule %+v", *r))
+		}
+		if _, dup := byID[r.ID]; dup {
+			panic("rules: duplicate rule id " + r.ID)
+		}
+		byID[r.ID] = r
+		ordered = append(ordered, r)
+	}
+}
+
+// Lookup returns the rule with the given id.
+func Lookup(id string) (*Rule, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	r, ok := byID[id]
+	return r, ok
+}
+
+// All returns every registered rule ordered by profile, then id.
+func All() []*Rule {
+	mu.RLock()
+	out := append([]*Rule(nil), ordered...)
+	mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Profile != out[j].Profile {
+			return out[i].Profile < out[j].Profile
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}
+
+// Pointer builds an RFC 6901 JSON pointer from reference tokens.
+func Pointer(tokens ...string) string {
+	if len(tokens) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteByte('/')
+		if strings.ContainsAny(t, "~/") {
+			t = strings.NewReplacer("~", "~0", "/", "~1").Replace(t)
+		}
+		b.WriteString(t)
+	}
+	return b.String()
+}
