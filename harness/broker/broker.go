@@ -1,0 +1,143 @@
+// Package broker runs the NATS server a conformance run talks through: an
+// embedded nats-server on a random loopback port with token auth (so nothing
+// else on the machine can inject traffic), or the coordinates of an external
+// server or cluster given by the user.
+package broker
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+)
+
+// MaxPayload is the payload limit the embedded broker enforces: the 1 MiB
+// every AGH NATS peer must support.
+const MaxPayload = 1 << 20
+
+// Endpoint is how a client reaches a broker: the URL plus at most one kind of
+// credential. It is also what the IUT is told through its environment.
+type Endpoint struct {
+	URL      string
+	Token    string
+	User     string
+	Password string
+	Creds    string // path to a .creds file (external brokers only)
+}
+
+// Options configure the embedded broker.
+type Options struct {
+	// JetStream enables JetStream with its store in a fresh temporary
+	// directory removed on Close.
+	JetStream bool
+}
+
+// Broker is a running embedded nats-server.
+type Broker struct {
+	Endpoint
+	JetStream bool
+	srv       *server.Server
+	dir       string
+}
+
+// Start launches an embedded broker and waits until it accepts clients.
+func Start(opts Options) (*Broker, error) {
+	tok, err := randomToken()
+	if err != nil {
+		return nil, err
+	}
+	so := &server.Options{
+		Host:          "127.0.0.1",
+		Port:          server.RANDOM_PORT,
+		Authorization: tok,
+		MaxPayload:    MaxPayload,
+		NoLog:         true,
+		NoSigs:        true,
+		HTTPPort:      0,
+		ServerName:    "aghcheck",
+	}
+	b := &Broker{JetStream: opts.JetStream}
+	if opts.JetStream {
+		dir, err := os.MkdirTemp("", "aghcheck-js-")
+		if err != nil {
+			return nil, fmt.Errorf("jetstream store: %w", err)
+		}
+		b.dir = dir
+		so.JetStream = true
+		so.StoreDir = dir
+	}
+	srv, err := server.NewServer(so)
+	if err != nil {
+		b.cleanup()
+		return nil, fmt.Errorf("embedded broker: %w", err)
+	}
+	go srv.Start()
+	if !srv.ReadyForConnections(10 * time.Second) {
+		srv.Shutdown()
+		b.cleanup()
+		return nil, errors.New("embedded broker: not ready after 10s")
+	}
+	b.srv = srv
+	b.URL = srv.ClientURL()
+	b.Token = tok
+	return b, nil
+}
+
+// Close shuts the broker down and removes its JetStream store.
+func (b *Broker) Close() {
+	if b == nil {
+		return
+	}
+	if b.srv != nil {
+		b.srv.Shutdown()
+		b.srv.WaitForShutdown()
+	}
+	b.cleanup()
+}
+
+func (b *Broker) cleanup() {
+	if b.dir != "" {
+		os.RemoveAll(b.dir)
+	}
+}
+
+// Connect opens a client connection to e with extra options appended.
+func (e Endpoint) Connect(name string, extra ...nats.Option) (*nats.Conn, error) {
+	opts := []nats.Option{nats.Name(name), nats.Timeout(5 * time.Second)}
+	switch {
+	case e.Creds != "":
+		opts = append(opts, nats.UserCredentials(e.Creds))
+	case e.User != "":
+		opts = append(opts, nats.UserInfo(e.User, e.Password))
+	case e.Token != "":
+		opts = append(opts, nats.Token(e.Token))
+	}
+	nc, err := nats.Connect(e.URL, append(opts, extra...)...)
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", e.URL, err)
+	}
+	return nc, nil
+}
+
+// Env renders e as the IUT environment variables of the harness contract.
+func (e Endpoint) Env() []string {
+	return []string{
+		"AGH_NATS_URL=" + e.URL,
+		"AGH_NATS_TOKEN=" + e.Token,
+		"AGH_NATS_USER=" + e.User,
+		"AGH_NATS_PASSWORD=" + e.Password,
+	}
+}
+
+func randomToken() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("broker token: %w", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}
