@@ -1,9 +1,27 @@
 // Package jsonx is aghcheck's strict JSON decoder: it finds what
 // encoding/json forgives (duplicate member names, invalid UTF-8, numbers
 // outside the I-JSON range, absurd nesting) and reports each as a finding.
+//
+// It is a single-pass recursive-descent parser over a byte slice. Recursion is
+// bounded by MaxDepth, so hostile input cannot exhaust the stack, and the
+// memory it allocates is proportional to the input.
 package jsonx
 
-import "github.com/aghcheck/aghcheck/rules"
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/aghcheck/aghcheck/rules"
+)
+
+// MaxDepth is the deepest nesting of arrays and objects Decode accepts.
+const MaxDepth = 128
 
 // Decode parses exactly one JSON value from data. Objects decode to
 // map[string]any, arrays to []any, numbers to json.Number, and strings,
@@ -13,5 +31,587 @@ import "github.com/aghcheck/aghcheck/rules"
 // findings say why. ok is true with findings for problems that still leave a
 // value (a duplicate member name: the last value wins, as in encoding/json).
 func Decode(data []byte) (v any, findings []rules.Finding, ok bool) {
-	panic("jsonx.Decode: not implemented yet") // filled in by the decoder work
+	return DecodeLine(data, 1)
+}
+
+// DecodeLine is Decode for a document that starts on line firstLine of a
+// larger input, so that positions in messages point into that input.
+func DecodeLine(data []byte, firstLine int) (v any, findings []rules.Finding, ok bool) {
+	d := decoderPool.Get().(*decoder)
+	d.data, d.pos, d.depth, d.firstLine = data, 0, 0, firstLine
+	d.findings, d.failed = nil, false
+	d.path = d.path[:0]
+
+	d.skipWS()
+	if d.pos >= len(d.data) {
+		d.fail("", "a JSON value", "end of input", "empty input")
+	} else {
+		v = d.value()
+		if !d.failed {
+			d.skipWS()
+			if d.pos < len(d.data) {
+				d.failUnexpected("end of input after the value", "")
+			}
+		}
+	}
+	findings, ok = d.findings, !d.failed
+	if !ok {
+		v = nil
+	}
+	d.data, d.findings = nil, nil
+	d.path = d.path[:0]
+	if len(d.keys) > maxInterned {
+		d.keys = make(map[string]string, 64)
+	}
+	if cap(d.buf) > 64<<10 {
+		d.buf = nil
+	}
+	decoderPool.Put(d)
+	return v, findings, ok
+}
+
+// Valid reports whether data is one strictly valid JSON value with no
+// findings at all.
+func Valid(data []byte) bool {
+	_, fs, ok := Decode(data)
+	return ok && len(fs) == 0
+}
+
+// maxInterned bounds the per-decoder member-name cache: names repeat across
+// envelopes, so reusing their strings saves an allocation per member, but a
+// hostile stream of unique names must not grow it forever.
+const maxInterned = 4096
+
+var decoderPool = sync.Pool{New: func() any {
+	return &decoder{keys: make(map[string]string, 64), path: make([]pathElem, 0, 16)}
+}}
+
+type pathElem struct {
+	key   string
+	index int // -1 for an object member
+}
+
+type decoder struct {
+	data      []byte
+	pos       int
+	depth     int
+	firstLine int
+	failed    bool
+	findings  []rules.Finding
+	path      []pathElem
+	keys      map[string]string
+	buf       []byte // scratch for strings with escapes
+}
+
+func (d *decoder) skipWS() {
+	for d.pos < len(d.data) {
+		switch d.data[d.pos] {
+		case ' ', '\n', '\t', '\r':
+			d.pos++
+		default:
+			return
+		}
+	}
+}
+
+// pointer renders the current path, plus an optional member name.
+func (d *decoder) pointer(extra ...string) string {
+	toks := make([]string, 0, len(d.path)+len(extra))
+	for _, p := range d.path {
+		if p.index >= 0 {
+			toks = append(toks, strconv.Itoa(p.index))
+		} else {
+			toks = append(toks, p.key)
+		}
+	}
+	return rules.Pointer(append(toks, extra...)...)
+}
+
+// where describes a byte offset for people: offset, line and column.
+func (d *decoder) where(off int) string {
+	if off > len(d.data) {
+		off = len(d.data)
+	}
+	line, col := d.firstLine, 1
+	for i := 0; i < off; i++ {
+		if d.data[i] == '\n' {
+			line++
+			col = 1
+		} else if d.data[i] < 0x80 || d.data[i] >= 0xC0 {
+			col++
+		}
+	}
+	return fmt.Sprintf("at byte %d (line %d, column %d)", off, line, col)
+}
+
+// fail records the finding that makes the document undecodable. Only the
+// first failure is kept: everything after it is noise.
+func (d *decoder) fail(ptr, expected, found, msg string) {
+	if d.failed {
+		return
+	}
+	d.failed = true
+	d.findings = append(d.findings, rules.Finding{Rule: rules.InputSyntax, Pointer: ptr,
+		Expected: expected, Found: found, Message: msg + " " + d.where(d.pos)})
+}
+
+// failUnexpected reports the byte at d.pos, telling invalid UTF-8 and
+// control bytes apart from plain syntax errors.
+func (d *decoder) failUnexpected(expected, ctx string) {
+	if d.failed {
+		return
+	}
+	if d.pos >= len(d.data) {
+		d.fail(d.pointer(), expected, "end of input", "unexpected end of input"+ctx)
+		return
+	}
+	c := d.data[d.pos]
+	if c >= 0x80 {
+		if r, size := utf8.DecodeRune(d.data[d.pos:]); r == utf8.RuneError && size <= 1 {
+			d.failUTF8()
+			return
+		}
+		r, _ := utf8.DecodeRune(d.data[d.pos:])
+		d.fail(d.pointer(), expected, strconv.QuoteRune(r), "unexpected character"+ctx)
+		return
+	}
+	d.fail(d.pointer(), expected, quoteByte(c), "unexpected character"+ctx)
+}
+
+func (d *decoder) failUTF8() {
+	if d.failed {
+		return
+	}
+	d.failed = true
+	d.findings = append(d.findings, rules.Finding{Rule: rules.InputUTF8, Pointer: d.pointer(),
+		Expected: "UTF-8 text", Found: fmt.Sprintf("byte 0x%02x", d.data[d.pos]),
+		Message: "invalid UTF-8 sequence " + d.where(d.pos)})
+}
+
+func quoteByte(c byte) string {
+	if c < 0x20 || c == 0x7f {
+		return fmt.Sprintf("control byte 0x%02x", c)
+	}
+	return strconv.QuoteRune(rune(c))
+}
+
+func (d *decoder) value() any {
+	if d.pos >= len(d.data) {
+		d.failUnexpected("a JSON value", "")
+		return nil
+	}
+	switch c := d.data[d.pos]; c {
+	case '{':
+		return d.object()
+	case '[':
+		return d.array()
+	case '"':
+		s, _ := d.str(false)
+		return s
+	case 't':
+		return d.literal("true", true)
+	case 'f':
+		return d.literal("false", false)
+	case 'n':
+		return d.literal("null", nil)
+	default:
+		if c == '-' || (c >= '0' && c <= '9') {
+			return d.number()
+		}
+		d.failUnexpected("a JSON value", "")
+		return nil
+	}
+}
+
+func (d *decoder) literal(word string, v any) any {
+	if len(d.data)-d.pos >= len(word) && string(d.data[d.pos:d.pos+len(word)]) == word {
+		d.pos += len(word)
+		return v
+	}
+	// Point at the first byte that differs (or the end).
+	for i := 0; i < len(word); i++ {
+		if d.pos >= len(d.data) || d.data[d.pos] != word[i] {
+			d.failUnexpected(strconv.Quote(word), " in literal "+word)
+			return nil
+		}
+		d.pos++
+	}
+	return nil
+}
+
+func (d *decoder) enter() bool {
+	d.depth++
+	if d.depth > MaxDepth {
+		d.failed = true
+		d.findings = append(d.findings, rules.Finding{Rule: rules.InputDepth, Pointer: d.pointer(),
+			Expected: fmt.Sprintf("at most %d levels", MaxDepth), Found: fmt.Sprintf("more than %d", MaxDepth),
+			Message: "nesting too deep " + d.where(d.pos)})
+		return false
+	}
+	return true
+}
+
+func (d *decoder) object() any {
+	if !d.enter() {
+		return nil
+	}
+	d.pos++ // '{'
+	m := make(map[string]any, 8)
+	d.skipWS()
+	if d.pos < len(d.data) && d.data[d.pos] == '}' {
+		d.pos++
+		d.depth--
+		return m
+	}
+	d.path = append(d.path, pathElem{index: -1})
+	top := len(d.path) - 1
+	for {
+		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+			d.path[top].key = ""
+			d.path = d.path[:top]
+			d.failUnexpected("a member name (string)", " in object")
+			return nil
+		}
+		key, ok := d.str(true)
+		if !ok {
+			return nil
+		}
+		d.skipWS()
+		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+			d.path = d.path[:top]
+			d.failUnexpected("':'", " after member name")
+			return nil
+		}
+		d.pos++
+		d.skipWS()
+		d.path[top].key = key
+		v := d.value()
+		if d.failed {
+			return nil
+		}
+		n := len(m)
+		m[key] = v
+		if len(m) == n {
+			d.path = d.path[:top]
+			d.findings = append(d.findings, rules.Finding{Rule: rules.InputDuplicateKey, Pointer: d.pointer(key),
+				Expected: "unique member names", Found: strconv.Quote(key) + " more than once",
+				Message: "duplicate member name " + strconv.Quote(key) + " (the last value wins) " + d.where(d.pos)})
+			d.path = d.path[:top+1]
+		}
+		d.skipWS()
+		if d.pos < len(d.data) {
+			switch d.data[d.pos] {
+			case ',':
+				d.pos++
+				d.skipWS()
+				continue
+			case '}':
+				d.pos++
+				d.path = d.path[:top]
+				d.depth--
+				return m
+			}
+		}
+		d.path = d.path[:top]
+		d.failUnexpected("',' or '}'", " after object member")
+		return nil
+	}
+}
+
+func (d *decoder) array() any {
+	if !d.enter() {
+		return nil
+	}
+	d.pos++ // '['
+	a := make([]any, 0, 4)
+	d.skipWS()
+	if d.pos < len(d.data) && d.data[d.pos] == ']' {
+		d.pos++
+		d.depth--
+		return a
+	}
+	d.path = append(d.path, pathElem{index: 0})
+	top := len(d.path) - 1
+	for {
+		d.path[top].index = len(a)
+		v := d.value()
+		if d.failed {
+			return nil
+		}
+		a = append(a, v)
+		d.skipWS()
+		if d.pos < len(d.data) {
+			switch d.data[d.pos] {
+			case ',':
+				d.pos++
+				d.skipWS()
+				continue
+			case ']':
+				d.pos++
+				d.path = d.path[:top]
+				d.depth--
+				return a
+			}
+		}
+		d.path = d.path[:top]
+		d.failUnexpected("',' or ']'", " after array element")
+		return nil
+	}
+}
+
+// str decodes the string starting at d.pos ('"'). Member names go through the
+// intern cache.
+func (d *decoder) str(key bool) (string, bool) {
+	start := d.pos + 1
+	i := start
+	data := d.data
+	for i < len(data) {
+		c := data[i]
+		if c == '"' {
+			raw := data[start:i]
+			d.pos = i + 1
+			if key && len(raw) <= 64 {
+				if s, ok := d.keys[string(raw)]; ok {
+					return s, true
+				}
+				s := string(raw)
+				d.keys[s] = s
+				return s, true
+			}
+			return string(raw), true
+		}
+		if c == '\\' {
+			return d.strEscaped(start, i)
+		}
+		if c < 0x20 {
+			d.pos = i
+			d.failUnexpected("a string character (control characters must be escaped)", " in string")
+			return "", false
+		}
+		if c >= 0x80 {
+			if c < 0xC2 || !utf8.FullRune(data[i:]) {
+				d.pos = i
+				d.failUTF8()
+				return "", false
+			}
+			r, size := utf8.DecodeRune(data[i:])
+			if r == utf8.RuneError && size <= 1 {
+				d.pos = i
+				d.failUTF8()
+				return "", false
+			}
+			i += size
+			continue
+		}
+		i++
+	}
+	d.pos = len(data)
+	d.failUnexpected("'\"'", " in string")
+	return "", false
+}
+
+// strEscaped finishes a string that has escapes; esc is the first backslash.
+func (d *decoder) strEscaped(start, esc int) (string, bool) {
+	data := d.data
+	b := append(d.buf[:0], data[start:esc]...)
+	i := esc
+	for i < len(data) {
+		c := data[i]
+		switch {
+		case c == '"':
+			d.pos = i + 1
+			d.buf = b
+			return string(b), true
+		case c == '\\':
+			if i+1 >= len(data) {
+				d.pos = len(data)
+				d.failUnexpected("an escape sequence", " in string")
+				return "", false
+			}
+			switch e := data[i+1]; e {
+			case '"', '\\', '/':
+				b = append(b, e)
+				i += 2
+			case 'b':
+				b = append(b, '\b')
+				i += 2
+			case 'f':
+				b = append(b, '\f')
+				i += 2
+			case 'n':
+				b = append(b, '\n')
+				i += 2
+			case 'r':
+				b = append(b, '\r')
+				i += 2
+			case 't':
+				b = append(b, '\t')
+				i += 2
+			case 'u':
+				r, ok := hex4(data, i+2)
+				if !ok {
+					d.pos = i
+					d.fail(d.pointer(), `\u followed by four hex digits`, "a malformed escape", "invalid \\u escape in string")
+					return "", false
+				}
+				i += 6
+				if utf16.IsSurrogate(r) {
+					r2 := rune(-1)
+					if r < 0xDC00 && i+1 < len(data) && data[i] == '\\' && data[i+1] == 'u' {
+						if x, ok := hex4(data, i+2); ok {
+							r2 = x
+						}
+					}
+					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+						r = dec
+						i += 6
+					} else {
+						// encoding/json substitutes U+FFFD too; the value still
+						// exists, but it is not Unicode text, so it is a finding.
+						d.findings = append(d.findings, rules.Finding{Rule: rules.InputUTF8, Pointer: d.pointer(),
+							Expected: "a surrogate pair", Found: fmt.Sprintf(`lone surrogate \u%04x`, r),
+							Message: "string escapes an unpaired UTF-16 surrogate (read as U+FFFD) " + d.where(i-6)})
+						r = utf8.RuneError
+					}
+				}
+				b = utf8.AppendRune(b, r)
+			default:
+				d.pos = i
+				d.fail(d.pointer(), `one of \" \\ \/ \b \f \n \r \t \u`, strconv.Quote(string(data[i:i+2])), "invalid escape in string")
+				return "", false
+			}
+		case c < 0x20:
+			d.pos = i
+			d.failUnexpected("a string character (control characters must be escaped)", " in string")
+			return "", false
+		case c >= 0x80:
+			r, size := utf8.DecodeRune(data[i:])
+			if r == utf8.RuneError && size <= 1 {
+				d.pos = i
+				d.failUTF8()
+				return "", false
+			}
+			b = append(b, data[i:i+size]...)
+			i += size
+		default:
+			b = append(b, c)
+			i++
+		}
+	}
+	d.pos = len(data)
+	d.failUnexpected("'\"'", " in string")
+	return "", false
+}
+
+func hex4(data []byte, i int) (rune, bool) {
+	if i+4 > len(data) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range data[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func (d *decoder) number() any {
+	data := d.data
+	start := d.pos
+	i := start
+	if data[i] == '-' {
+		i++
+	}
+	if i >= len(data) || !isDigit(data[i]) {
+		d.pos = i
+		d.failUnexpected("a digit", " in number")
+		return nil
+	}
+	if data[i] == '0' {
+		i++
+	} else {
+		for i < len(data) && isDigit(data[i]) {
+			i++
+		}
+	}
+	intDigits := i - start
+	exp := false
+	if i < len(data) && data[i] == '.' {
+		i++
+		if i >= len(data) || !isDigit(data[i]) {
+			d.pos = i
+			d.failUnexpected("a digit after '.'", " in number")
+			return nil
+		}
+		for i < len(data) && isDigit(data[i]) {
+			i++
+		}
+	}
+	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
+		exp = true
+		i++
+		if i < len(data) && (data[i] == '+' || data[i] == '-') {
+			i++
+		}
+		if i >= len(data) || !isDigit(data[i]) {
+			d.pos = i
+			d.failUnexpected("a digit in the exponent", " in number")
+			return nil
+		}
+		for i < len(data) && isDigit(data[i]) {
+			i++
+		}
+	}
+	d.pos = i
+	s := string(data[start:i])
+	// Without an exponent a number needs over 308 integer digits to leave
+	// the float64 range, so the costly parse is only done when it can matter.
+	if exp || intDigits > 300 {
+		if f, err := strconv.ParseFloat(s, 64); math.IsInf(f, 0) || (err != nil && !isRange(err)) {
+			shown := s
+			if len(shown) > 40 {
+				shown = shown[:20] + "…" + shown[len(shown)-10:] + fmt.Sprintf(" (%d chars)", len(s))
+			}
+			d.findings = append(d.findings, rules.Finding{Rule: rules.InputNumber, Pointer: d.pointer(),
+				Expected: "a number within ±1.7976931348623157e308", Found: shown,
+				Message: "number overflows an IEEE 754 double " + d.where(start)})
+		}
+	}
+	return json.Number(s)
+}
+
+func isRange(err error) bool {
+	ne, ok := err.(*strconv.NumError)
+	return ok && ne.Err == strconv.ErrRange
+}
+
+// Describe renders a decoded value's JSON type for "found" texts in findings.
+func Describe(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case json.Number:
+		return "number"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	default:
+		return strings.TrimPrefix(fmt.Sprintf("%T", x), "*")
+	}
 }
