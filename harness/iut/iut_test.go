@@ -1,0 +1,128 @@
+package iut
+
+import (
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestSplit(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+		bad  bool
+	}{
+		{in: "aghcheck peer", want: []string{"aghcheck", "peer"}},
+		{in: "  a   'b c'  \"d \\\"e\\\"\" f\\ g ", want: []string{"a", "b c", `d "e"`, "f g"}},
+		{in: "x ''", want: []string{"x", ""}},
+		{in: "", bad: true},
+		{in: "a 'b", bad: true},
+		{in: `a \`, bad: true},
+	} {
+		got, err := Split(tc.in)
+		if (err != nil) != tc.bad {
+			t.Errorf("Split(%q) err=%v", tc.in, err)
+			continue
+		}
+		if !tc.bad && !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("Split(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func FuzzSplit(f *testing.F) {
+	f.Add(`a 'b c' "d\"e" f\ g`)
+	f.Fuzz(func(t *testing.T, s string) {
+		args, err := Split(s)
+		if err == nil && len(args) == 0 {
+			t.Fatal("no error and no args")
+		}
+	})
+}
+
+// alive reports whether pid runs; a zombie awaiting its reaper does not count.
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(b))
+	return len(f) > 2 && f[2] != "Z"
+}
+
+func TestStopKillsWholeGroup(t *testing.T) {
+	// The shell starts a grandchild that ignores SIGTERM and prints its pid.
+	p, err := Start([]string{"sh", "-c", `trap '' TERM; sleep 30 & echo child=$!; echo AGH=$AGH_X >&2; wait`}, []string{"AGH_X=1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(p.Stdout(), "child=") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	var child int
+	for _, line := range strings.Split(p.Stdout(), "\n") {
+		if v, ok := strings.CutPrefix(line, "child="); ok {
+			for _, c := range v {
+				child = child*10 + int(c-'0')
+			}
+		}
+	}
+	if child == 0 {
+		t.Fatalf("no child pid in %q", p.Stdout())
+	}
+	p.Stop(100 * time.Millisecond)
+	if !p.StoppedByHarness() {
+		t.Error("not marked as stopped by the harness")
+	}
+	time.Sleep(50 * time.Millisecond)
+	if alive(child) {
+		syscall.Kill(child, syscall.SIGKILL)
+		t.Fatal("grandchild survived Stop")
+	}
+	if !strings.Contains(p.Stderr(), "AGH=1") {
+		t.Errorf("environment or stderr capture missing: %q", p.Stderr())
+	}
+}
+
+func TestExitAtOnce(t *testing.T) {
+	p, err := Start([]string{"sh", "-c", "exit 3"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("exit not noticed")
+	}
+	if p.ExitCode() != 3 || p.Status() != "exit status 3" {
+		t.Fatalf("code %d status %q", p.ExitCode(), p.Status())
+	}
+	p.Stop(time.Millisecond)
+	if p.StoppedByHarness() {
+		t.Error("a process that exited by itself was marked as stopped by the harness")
+	}
+}
+
+func TestTailKeepsEnd(t *testing.T) {
+	var tl tail
+	tl.Write([]byte(strings.Repeat("a", OutputLimit)))
+	tl.Write([]byte("END"))
+	s := tl.String()
+	if !strings.HasSuffix(s, "END") || !strings.HasPrefix(s, "[") || len(s) > OutputLimit+64 {
+		t.Fatalf("tail wrong: len %d", len(s))
+	}
+}
+
+func TestStartMissingBinary(t *testing.T) {
+	if _, err := Start([]string{"/nonexistent/aghcheck-iut"}, nil); err == nil {
+		t.Fatal("no error for a missing binary")
+	}
+}
