@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/aghcheck/aghcheck/peer"
+	"github.com/spf13/cobra"
+)
+
+func init() { subcommands = append(subcommands, newPeerCmd) }
+
+func newPeerCmd() *cobra.Command {
+	var (
+		url, token, user, password string
+		workspace, channel         string
+		peerID, displayName        string
+		greet, keyFile, seed, nick string
+		faults                     []string
+		listFaults, verbose        bool
+	)
+	cmd := &cobra.Command{
+		Use:   "peer",
+		Short: "Run the built-in AGH Network v0 reference peer (optionally with deliberate faults)",
+		Long: `peer joins a channel on a NATS broker as a fully conformant AGH Network v0 peer:
+it greets, answers whois, runs directed work as a target with receipts and
+traces, dedupes, refuses expired, malformed and badly signed messages, and
+speaks the aghcheck.control/v1 extension so scenarios can script its work.
+
+Every flag defaults to the environment aghcheck run gives an IUT
+(AGH_NATS_URL, AGH_NATS_TOKEN, AGH_NATS_USER, AGH_NATS_PASSWORD,
+AGH_WORKSPACE_ID, AGH_CHANNEL, AGH_PEER_ID, AGH_GREET_INTERVAL), so
+'aghcheck run --iut "aghcheck peer"' needs no flags. --fault switches on a
+deliberately broken variant (see --list-faults). The peer stops cleanly on
+SIGINT/SIGTERM and when the broker is gone for good.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if listFaults {
+				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "FAULT\tGROUP\tDESCRIPTION")
+				for _, f := range peer.Faults() {
+					fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Name, f.Group, f.Description)
+				}
+				return tw.Flush()
+			}
+			cfg, err := peer.ConfigFromEnv()
+			if err != nil {
+				return &exitError{code: exitUsageErr, err: err}
+			}
+			fl := cmd.Flags()
+			set := func(name string, dst *string, v string) {
+				if fl.Changed(name) {
+					*dst = v
+				}
+			}
+			set("nats-url", &cfg.URL, url)
+			set("nats-token", &cfg.Token, token)
+			set("nats-user", &cfg.User, user)
+			set("nats-password", &cfg.Password, password)
+			set("workspace", &cfg.Workspace, workspace)
+			set("channel", &cfg.Channel, channel)
+			set("peer-id", &cfg.PeerID, peerID)
+			set("display-name", &cfg.DisplayName, displayName)
+			if fl.Changed("greet-interval") {
+				if cfg.GreetInterval, err = peer.ParseSeconds(greet); err != nil {
+					return &exitError{code: exitUsageErr, err: fmt.Errorf("--greet-interval: %w", err)}
+				}
+			}
+			switch {
+			case keyFile != "" && seed != "":
+				return &exitError{code: exitUsageErr, err: errors.New("--key and --seed are alternatives; give one")}
+			case keyFile != "":
+				cfg.Key, err = peer.KeyFromFile(keyFile)
+			case seed != "":
+				cfg.Key, err = peer.KeyFromSeed(seed)
+			case nick != "":
+				err = errors.New("--nickname needs --key or --seed (verified mode)")
+			}
+			if err != nil {
+				return &exitError{code: exitUsageErr, err: err}
+			}
+			cfg.Nickname = nick
+			cfg.Faults = faults
+			level := slog.LevelInfo
+			if verbose {
+				level = slog.LevelDebug
+			}
+			cfg.Logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
+
+			ctx, stop := signal.NotifyContext(contextOf(cmd), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			err = peer.Run(ctx, cfg)
+			switch {
+			case err == nil:
+				return nil
+			case errors.Is(err, peer.ErrConfig):
+				return &exitError{code: exitUsageErr, err: err}
+			default:
+				return &exitError{code: exitInvalid, err: fmt.Errorf("peer: %w", err)}
+			}
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&url, "nats-url", "", "NATS server URL (default $AGH_NATS_URL)")
+	f.StringVar(&token, "nats-token", "", "NATS auth token (default $AGH_NATS_TOKEN)")
+	f.StringVar(&user, "nats-user", "", "NATS user (default $AGH_NATS_USER)")
+	f.StringVar(&password, "nats-password", "", "NATS password (default $AGH_NATS_PASSWORD)")
+	f.StringVar(&workspace, "workspace", "", "workspace id (default $AGH_WORKSPACE_ID)")
+	f.StringVar(&channel, "channel", "", "channel to join (default $AGH_CHANNEL, else \"default\")")
+	f.StringVar(&peerID, "peer-id", "", "v0 Peer ID (default $AGH_PEER_ID, else generated)")
+	f.StringVar(&displayName, "display-name", "", "Peer Card display_name (default \""+peer.DefaultDisplayName+"\")")
+	f.StringVar(&greet, "greet-interval", "", "seconds between presence greets (default $AGH_GREET_INTERVAL, else 30)")
+	f.StringVar(&keyFile, "key", "", "Ed25519 key file (hex seed or private key): verified mode")
+	f.StringVar(&seed, "seed", "", "Ed25519 seed as 64 hex chars: verified mode")
+	f.StringVar(&nick, "nickname", "", "nickname of the verified handle nickname@fingerprint (default aghcheck-peer)")
+	f.StringArrayVar(&faults, "fault", nil, "switch on a deliberate fault (repeatable; see --list-faults)")
+	f.BoolVar(&listFaults, "list-faults", false, "list the deliberate faults and exit")
+	f.BoolVarP(&verbose, "verbose", "v", false, "log every envelope received and sent")
+	return cmd
+}
+
+// contextOf is the command's context, or Background when run without one.
+func contextOf(cmd *cobra.Command) context.Context {
+	if ctx := cmd.Context(); ctx != nil {
+		return ctx
+	}
+	return context.Background()
+}

@@ -1,0 +1,198 @@
+// Package peer is aghcheck's built-in AGH Network v0 reference peer: a NATS
+// peer that implements discovery, the work lifecycle as a target, the
+// delivery rules and trust verification by the book, so the conformance
+// suites can prove themselves against it. Named faults turn it into a
+// deliberately broken variant that the suites must catch.
+package peer
+
+import (
+	"crypto/ed25519"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Environment variables of the IUT contract shared with `aghcheck run`.
+const (
+	EnvURL           = "AGH_NATS_URL"
+	EnvToken         = "AGH_NATS_TOKEN"
+	EnvUser          = "AGH_NATS_USER"
+	EnvPassword      = "AGH_NATS_PASSWORD"
+	EnvWorkspace     = "AGH_WORKSPACE_ID"
+	EnvChannel       = "AGH_CHANNEL"
+	EnvPeerID        = "AGH_PEER_ID"
+	EnvGreetInterval = "AGH_GREET_INTERVAL"
+)
+
+// Defaults follow the reference runtime's configuration.
+const (
+	DefaultGreetInterval = 30 * time.Second
+	DefaultMaxReplayAge  = 300 * time.Second
+	DefaultDisplayName   = "aghcheck reference peer"
+	DefaultChannel       = "default"
+)
+
+// Config is everything Run needs. Zero durations take the defaults.
+type Config struct {
+	URL, Token, User, Password string
+	Workspace, Channel         string
+	// PeerID is the v0 Peer ID; in verified mode (Key set) the peer speaks
+	// as Nickname@fingerprint instead.
+	PeerID, DisplayName string
+
+	GreetInterval time.Duration
+	MaxReplayAge  time.Duration
+
+	// Faults names the deliberate misbehaviours to switch on (see Faults).
+	Faults []string
+
+	// Key, when set, selects verified mode: every envelope is signed with
+	// the trust profile and from is Nickname@fingerprint(Key).
+	Key      ed25519.PrivateKey
+	Nickname string
+
+	// ReconnectWait and MaxReconnects bound how long the peer waits for a
+	// broker that went away before Run gives up (defaults 250ms × 20).
+	ReconnectWait time.Duration
+	MaxReconnects int
+
+	// Logger receives one line per event; nil discards.
+	Logger *slog.Logger
+}
+
+// ConfigFromEnv reads the IUT environment. A missing peer id is generated
+// so that several reference peers can share a channel.
+func ConfigFromEnv() (Config, error) {
+	c := Config{
+		URL:         os.Getenv(EnvURL),
+		Token:       os.Getenv(EnvToken),
+		User:        os.Getenv(EnvUser),
+		Password:    os.Getenv(EnvPassword),
+		Workspace:   os.Getenv(EnvWorkspace),
+		Channel:     os.Getenv(EnvChannel),
+		PeerID:      os.Getenv(EnvPeerID),
+		DisplayName: DefaultDisplayName,
+	}
+	if s := os.Getenv(EnvGreetInterval); s != "" {
+		d, err := ParseSeconds(s)
+		if err != nil {
+			return c, fmt.Errorf("%s: %w", EnvGreetInterval, err)
+		}
+		c.GreetInterval = d
+	}
+	return c, nil
+}
+
+// ParseSeconds reads a greet interval given as seconds ("30", "0.5") or as
+// a Go duration ("1m30s").
+func ParseSeconds(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		if f <= 0 {
+			return 0, fmt.Errorf("interval %q must be positive", s)
+		}
+		return time.Duration(f * float64(time.Second)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("interval %q is neither seconds nor a duration", s)
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("interval %q must be positive", s)
+	}
+	return d, nil
+}
+
+// KeyFromSeed turns a 32-byte hex seed into an Ed25519 private key.
+func KeyFromSeed(hexSeed string) (ed25519.PrivateKey, error) {
+	b, err := hex.DecodeString(strings.TrimSpace(hexSeed))
+	if err != nil {
+		return nil, fmt.Errorf("seed: %w", err)
+	}
+	if len(b) != ed25519.SeedSize {
+		return nil, fmt.Errorf("seed: want %d bytes, got %d", ed25519.SeedSize, len(b))
+	}
+	return ed25519.NewKeyFromSeed(b), nil
+}
+
+// KeyFromFile reads an Ed25519 key file: a hex seed (64 hex chars) or a hex
+// private key (128 hex chars), surrounding whitespace ignored.
+func KeyFromFile(path string) (ed25519.PrivateKey, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("key file: %w", err)
+	}
+	s := strings.TrimSpace(string(b))
+	switch len(s) {
+	case 2 * ed25519.SeedSize:
+		return KeyFromSeed(s)
+	case 2 * ed25519.PrivateKeySize:
+		raw, err := hex.DecodeString(s)
+		if err != nil {
+			return nil, fmt.Errorf("key file %s: %w", path, err)
+		}
+		k := ed25519.PrivateKey(raw)
+		// A private key embeds its public half; a mismatch means a corrupt file.
+		if !k.Public().(ed25519.PublicKey).Equal(ed25519.NewKeyFromSeed(k.Seed()).Public()) {
+			return nil, fmt.Errorf("key file %s: public half does not match the seed", path)
+		}
+		return k, nil
+	}
+	return nil, fmt.Errorf("key file %s: want a 64-char hex seed or 128-char hex private key", path)
+}
+
+// ErrConfig marks a configuration that cannot work (a usage error).
+var ErrConfig = errors.New("peer config")
+
+// normalize fills defaults and reports what cannot work.
+func (c *Config) normalize() error {
+	if c.URL == "" {
+		return fmt.Errorf("%w: no NATS URL (set --nats-url or %s)", ErrConfig, EnvURL)
+	}
+	if c.Workspace == "" {
+		return fmt.Errorf("%w: no workspace id (set --workspace or %s)", ErrConfig, EnvWorkspace)
+	}
+	if strings.ContainsAny(c.Workspace, ".*> \t") {
+		return fmt.Errorf("%w: workspace id %q has a character that is not subject-safe", ErrConfig, c.Workspace)
+	}
+	if c.Channel == "" {
+		c.Channel = DefaultChannel
+	}
+	if c.GreetInterval <= 0 {
+		c.GreetInterval = DefaultGreetInterval
+	}
+	if c.MaxReplayAge <= 0 {
+		c.MaxReplayAge = DefaultMaxReplayAge
+	}
+	if c.ReconnectWait <= 0 {
+		c.ReconnectWait = 250 * time.Millisecond
+	}
+	if c.MaxReconnects == 0 {
+		c.MaxReconnects = 20
+	}
+	if c.DisplayName == "" {
+		c.DisplayName = DefaultDisplayName
+	}
+	if c.Key != nil {
+		if len(c.Key) != ed25519.PrivateKeySize {
+			return fmt.Errorf("%w: Ed25519 key has %d bytes", ErrConfig, len(c.Key))
+		}
+		if c.Nickname == "" {
+			c.Nickname = "aghcheck-peer"
+		}
+	} else if c.PeerID == "" {
+		c.PeerID = "aghcheck-peer." + randomHex(6)
+	}
+	if _, err := parseFaults(c.Faults); err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return nil
+}

@@ -1,0 +1,245 @@
+package peer
+
+import (
+	"strings"
+	"time"
+
+	"github.com/aghcheck/aghcheck/agh"
+	"github.com/aghcheck/aghcheck/rules"
+	"github.com/aghcheck/aghcheck/trust"
+)
+
+// maxDedupEntries bounds the dedup window's memory under a flood; beyond
+// it the window is swept early.
+const maxDedupEntries = 100000
+
+// handle runs one inbound message through the receiver's validation order:
+// engine checks (parse, fields, freshness, kinds, body, trust), routing,
+// dedup, then the kind's behaviour.
+func (p *peer) handle(subject string, raw []byte) {
+	ck, err := p.checker()
+	if err != nil {
+		p.log.Error("engine", "err", err)
+		return
+	}
+	res := ck.CheckBytes(raw)
+	env := res.Envelope
+	if env == nil {
+		p.log.Debug("ignored: not a JSON object", "subject", subject, "bytes", len(raw))
+		return
+	}
+	from, _ := env["from"].(string)
+	kind, _ := env["kind"].(string)
+	id, _ := env["id"].(string)
+	to, _ := env["to"].(string)
+	if from == p.self {
+		return
+	}
+	if ws, _ := env["workspace_id"].(string); ws != p.cfg.Workspace {
+		p.log.Debug("ignored: other workspace", "id", id, "workspace", ws)
+		return
+	}
+	if ch, _ := env["channel"].(string); ch != p.cfg.Channel {
+		p.log.Debug("ignored: other channel", "id", id, "channel", ch)
+		return
+	}
+	// Someone else's directed traffic seen on the broadcast subject is not
+	// ours to judge.
+	if to != "" && to != p.self && subject != p.ownSubject {
+		return
+	}
+	p.log.Debug("received", "kind", kind, "id", id, "from", from, "subject", subject)
+
+	if reason := p.refusal(res, env); reason != "" {
+		p.log.Debug("refused", "id", id, "reason", reason, "findings", len(res.Findings))
+		p.refuse(env, reason)
+		return
+	}
+	if to != "" && to != p.self {
+		p.refuse(env, "not_target")
+		return
+	}
+	if id != "" && !p.faults[faultNoDedupe] {
+		k := dedupKey{from, id}
+		if _, dup := p.seen[k]; dup {
+			p.refuse(env, "duplicate")
+			return
+		}
+		p.remember(k, env)
+	}
+
+	directed := to == p.self
+	switch kind {
+	case "greet":
+		p.notePeer(env)
+	case "whois":
+		p.whois(env, directed)
+	case "say", "capability", "receipt", "trace":
+		if directed && env["work_id"] != nil {
+			p.lifecycle(env)
+		}
+	}
+}
+
+// refusal is the reason_code the engine's findings call for ("" to
+// accept), with the findings a fault tells the peer to overlook removed.
+func (p *peer) refusal(res agh.Result, env map[string]any) string {
+	fs := res.Findings
+	state := res.Trust
+	// Trust is part of the engine's verdict; evaluate here only if the
+	// engine left it out and there is a proof to judge.
+	if state == "" {
+		if pr, ok := env["proof"]; ok && pr != nil {
+			st, tfs := trust.Evaluate(env)
+			state = string(st)
+			fs = append(append([]rules.Finding(nil), fs...), tfs...)
+		}
+	}
+	ignore := map[string]bool{}
+	if p.faults[faultAcceptExpired] {
+		ignore["expired"] = true
+	}
+	if p.faults[faultAcceptBadSignature] {
+		ignore["verification_failed"] = true
+	}
+	if p.faults[faultAcceptMalformed] && env["kind"] == "say" && env["work_id"] != nil {
+		ignore["malformed"] = true
+	}
+	if len(ignore) > 0 {
+		kept := fs[:0:0]
+		for _, f := range fs {
+			if !ignore[f.Rule.Reason] {
+				kept = append(kept, f)
+			}
+		}
+		fs = kept
+	}
+	reason := agh.RefusalReason(fs)
+	if reason == "" && state == string(trust.Rejected) && !ignore["verification_failed"] {
+		reason = "verification_failed"
+	}
+	return reason
+}
+
+// remember records (sender, id) for the replay window: at least the
+// replay age, and as long as the message itself stays fresh.
+func (p *peer) remember(k dedupKey, env map[string]any) {
+	now := p.now().Unix()
+	until := now + int64(p.cfg.MaxReplayAge/time.Second)
+	if exp, ok := intField(env, "expires_at"); ok && exp > until {
+		until = min(exp, now+24*3600)
+	}
+	if len(p.seen) >= maxDedupEntries {
+		p.sweep()
+	}
+	p.seen[k] = until
+}
+
+// refuse answers a refused message with a receipt when it is directed to
+// us and carries a usable work context; otherwise it stays silent.
+func (p *peer) refuse(env map[string]any, reason string) {
+	to, _ := env["to"].(string)
+	if to == "" {
+		return
+	}
+	switch env["kind"] {
+	case "say", "capability", "trace":
+	case "receipt":
+		// Receipts are answered only when they cancel: two peers must
+		// never bounce receipts at each other.
+		body, _ := env["body"].(map[string]any)
+		if body["status"] != "canceled" {
+			return
+		}
+	default:
+		return
+	}
+	status := "rejected"
+	switch {
+	case reason == "expired" || reason == "duplicate":
+		status = reason
+	case strings.HasPrefix(reason, "unsupported_"):
+		status = "unsupported"
+	}
+	from, _ := env["from"].(string)
+	wid, _ := env["work_id"].(string)
+	if from == "" || wid == "" || containerOf(env) == nil {
+		return
+	}
+	p.receipt(env, containerOf(env), status, reason, "", false)
+}
+
+// container is the conversation surface and id a work unit is bound to.
+type container struct{ surface, id string }
+
+func containerOf(env map[string]any) *container {
+	s, _ := env["surface"].(string)
+	var key string
+	switch s {
+	case "thread":
+		key = "thread_id"
+	case "direct":
+		key = "direct_id"
+	default:
+		return nil
+	}
+	id, _ := env[key].(string)
+	if id == "" {
+		return nil
+	}
+	return &container{s, id}
+}
+
+func (c *container) apply(env map[string]any) {
+	if c.surface == "thread" {
+		env["surface"], env["thread_id"] = "thread", c.id
+	} else {
+		env["surface"], env["direct_id"] = "direct", c.id
+	}
+}
+
+// receipt answers trigger with a receipt to its sender in container c.
+func (p *peer) receipt(trigger map[string]any, c *container, status, reason, detail string, deliberate bool) {
+	id, _ := trigger["id"].(string)
+	body := map[string]any{"for_id": id, "status": status}
+	if reason != "" {
+		body["reason_code"] = reason
+	}
+	if detail != "" {
+		body["detail"] = detail
+	}
+	env := p.reply("receipt", trigger, c, body)
+	env["reply_to"] = id
+	p.publish(env, deliberate, nil)
+}
+
+// reply starts a conversation envelope answering trigger: to its sender,
+// same work and container, caused by it, on its trace.
+func (p *peer) reply(kind string, trigger map[string]any, c *container, body map[string]any) map[string]any {
+	env := p.envelope(kind, body)
+	env["to"] = trigger["from"]
+	env["work_id"] = trigger["work_id"]
+	c.apply(env)
+	if id, _ := trigger["id"].(string); id != "" {
+		env["causation_id"] = id
+	}
+	if tid, _ := trigger["trace_id"].(string); tid != "" {
+		env["trace_id"] = tid
+	}
+	return env
+}
+
+func intField(env map[string]any, key string) (int64, bool) {
+	switch v := env[key].(type) {
+	case interface{ Int64() (int64, error) }:
+		n, err := v.Int64()
+		return n, err == nil
+	case float64:
+		return int64(v), true
+	case int64:
+		return v, true
+	case int:
+		return int64(v), true
+	}
+	return 0, false
+}

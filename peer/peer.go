@@ -1,0 +1,304 @@
+package peer
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/aghcheck/aghcheck/agh"
+	"github.com/aghcheck/aghcheck/rules"
+	"github.com/aghcheck/aghcheck/trust"
+	"github.com/nats-io/nats.go"
+)
+
+// ControlExt is the ext key of the in-band control extension and the
+// profile the reference peer advertises for it (docs/control-extension.md).
+const ControlExt = "aghcheck.control/v1"
+
+// Protocol identifiers the peer speaks and advertises.
+const (
+	protocolV0   = "agh-network/v0"
+	trustProfile = "agh-network.trust.ed25519-jcs/v1"
+)
+
+// ErrBrokerGone is returned by Run when the broker stays unreachable after
+// every reconnect attempt.
+var ErrBrokerGone = errors.New("NATS connection closed: broker unreachable")
+
+// Run joins the channel and serves until ctx is done (nil error) or the
+// broker goes away for good (ErrBrokerGone).
+func Run(ctx context.Context, cfg Config) error {
+	if err := cfg.normalize(); err != nil {
+		return err
+	}
+	p, err := newPeer(cfg)
+	if err != nil {
+		return err
+	}
+
+	inbox := make(chan *nats.Msg, 4096)
+	closed := make(chan struct{})
+	var closeOnce sync.Once
+	reconnected := make(chan struct{}, 1)
+	opts := []nats.Option{
+		nats.Name("aghcheck peer " + p.self),
+		// The peer never needs its own broadcasts back.
+		nats.NoEcho(),
+		nats.MaxReconnects(cfg.MaxReconnects),
+		nats.ReconnectWait(cfg.ReconnectWait),
+		nats.ReconnectJitter(0, 0),
+		nats.ReconnectHandler(func(*nats.Conn) {
+			select {
+			case reconnected <- struct{}{}:
+			default:
+			}
+		}),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			if err != nil {
+				p.log.Info("disconnected", "err", err)
+			}
+		}),
+		nats.ClosedHandler(func(*nats.Conn) { closeOnce.Do(func() { close(closed) }) }),
+	}
+	if cfg.Token != "" {
+		opts = append(opts, nats.Token(cfg.Token))
+	}
+	if cfg.User != "" {
+		opts = append(opts, nats.UserInfo(cfg.User, cfg.Password))
+	}
+	nc, err := nats.Connect(cfg.URL, opts...)
+	if err != nil {
+		return fmt.Errorf("connect to %s: %w", cfg.URL, err)
+	}
+	p.send = nc.Publish
+	defer nc.Close()
+
+	for _, subj := range []string{p.broadcast, p.ownSubject} {
+		if _, err := nc.ChanSubscribe(subj, inbox); err != nil {
+			return fmt.Errorf("subscribe %s: %w", subj, err)
+		}
+	}
+	// Subscriptions must be live at the broker before the greet announces
+	// the peer, or an immediate whois could be lost.
+	if err := nc.FlushTimeout(5 * time.Second); err != nil {
+		return fmt.Errorf("subscribe on %s: %w", cfg.URL, err)
+	}
+	p.log.Info("joined", "peer", p.self, "broadcast", p.broadcast, "direct", p.ownSubject, "faults", cfg.Faults)
+	p.greet()
+
+	tick := time.NewTicker(cfg.GreetInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			// Let what was already published reach the broker.
+			_ = nc.FlushTimeout(time.Second)
+			nc.Close()
+			p.log.Info("stopped", "peer", p.self)
+			return nil
+		case <-closed:
+			p.log.Info("broker gone", "peer", p.self)
+			return ErrBrokerGone
+		case <-reconnected:
+			p.log.Info("reconnected", "peer", p.self)
+			p.greet()
+		case <-tick.C:
+			p.sweep()
+			p.greet()
+		case m := <-inbox:
+			p.handle(m.Subject, m.Data)
+		}
+	}
+}
+
+// peer is the state of one running reference peer. Only Run's goroutine
+// touches it, so it needs no locks.
+type peer struct {
+	cfg    Config
+	faults faultSet
+	log    *slog.Logger
+	send   func(subject string, data []byte) error // publishes on the broker
+	now    func() time.Time
+
+	self       string // the Peer ID (or verified handle) in from
+	broadcast  string
+	ownSubject string
+	card       map[string]any
+	catalog    []map[string]any
+
+	ck    *agh.Checker
+	ckAt  int64
+	seen  map[dedupKey]int64 // (sender, id) → Unix time the entry may be forgotten
+	peers map[string]*remotePeer
+	work  map[string]*work
+}
+
+type dedupKey struct{ from, id string }
+
+type remotePeer struct {
+	card     map[string]any
+	lastSeen time.Time
+}
+
+func newPeer(cfg Config) (*peer, error) {
+	fs, _ := parseFaults(cfg.Faults)
+	p := &peer{
+		cfg:    cfg,
+		faults: fs,
+		log:    cfg.Logger,
+		now:    time.Now,
+		self:   cfg.PeerID,
+		seen:   map[dedupKey]int64{},
+		peers:  map[string]*remotePeer{},
+		work:   map[string]*work{},
+	}
+	if cfg.Key != nil {
+		p.self = cfg.Nickname + "@" + trust.Fingerprint(cfg.Key.Public().(ed25519.PublicKey))
+	}
+	p.broadcast = agh.BroadcastSubject(cfg.Workspace, cfg.Channel)
+	p.ownSubject = p.peerSubject(p.self)
+	if _, err := p.checker(); err != nil {
+		return nil, err
+	}
+	cat, err := buildCatalog()
+	if err != nil {
+		return nil, err
+	}
+	p.catalog = cat
+	p.card = p.peerCard()
+	return p, nil
+}
+
+// checker returns an engine whose clock is the current second; building
+// one per second keeps freshness exact without rebuilding per message.
+func (p *peer) checker() (*agh.Checker, error) {
+	now := p.now().Unix()
+	if p.ck != nil && p.ckAt == now {
+		return p.ck, nil
+	}
+	ck, err := agh.NewChecker(agh.Options{Now: now, MaxReplayAge: int64(p.cfg.MaxReplayAge / time.Second)})
+	if err != nil {
+		return nil, fmt.Errorf("protocol engine: %w", err)
+	}
+	p.ck, p.ckAt = ck, now
+	return ck, nil
+}
+
+// peerSubject is the NATS subject that reaches peerID directly.
+func (p *peer) peerSubject(peerID string) string {
+	if p.faults[faultWrongRouteToken] {
+		sum := sha256.Sum256([]byte(peerID))
+		h := hex.EncodeToString(sum[:])
+		return "agh.network.v0." + p.cfg.Workspace + "." + p.cfg.Channel + ".peer." + h[len(h)-32:]
+	}
+	return agh.PeerSubject(p.cfg.Workspace, p.cfg.Channel, peerID)
+}
+
+// envelope starts an outbound envelope with every required field and the
+// nullable to/proof spelled out, as portable senders should.
+func (p *peer) envelope(kind string, body map[string]any) map[string]any {
+	return map[string]any{
+		"protocol":     protocolV0,
+		"id":           "msg_" + randomHex(16),
+		"workspace_id": p.cfg.Workspace,
+		"kind":         kind,
+		"channel":      p.cfg.Channel,
+		"from":         p.self,
+		"to":           nil,
+		"ts":           p.now().Unix(),
+		"body":         body,
+		"proof":        nil,
+	}
+}
+
+// publish signs (in verified mode), self-checks and sends env. An
+// envelope the engine would refuse is dropped and logged, unless a fault
+// produced it on purpose: the reference peer never emits invalid traffic.
+func (p *peer) publish(env map[string]any, deliberate bool, tamper func(map[string]any)) {
+	if p.cfg.Key != nil {
+		if err := trust.Sign(env, p.cfg.Key, p.cfg.Nickname); err != nil {
+			p.log.Error("sign", "err", err)
+			return
+		}
+	}
+	if tamper != nil {
+		tamper(env)
+	}
+	data, err := json.Marshal(env)
+	if err != nil {
+		p.log.Error("encode", "kind", env["kind"], "err", err)
+		return
+	}
+	if !deliberate {
+		if fs := p.outboundFindings(data); len(fs) > 0 {
+			p.log.Error("refusing to send an invalid envelope", "kind", env["kind"], "finding", fs[0].String())
+			return
+		}
+	}
+	subject := p.broadcast
+	if to, _ := env["to"].(string); to != "" {
+		subject = p.peerSubject(to)
+		if env["kind"] == "receipt" && p.faults[faultReceiptOnBroadcast] {
+			subject = p.broadcast
+		}
+	}
+	if err := p.send(subject, data); err != nil {
+		p.log.Error("publish", "subject", subject, "err", err)
+		return
+	}
+	p.log.Debug("sent", "kind", env["kind"], "id", env["id"], "to", env["to"], "subject", subject)
+}
+
+// outboundFindings is what the engine holds against an envelope we are
+// about to send: every error-level finding.
+func (p *peer) outboundFindings(data []byte) []rules.Finding {
+	ck, err := p.checker()
+	if err != nil {
+		return nil
+	}
+	var bad []rules.Finding
+	for _, f := range ck.CheckBytes(data).Findings {
+		if f.Rule.Severity == rules.Error {
+			bad = append(bad, f)
+		}
+	}
+	return bad
+}
+
+// sweep forgets dedup entries, peers and closed work past their windows.
+func (p *peer) sweep() {
+	now := p.now()
+	for k, until := range p.seen {
+		if until <= now.Unix() {
+			delete(p.seen, k)
+		}
+	}
+	for id, rp := range p.peers {
+		if now.After(rp.lastSeen.Add(2 * p.cfg.GreetInterval)) {
+			delete(p.peers, id)
+		}
+	}
+	for id, w := range p.work {
+		if now.Sub(w.updated) > workRetention {
+			delete(p.work, id)
+		}
+	}
+}
+
+// workRetention is how long work is remembered after its last update, so
+// late messages on terminal work still get work_closed.
+const workRetention = time.Hour
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

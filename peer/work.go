@@ -1,0 +1,314 @@
+package peer
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/aghcheck/aghcheck/agh"
+)
+
+var capabilityDigest = agh.CapabilityDigest
+
+// Work states of the lifecycle.
+const (
+	stSubmitted  = "submitted"
+	stWorking    = "working"
+	stNeedsInput = "needs_input"
+	stCompleted  = "completed"
+	stFailed     = "failed"
+	stCanceled   = "canceled"
+)
+
+func terminal(state string) bool {
+	return state == stCompleted || state == stFailed || state == stCanceled
+}
+
+// legal reports whether the target may report next after state. Progress
+// (working → working) is allowed; nothing leaves a terminal state and
+// nothing returns to submitted.
+func legal(state, next string) bool {
+	if terminal(state) || next == stSubmitted {
+		return false
+	}
+	switch next {
+	case stWorking, stFailed, stCanceled:
+		return true
+	case stNeedsInput, stCompleted:
+		return state != stSubmitted
+	}
+	return false
+}
+
+// work is one unit of work where this peer is the target.
+type work struct {
+	initiator string
+	where     container
+	state     string
+	updated   time.Time
+}
+
+// lifecycle applies a directed say/capability/receipt/trace that carries a
+// work_id to the work it names.
+func (p *peer) lifecycle(env map[string]any) {
+	wid, _ := env["work_id"].(string)
+	from, _ := env["from"].(string)
+	kind, _ := env["kind"].(string)
+	c := containerOf(env)
+	if wid == "" || c == nil {
+		return
+	}
+	w := p.work[wid]
+	if w == nil {
+		if kind == "say" || kind == "capability" {
+			p.open(env, wid, c)
+		}
+		// Receipts and traces for work we never saw: nothing to change.
+		return
+	}
+	if *c != w.where && !p.faults[faultIgnoreContainer] {
+		p.refuse(env, "work_container_mismatch")
+		return
+	}
+	if from != w.initiator {
+		// Only the two participants may move the work.
+		p.refuse(env, "not_target")
+		return
+	}
+	w.updated = p.now()
+	body, _ := env["body"].(map[string]any)
+	switch kind {
+	case "receipt":
+		if body["status"] != "canceled" {
+			return
+		}
+		p.cancel(env, w)
+	case "trace":
+		if terminal(w.state) {
+			p.receipt(env, &w.where, "rejected", "work_closed", "work is "+w.state, false)
+		}
+		// The initiator does not report progress on our work: ignored.
+	case "say", "capability":
+		p.continuation(env, w)
+	}
+}
+
+func (p *peer) open(env map[string]any, wid string, c *container) {
+	from, _ := env["from"].(string)
+	w := &work{initiator: from, where: *c, state: stSubmitted, updated: p.now()}
+	p.work[wid] = w
+	ext, _ := env["ext"].(map[string]any)
+	if p.faults[faultRejectUnknownExt] {
+		for k := range ext {
+			if k != ControlExt {
+				w.state = stFailed
+				p.receipt(env, c, "rejected", "malformed", "unknown extension "+k, true)
+				return
+			}
+		}
+	}
+	if raw, ok := ext[ControlExt]; ok {
+		s, err := parseScript(raw, true)
+		if err == nil {
+			err = s.check(w.state)
+		}
+		if err != nil {
+			w.state = stFailed
+			p.receipt(env, c, "rejected", "malformed", ControlExt+": "+err.Error(), false)
+			return
+		}
+		p.play(env, w, s)
+		return
+	}
+	p.receipt(env, c, "accepted", "", "", p.faults[faultAcceptMalformed])
+	w.state = stWorking
+	p.trace(env, w, map[string]any{"state": stWorking}, p.faults[faultAcceptMalformed])
+	p.trace(env, w, map[string]any{"state": stCompleted, "result": echoResult(env)}, p.faults[faultAcceptMalformed])
+}
+
+// continuation handles a say/capability from the initiator on open work.
+func (p *peer) continuation(env map[string]any, w *work) {
+	if terminal(w.state) {
+		if p.faults[faultReopenTerminal] && w.state == stCompleted {
+			p.receipt(env, &w.where, "accepted", "", "", true)
+			w.state = stWorking
+			p.trace(env, w, map[string]any{"state": stWorking}, true)
+			return
+		}
+		p.receipt(env, &w.where, "rejected", "work_closed", "work is "+w.state, false)
+		return
+	}
+	ext, _ := env["ext"].(map[string]any)
+	if raw, ok := ext[ControlExt]; ok {
+		s, err := parseScript(raw, false)
+		if err == nil {
+			err = s.check(w.state)
+		}
+		if err != nil {
+			p.receipt(env, &w.where, "rejected", "malformed", ControlExt+": "+err.Error(), false)
+			return
+		}
+		p.play(env, w, s)
+		return
+	}
+	if w.state != stNeedsInput {
+		// Work that is not waiting for input takes the message as
+		// conversation; the lifecycle does not move.
+		return
+	}
+	w.state = stWorking
+	p.trace(env, w, map[string]any{"state": stWorking}, false)
+	p.trace(env, w, map[string]any{"state": stCompleted, "result": echoResult(env)}, false)
+}
+
+// cancel applies the initiator's receipt status=canceled.
+func (p *peer) cancel(env map[string]any, w *work) {
+	switch {
+	case w.state == stCanceled && !p.faults[faultCancelNotIdem]:
+		// Cancellation is idempotent: already done, nothing new to say.
+	case w.state == stCanceled:
+		p.trace(env, w, map[string]any{"state": stCanceled}, true)
+	case terminal(w.state):
+		p.receipt(env, &w.where, "rejected", "work_closed", "work is "+w.state, false)
+	default:
+		w.state = stCanceled
+		p.trace(env, w, map[string]any{"state": stCanceled, "message": "canceled by the initiator"}, false)
+	}
+}
+
+// trace reports body["state"] on w to its initiator, caused by trigger.
+func (p *peer) trace(trigger map[string]any, w *work, body map[string]any, deliberate bool) {
+	env := p.reply("trace", trigger, &w.where, body)
+	env["to"] = w.initiator
+	p.publish(env, deliberate, nil)
+}
+
+func echoResult(env map[string]any) map[string]any {
+	body, _ := env["body"].(map[string]any)
+	if env["kind"] == "capability" {
+		c, _ := body["capability"].(map[string]any)
+		return map[string]any{"echo": c["id"]}
+	}
+	return map[string]any{"echo": body["text"]}
+}
+
+// script is a parsed control extension: an optional receipt, then traces.
+type script struct {
+	receipt, reason string
+	traces          []map[string]any
+}
+
+// parseScript reads ext["aghcheck.control/v1"]. An opening always gets a
+// receipt (accepted unless scripted otherwise); a continuation only when
+// the script names one.
+func parseScript(raw any, opening bool) (*script, error) {
+	m, ok := raw.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("want an object")
+	}
+	s := &script{}
+	switch r := m["receipt"].(type) {
+	case nil:
+		if opening {
+			s.receipt = "accepted"
+		}
+	case string:
+		if r != "accepted" && r != "rejected" {
+			return nil, fmt.Errorf("receipt %q: want accepted or rejected", r)
+		}
+		s.receipt = r
+	default:
+		return nil, fmt.Errorf("receipt: want a string")
+	}
+	if rc, present := m["reason_code"]; present {
+		str, ok := rc.(string)
+		if !ok || str == "" || s.receipt != "rejected" {
+			return nil, fmt.Errorf("reason_code goes with receipt rejected, as a non-empty string")
+		}
+		s.reason = str
+	} else if s.receipt == "rejected" {
+		s.reason = "busy"
+	}
+	if ts, present := m["traces"]; present {
+		list, ok := ts.([]any)
+		if !ok {
+			return nil, fmt.Errorf("traces: want an array")
+		}
+		for i, t := range list {
+			tm, ok := t.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("traces[%d]: want an object", i)
+			}
+			body := map[string]any{}
+			st, _ := tm["state"].(string)
+			body["state"] = st
+			if v, ok := tm["message"]; ok {
+				if _, isStr := v.(string); !isStr {
+					return nil, fmt.Errorf("traces[%d].message: want a string", i)
+				}
+				body["message"] = v
+			}
+			if v, ok := tm["result"]; ok {
+				if _, isObj := v.(map[string]any); !isObj {
+					return nil, fmt.Errorf("traces[%d].result: want an object", i)
+				}
+				body["result"] = v
+			}
+			if v, ok := tm["artifact_refs"]; ok {
+				if _, isArr := v.([]any); !isArr {
+					return nil, fmt.Errorf("traces[%d].artifact_refs: want an array", i)
+				}
+				body["artifact_refs"] = v
+			}
+			s.traces = append(s.traces, body)
+		}
+	}
+	return s, nil
+}
+
+// check walks the script from state and refuses one that would break the
+// lifecycle: the reference peer never emits an illegal transition.
+func (s *script) check(state string) error {
+	state = s.afterReceipt(state)
+	for i, t := range s.traces {
+		next := t["state"].(string)
+		if !legal(state, next) {
+			return fmt.Errorf("traces[%d]: %s cannot follow %s", i, quoteState(next), state)
+		}
+		state = next
+	}
+	return nil
+}
+
+func quoteState(s string) string {
+	if s == "" {
+		return "a missing state"
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// afterReceipt is the state a scripted receipt leaves the work in: on an
+// opening, accepted starts it and rejected fails it; a receipt on a
+// continuation acknowledges the message without moving the work.
+func (s *script) afterReceipt(state string) string {
+	if state != stSubmitted {
+		return state
+	}
+	switch s.receipt {
+	case "accepted":
+		return stWorking
+	case "rejected":
+		return stFailed
+	}
+	return state
+}
+
+func (p *peer) play(env map[string]any, w *work, s *script) {
+	if s.receipt != "" {
+		p.receipt(env, &w.where, s.receipt, s.reason, "", false)
+		w.state = s.afterReceipt(w.state)
+	}
+	for _, t := range s.traces {
+		w.state = t["state"].(string)
+		p.trace(env, w, t, false)
+	}
+}
