@@ -4,7 +4,21 @@
 // validate and the live harness both use this one engine.
 package agh
 
-import "github.com/aghcheck/aghcheck/rules"
+import (
+	"github.com/aghcheck/aghcheck/jsonx"
+	"github.com/aghcheck/aghcheck/rules"
+)
+
+// Protocol is the value of the protocol field of every v0 envelope.
+const Protocol = "agh-network/v0"
+
+// MaxEnvelopeSize is the largest serialized envelope a peer must accept
+// (and the largest it may send): 1 MiB.
+const MaxEnvelopeSize = 1 << 20
+
+// DefaultMaxReplayAge is the replay window, in seconds, used when
+// Options.MaxReplayAge is zero.
+const DefaultMaxReplayAge = 300
 
 // Options select what a Checker enforces beyond the always-on rules.
 type Options struct {
@@ -19,48 +33,75 @@ type Options struct {
 	Errata Errata
 }
 
-// Errata flags, one per decision in docs/errata.md where a user may want the
-// other reading (usually to match the reference runtime).
-type Errata struct{}
-
 // Result is everything the engine concluded about one envelope.
 type Result struct {
 	Envelope map[string]any // nil when the bytes were not a JSON object
 	Findings []rules.Finding
-	Trust    string // trust.State: verified, unverified, rejected ("" when not evaluated)
+	// Trust is the trust state (trust.State: verified, unverified,
+	// rejected) of an envelope that is a JSON object; "" otherwise. A plain
+	// Peer ID without proof is "unverified" without running the algorithm.
+	Trust string
+}
+
+// Valid reports whether no finding is an error (warnings allowed unless strict).
+func (r Result) Valid(strict bool) bool { return !HasErrors(r.Findings, strict) }
+
+// HasErrors reports whether any finding has error severity (every finding under strict).
+func HasErrors(fs []rules.Finding, strict bool) bool {
+	for _, f := range fs {
+		if f.Severity(strict) == rules.Error {
+			return true
+		}
+	}
+	return false
 }
 
 // Checker is safe for concurrent use; build one and share it.
-type Checker struct{ opts Options }
+type Checker struct {
+	opts    Options
+	schemas *compiledSchemas
+}
 
-// NewChecker compiles the embedded schemas once.
-func NewChecker(opts Options) (*Checker, error) { panic("not implemented yet") }
+// NewChecker compiles the embedded schemas once (per errata variant, per
+// process) and returns a checker for opts.
+func NewChecker(opts Options) (*Checker, error) {
+	if opts.MaxReplayAge <= 0 {
+		opts.MaxReplayAge = DefaultMaxReplayAge
+	}
+	cs, err := loadSchemas(opts.Errata)
+	if err != nil {
+		return nil, err
+	}
+	return &Checker{opts: opts, schemas: cs}, nil
+}
+
+// Options returns the options the checker was built with (defaults filled in).
+func (c *Checker) Options() Options { return c.opts }
 
 // CheckBytes decodes raw (strictly, via jsonx) and checks it.
-func (c *Checker) CheckBytes(raw []byte) Result { panic("not implemented yet") }
+func (c *Checker) CheckBytes(raw []byte) Result {
+	v, dec, ok := jsonx.Decode(raw)
+	if !ok {
+		fs := dec
+		if len(raw) > MaxEnvelopeSize {
+			fs = append([]rules.Finding{sizeFinding(len(raw))}, fs...)
+		}
+		return Result{Findings: fs}
+	}
+	res := c.check(raw, v)
+	if len(dec) > 0 {
+		res.Findings = append(dec, res.Findings...)
+	}
+	return res
+}
 
 // Name, Detect and Check make a Checker a validate.Profile.
-func (c *Checker) Name() string                            { return "agh" }
-func (c *Checker) Detect(doc map[string]any) bool          { _, ok := doc["protocol"]; return ok }
-func (c *Checker) Check(raw []byte, v any) []rules.Finding { panic("not implemented yet") }
+func (c *Checker) Name() string                   { return "agh" }
+func (c *Checker) Detect(doc map[string]any) bool { _, ok := doc["protocol"]; return ok }
+func (c *Checker) Check(raw []byte, v any) []rules.Finding {
+	return c.check(raw, v).Findings
+}
 
-// RefusalReason is the receipt reason_code a receiver uses for these
-// findings, following the validation order ("" when nothing refuses).
-func RefusalReason(fs []rules.Finding) string { panic("not implemented yet") }
-
-// RouteToken is the NATS route token of a peer: the fingerprint of a
-// verified handle, else the first 32 hex chars of SHA-256(peer id).
-func RouteToken(peerID string) string { panic("not implemented yet") }
-
-// DirectID derives the direct-room id of two different peers.
-func DirectID(workspace, channel, peerA, peerB string) (string, error) { panic("not implemented yet") }
-
-// BroadcastSubject and PeerSubject render the NATS subjects.
-func BroadcastSubject(workspace, channel string) string    { panic("not implemented yet") }
-func PeerSubject(workspace, channel, peerID string) string { panic("not implemented yet") }
-
-// Subject is the subject a decoded envelope must be published on.
-func Subject(env map[string]any) (string, error) { panic("not implemented yet") }
-
-// CapabilityDigest computes the canonical digest of a capability document.
-func CapabilityDigest(capability map[string]any) (string, error) { panic("not implemented yet") }
+// CheckValue checks an already decoded value (raw is the bytes it came
+// from; it may be nil when they are not at hand, which skips the size rule).
+func (c *Checker) CheckValue(raw []byte, v any) Result { return c.check(raw, v) }
