@@ -103,13 +103,19 @@ func (p *Profile) checkFile(rel, want string, i int) (rules.Finding, bool) {
 	default:
 		return fail(RuleAttachmentFile, "a readable file under the attachments root", "unresolvable path", cleanErr(err))
 	}
-
-	root, err := os.OpenRoot(p.root)
+	// Open the resolved path relative to the resolved root: os.Root refuses
+	// absolute symlinks even when they point inside, and it still stops an
+	// escape if a link is swapped in after EvalSymlinks looked.
+	inRoot, err := filepath.Rel(p.realRoot, resolved)
+	if err != nil {
+		return fail(RuleAttachmentFile, "a readable file under the attachments root", "unresolvable path", cleanErr(err))
+	}
+	root, err := os.OpenRoot(p.realRoot)
 	if err != nil {
 		return fail(RuleAttachmentFile, "a readable attachments root", "unopenable root", cleanErr(err))
 	}
 	defer root.Close()
-	st, err := root.Stat(fsPath)
+	st, err := root.Stat(inRoot)
 	if err != nil {
 		return fail(RuleAttachmentFile, "a readable file under the attachments root", "unreadable", cleanErr(err))
 	}
@@ -121,7 +127,7 @@ func (p *Profile) checkFile(rel, want string, i int) (rules.Finding, bool) {
 		}
 		return fail(RuleAttachmentFile, "a regular file", found, "")
 	}
-	f, err := root.Open(fsPath)
+	f, err := root.Open(inRoot)
 	if err != nil {
 		return fail(RuleAttachmentFile, "a readable file under the attachments root", "unreadable", cleanErr(err))
 	}
