@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"flag"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -267,37 +268,71 @@ func TestFixtures(t *testing.T) {
 		want[fx.name] = true
 		t.Run(fx.name, func(t *testing.T) {
 			path := filepath.Join(fixtureDir, fx.name)
-			gen := render(t, fx.build(t))
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, gen, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			disk, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update)", err)
-			}
-			if !bytes.Equal(disk, gen) {
-				t.Fatalf("%s differs from its generator (run with -update and review the diff)", path)
-			}
-			state, fs := Evaluate(decodeJSON(t, disk))
-			checkOutcome(t, state, fs, fx.state, fx.ruleID)
+			checkGolden(t, path, render(t, fx.build(t)))
+			disk, _ := os.ReadFile(path)
+			state, found := Evaluate(decodeJSON(t, disk))
+			checkOutcome(t, state, found, fx.state, fx.ruleID)
 		})
 	}
-	// Every file on disk must be one we generate, and its name must agree
-	// with its expectation, so the corpus cannot drift from this table.
-	files, _ := filepath.Glob(filepath.Join(fixtureDir, "*", "*.json"))
-	for _, f := range files {
-		rel, _ := filepath.Rel(fixtureDir, f)
+	for name, gen := range companionFiles(t) {
+		want[name] = true
+		t.Run(name, func(t *testing.T) { checkGolden(t, filepath.Join(fixtureDir, name), gen) })
+	}
+	// Every file on disk must be one we generate, so the corpus cannot
+	// drift from these tables.
+	n := 0
+	err := filepath.WalkDir(fixtureDir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		n++
+		rel, _ := filepath.Rel(fixtureDir, path)
 		if !want[filepath.ToSlash(rel)] {
 			t.Errorf("stray fixture %s", rel)
 		}
+		return nil
+	})
+	if err != nil || n == 0 {
+		t.Errorf("walking %s: %d files, %v", fixtureDir, n, err)
 	}
-	if len(files) == 0 {
-		t.Error("no fixtures on disk")
+}
+
+// companionFiles are the non-verdict files the CLI tests use as inputs and
+// golden outputs: unsigned envelopes, the golden key file, a canonical form.
+func companionFiles(t testing.TB) map[string][]byte {
+	key, err := MarshalKeyFile(goldenKey(t), "patch-worker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	canonical, err := jcs.Canonicalize(signed(t, unsignedGreet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string][]byte{
+		"unsigned/greet.json":          render(t, decodeJSON(t, []byte(unsignedGreet))),
+		"unsigned/say.json":            render(t, decodeJSON(t, []byte(unsignedSay))),
+		"unsigned/whois-response.json": render(t, decodeJSON(t, []byte(unsignedWhoisResponse))),
+		"keys/patch-worker.key.json":   key,
+		"canonical/greet-signed.jcs":   canonical,
+	}
+}
+
+func checkGolden(t *testing.T, path string, gen []byte) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, gen, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	disk, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update)", err)
+	}
+	if !bytes.Equal(disk, gen) {
+		t.Fatalf("%s differs from its generator (run with -update and review the diff)", path)
 	}
 }
 

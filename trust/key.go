@@ -22,7 +22,8 @@ const KeyFileFormat = "aghcheck.ed25519-key/v1"
 //	  "handle":   "<optional nickname@fingerprint>"
 //	}
 //
-// Only format and seed are needed; pubkey and handle are there for people
+// Only format and seed are needed (a file holding just the hex seed also
+// loads); pubkey and handle are there for people
 // and are checked against the seed on load so a hand-edited file cannot
 // silently sign as someone else.
 type KeyFile struct {
@@ -71,8 +72,17 @@ func MarshalKeyFile(priv ed25519.PrivateKey, nickname string) ([]byte, error) {
 }
 
 // ParseKeyFile reads a key file and returns the private key and its default
-// nickname ("" when the file has none).
+// nickname ("" when the file has none). A file holding nothing but the seed
+// as 64 hex digits is accepted too, the form other tools (and the reference
+// peer's --key) commonly use.
 func ParseKeyFile(data []byte) (ed25519.PrivateKey, string, error) {
+	if s := strings.TrimSpace(string(data)); len(s) == 2*ed25519.SeedSize && !strings.HasPrefix(s, "{") {
+		priv, err := KeyFromHex(s)
+		if err != nil {
+			return nil, "", fmt.Errorf("key file: %w", err)
+		}
+		return priv, "", nil
+	}
 	var kf KeyFile
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.DisallowUnknownFields()

@@ -265,8 +265,12 @@ func TestKeyFile(t *testing.T) {
 	if got, nick, err := ParseKeyFile(minimal); err != nil || !got.Equal(k) || nick != "" {
 		t.Errorf("minimal: %v %q", err, nick)
 	}
+	if got, nick, err := ParseKeyFile([]byte("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f\n")); err != nil || !got.Equal(k) || nick != "" {
+		t.Errorf("bare hex seed: %v %q", err, nick)
+	}
 	for name, bad := range map[string]string{
 		"not json":       `seed=00`,
+		"bare non-hex":   strings.Repeat("zz", 32),
 		"wrong format":   strings.Replace(string(data), "ed25519-key/v1", "ed25519-key/v9", 1),
 		"unknown member": strings.Replace(string(data), `"format"`, `"private": 1, "format"`, 1),
 		"short seed":     strings.Replace(string(data), `"seed": "00`, `"seed": "`, 1),
