@@ -120,7 +120,6 @@ func (p *peer) open(env map[string]any, wid string, c *container) {
 		return
 	}
 	p.receipt(env, c, "accepted", "", "", p.faults[faultAcceptMalformed])
-	w.state = stWorking
 	p.trace(env, w, map[string]any{"state": stWorking}, p.faults[faultAcceptMalformed])
 	p.trace(env, w, map[string]any{"state": stCompleted, "result": echoResult(env)}, p.faults[faultAcceptMalformed])
 }
@@ -130,7 +129,6 @@ func (p *peer) continuation(env map[string]any, w *work) {
 	if terminal(w.state) {
 		if p.faults[faultReopenTerminal] && w.state == stCompleted {
 			p.receipt(env, &w.where, "accepted", "", "", true)
-			w.state = stWorking
 			p.trace(env, w, map[string]any{"state": stWorking}, true)
 			return
 		}
@@ -155,7 +153,6 @@ func (p *peer) continuation(env map[string]any, w *work) {
 		// conversation; the lifecycle does not move.
 		return
 	}
-	w.state = stWorking
 	p.trace(env, w, map[string]any{"state": stWorking}, false)
 	p.trace(env, w, map[string]any{"state": stCompleted, "result": echoResult(env)}, false)
 }
@@ -170,13 +167,14 @@ func (p *peer) cancel(env map[string]any, w *work) {
 	case terminal(w.state):
 		p.receipt(env, &w.where, "rejected", "work_closed", "work is "+w.state, false)
 	default:
-		w.state = stCanceled
 		p.trace(env, w, map[string]any{"state": stCanceled, "message": "canceled by the initiator"}, false)
 	}
 }
 
-// trace reports body["state"] on w to its initiator, caused by trigger.
+// trace moves w to body["state"] and reports it to the initiator, caused
+// by trigger.
 func (p *peer) trace(trigger map[string]any, w *work, body map[string]any, deliberate bool) {
+	w.state = body["state"].(string)
 	env := p.reply("trace", trigger, &w.where, body)
 	env["to"] = w.initiator
 	p.publish(env, deliberate, nil)
@@ -308,7 +306,6 @@ func (p *peer) play(env map[string]any, w *work, s *script) {
 		w.state = s.afterReceipt(w.state)
 	}
 	for _, t := range s.traces {
-		w.state = t["state"].(string)
 		p.trace(env, w, t, false)
 	}
 }
