@@ -1,0 +1,234 @@
+package peer
+
+import (
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aghcheck/aghcheck/agh"
+	"github.com/aghcheck/aghcheck/trust"
+)
+
+// testKey is the spec's test-vector key (seed bytes 0x00..0x1f) offset by
+// b, so tester and peer can hold different keys.
+func testKey(b byte) ed25519.PrivateKey {
+	seed := make([]byte, ed25519.SeedSize)
+	for i := range seed {
+		seed[i] = byte(i) + b
+	}
+	return ed25519.NewKeyFromSeed(seed)
+}
+
+// completeDefault runs default work w to completion.
+func completeDefault(r *rig, w map[string]any) {
+	r.t.Helper()
+	r.send(w)
+	r.expect("receipt")
+	r.expect("trace")
+	r.expect("trace")
+}
+
+// Each fault must change the behaviour its name promises; the same
+// exchange against the correct peer is covered by peer_test.go.
+func TestFaultsChangeBehaviour(t *testing.T) {
+	cases := []struct {
+		fault string
+		opts  []rigOpt
+		check func(t *testing.T, r *rig)
+	}{
+		{faultAcceptMalformed, nil, func(t *testing.T, r *rig) {
+			w := r.work("x")
+			w["body"] = map[string]any{"intent": "request"}
+			r.send(w)
+			wantReceipt(t, r.expect("receipt"), w, "accepted", "")
+		}},
+		{faultGreetCardMismatch, nil, func(t *testing.T, r *rig) {
+			if id := body(r.greet)["peer_card"].(map[string]any)["peer_id"]; id == r.greet["from"] {
+				t.Fatalf("greet card peer_id %v equals from", id)
+			}
+		}},
+		{faultWhoisNoReplyTo, nil, func(t *testing.T, r *rig) {
+			r.send(r.env("whois", map[string]any{"type": "request", "query": ""}))
+			if resp := r.expect("whois"); resp["reply_to"] != nil {
+				t.Fatalf("whois response has reply_to %v", resp["reply_to"])
+			}
+		}},
+		{faultReopenTerminal, nil, func(t *testing.T, r *rig) {
+			w := r.work("done")
+			completeDefault(r, w)
+			cont := r.follow(w, "say", map[string]any{"text": "again"})
+			r.send(cont)
+			wantReceipt(t, r.expect("receipt"), cont, "accepted", "")
+			wantTrace(t, r.expect("trace"), w, cont, "working")
+		}},
+		{faultCancelNotIdem, nil, func(t *testing.T, r *rig) {
+			w := r.work("cancel twice")
+			w["ext"] = map[string]any{ControlExt: map[string]any{"traces": []any{map[string]any{"state": "working"}}}}
+			r.send(w)
+			r.expect("receipt")
+			r.expect("trace")
+			for range 2 {
+				c := r.cancelOf(w)
+				r.send(c)
+				wantTrace(t, r.expect("trace"), w, c, "canceled")
+			}
+		}},
+		{faultIgnoreContainer, nil, func(t *testing.T, r *rig) {
+			w := r.work("here")
+			completeDefault(r, w)
+			other := r.follow(w, "say", map[string]any{"text": "there"})
+			other["thread_id"] = "thread_elsewhere"
+			r.send(other)
+			if got := r.expect("receipt"); body(got)["reason_code"] == "work_container_mismatch" {
+				t.Fatal("container mismatch still detected")
+			}
+		}},
+		{faultAcceptExpired, nil, func(t *testing.T, r *rig) {
+			w := r.work("stale")
+			w["expires_at"] = time.Now().Unix() - 10
+			r.send(w)
+			wantReceipt(t, r.expect("receipt"), w, "accepted", "")
+		}},
+		{faultNoDedupe, nil, func(t *testing.T, r *rig) {
+			w := r.work("twice")
+			w["ext"] = map[string]any{ControlExt: map[string]any{"traces": []any{map[string]any{"state": "needs_input", "message": "?"}}}}
+			raw := r.send(w)
+			r.expect("receipt")
+			r.expect("trace")
+			r.sendRaw(agh.PeerSubject(testWS, testChannel, r.peerID), raw)
+			// Processed again: the control script replays on the open work.
+			got, _ := r.next(wait)
+			if got == nil || body(got)["status"] == "duplicate" {
+				t.Fatalf("duplicate still detected: %v", got)
+			}
+		}},
+		{faultRejectUnknownExt, nil, func(t *testing.T, r *rig) {
+			w := r.work("with ext")
+			w["ext"] = map[string]any{"acme.priority": "high"}
+			r.send(w)
+			wantReceipt(t, r.expect("receipt"), w, "rejected", "malformed")
+		}},
+		{faultAcceptBadSignature, []rigOpt{withTesterKey(testKey(0))}, func(t *testing.T, r *rig) {
+			w := r.work("signed")
+			r.signed(w)
+			w["body"].(map[string]any)["text"] = "tampered"
+			r.sendRaw(agh.PeerSubject(testWS, testChannel, r.peerID), mustJSON(w))
+			wantReceipt(t, r.expect("receipt"), w, "accepted", "")
+		}},
+		{faultReceiptOnBroadcast, nil, func(t *testing.T, r *rig) {
+			r.send(r.work("where does it go"))
+			for {
+				env, subj := r.next(wait)
+				if env == nil {
+					t.Fatal("no receipt")
+				}
+				if env["kind"] == "receipt" {
+					if subj != agh.BroadcastSubject(testWS, testChannel) {
+						t.Fatalf("receipt on %s", subj)
+					}
+					return
+				}
+			}
+		}},
+		{faultWrongRouteToken, nil, func(t *testing.T, r *rig) {
+			r.send(r.env("whois", map[string]any{"type": "request", "query": ""}))
+			r.silence() // the right peer subject reaches nobody
+			wrong := func(id string) string {
+				sum := sha256.Sum256([]byte(id))
+				h := hex.EncodeToString(sum[:])
+				return "agh.network.v0." + testWS + "." + testChannel + ".peer." + h[32:]
+			}
+			r.subscribe(wrong(r.me))
+			if err := r.nc.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			r.sendRaw(wrong(r.peerID), mustJSON(r.env("whois", map[string]any{"type": "request", "query": ""})))
+			_, subj := r.next(wait)
+			if subj != wrong(r.me) {
+				t.Fatalf("response on %q, want the wrongly derived %s", subj, wrong(r.me))
+			}
+		}},
+	}
+	seen := map[string]bool{}
+	for _, c := range cases {
+		seen[c.fault] = true
+		t.Run(c.fault, func(t *testing.T) {
+			r := newRig(t, append(c.opts, withFaults(c.fault))...)
+			c.check(t, r)
+		})
+	}
+	for _, f := range Faults() {
+		if !seen[f.Name] {
+			t.Errorf("fault %s has no behaviour test", f.Name)
+		}
+	}
+}
+
+func TestFaultList(t *testing.T) {
+	groups := map[string]bool{}
+	names := map[string]bool{}
+	for _, f := range Faults() {
+		if f.Name == "" || f.Description == "" || groupOrder(f.Group) == 99 {
+			t.Errorf("incomplete fault %+v", f)
+		}
+		if names[f.Name] {
+			t.Errorf("duplicate fault %s", f.Name)
+		}
+		names[f.Name] = true
+		groups[f.Group] = true
+	}
+	for _, g := range []string{"envelope", "kinds", "lifecycle", "delivery", "extensions", "trust", "nats"} {
+		if !groups[g] {
+			t.Errorf("no fault in suite group %s", g)
+		}
+	}
+	if _, err := parseFaults([]string{"no-such-fault"}); err == nil || !strings.Contains(err.Error(), "no-such-fault") {
+		t.Errorf("unknown fault accepted: %v", err)
+	}
+}
+
+func TestVerifiedMode(t *testing.T) {
+	peerKey := testKey(0)
+	r := newRig(t, withTesterKey(testKey(1)), withConfig(func(c *Config) { c.Key, c.Nickname = peerKey, "patch-worker" }))
+	if r.peerID != "patch-worker@56475aa75463474c0285df5dbf2bcab7" {
+		t.Fatalf("verified peer speaks as %s", r.peerID)
+	}
+	if card := body(r.greet)["peer_card"].(map[string]any); card["peer_id"] != r.peerID {
+		t.Errorf("card peer_id %v", card["peer_id"])
+	}
+	w := r.work("signed work")
+	r.send(w)
+	wantReceipt(t, r.expect("receipt"), w, "accepted", "")
+	r.expect("trace")
+	r.expect("trace")
+
+	t.Run("tampered message", func(t *testing.T) {
+		r.t = t
+		w := r.work("signed")
+		r.signed(w)
+		w["body"].(map[string]any)["text"] = "tampered"
+		r.sendRaw(agh.PeerSubject(testWS, testChannel, r.peerID), mustJSON(w))
+		wantReceipt(t, r.expect("receipt"), w, "rejected", "verification_failed")
+		r.silence()
+	})
+	t.Run("stripped proof", func(t *testing.T) {
+		r.t = t
+		w := r.work("stripped")
+		r.signed(w)
+		w["proof"] = nil
+		r.sendRaw(agh.PeerSubject(testWS, testChannel, r.peerID), mustJSON(w))
+		wantReceipt(t, r.expect("receipt"), w, "rejected", "verification_failed")
+	})
+}
+
+// signed signs env in place with the tester's key and returns its bytes.
+func (r *rig) signed(env map[string]any) []byte {
+	r.t.Helper()
+	if err := trust.Sign(env, r.key, "tester"); err != nil {
+		r.t.Fatal(err)
+	}
+	return mustJSON(env)
+}
