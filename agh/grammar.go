@@ -141,8 +141,10 @@ const (
 )
 
 var knownPatterns = map[string]func(string) bool{
-	patChannel:         ValidChannel,
-	patPeerID:          ValidPeerID,
+	patChannel: ValidChannel,
+	// The trust profile extends the Peer ID grammar with verified handles
+	// (nickname@fingerprint) in from, to and peer_id.
+	patPeerID:          isPeer,
 	patDirectID:        ValidDirectID,
 	patWorkID:          ValidWorkID,
 	patThreadReference: ValidReferenceThreadID,
