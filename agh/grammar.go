@@ -174,3 +174,11 @@ func regexpEngine(src string) (jsonschema.Regexp, error) {
 	}
 	return re, nil
 }
+
+// IsPeer reports whether s may name a peer in from, to or peer_id: a v0 Peer
+// ID or, under the trust profile, a nickname@fingerprint handle.
+func IsPeer(s string) bool { return isPeer(s) }
+
+// ValidWorkspaceID reports whether a workspace id is non-empty and fits in one
+// NATS subject token (no '.', '*', '>', whitespace or control characters).
+func ValidWorkspaceID(s string) bool { return validSubjectToken(s) }
