@@ -62,7 +62,7 @@ const (
   "protocol": "agh-network/v0", "id": "msg_trust_say_01", "workspace_id": "ws_alpha",
   "kind": "say", "channel": "builders", "surface": "thread", "thread_id": "thread_trust_fixtures",
   "from": "placeholder", "to": "ops-coordinator.session-42", "work_id": "work_trust_fixtures_01",
-  "trace_id": null, "causation_id": null, "ts": 1776366000, "expires_at": 1776366300,
+  "trace_id": "trace_trust_fixtures", "ts": 1776366000, "expires_at": 1776366300,
   "body": {"text": "Signed hello: caf\u00e9 \u2603 <tag> & \"quotes\"", "intent": "request", "artifacts": []},
   "proof": null, "ext": {"acme.priority": "high", "acme.weight": 0.5}
 }`
