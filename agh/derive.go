@@ -206,3 +206,15 @@ func stringList(v any) ([]string, error) {
 	}
 	return out, nil
 }
+
+// DedupeKey is the key a receiver deduplicates an envelope by: the sender and
+// the envelope id, because an id is only unique within its sender's replay
+// window (erratum 10). ok is false when either is missing.
+func DedupeKey(env map[string]any) (key string, ok bool) {
+	from, _ := env["from"].(string)
+	id, _ := env["id"].(string)
+	if from == "" || id == "" {
+		return "", false
+	}
+	return from + "\x00" + id, true
+}

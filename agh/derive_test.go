@@ -101,3 +101,20 @@ func TestSubjects(t *testing.T) {
 		}
 	}
 }
+
+func TestDedupeKey(t *testing.T) {
+	a, ok1 := DedupeKey(map[string]any{"from": "a", "id": "1"})
+	b, ok2 := DedupeKey(map[string]any{"from": "b", "id": "1"})
+	if !ok1 || !ok2 || a == b {
+		t.Errorf("same id from two senders must not collide: %q %q", a, b)
+	}
+	// The separator keeps ("a.b", "c") and ("a", "b.c")-style splits apart.
+	c, _ := DedupeKey(map[string]any{"from": "ab", "id": "c"})
+	d, _ := DedupeKey(map[string]any{"from": "a", "id": "bc"})
+	if c == d {
+		t.Error("ambiguous key")
+	}
+	if _, ok := DedupeKey(map[string]any{"id": "1"}); ok {
+		t.Error("key without a sender")
+	}
+}
