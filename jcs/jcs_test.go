@@ -306,3 +306,32 @@ func TestTransform(t *testing.T) {
 		}
 	}
 }
+
+// FuzzTransform: whatever the strict decoder accepts canonicalizes to a
+// fixed point of Transform itself.
+func FuzzTransform(f *testing.F) {
+	f.Add([]byte(goldenGreet))
+	f.Add([]byte(`{"a":1,"a":2}`))
+	f.Add([]byte("[1e400, \"\\ud800\"]"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		out, err := Transform(in)
+		if err != nil {
+			return
+		}
+		again, err := Transform(out)
+		if err != nil || !bytes.Equal(out, again) {
+			t.Fatalf("%q -> %q -> %q, %v", in, out, again, err)
+		}
+	})
+}
+
+func BenchmarkTransformEnvelope(b *testing.B) {
+	raw := []byte(goldenGreet)
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Transform(raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -349,3 +349,26 @@ func BenchmarkSign(b *testing.B) {
 		}
 	}
 }
+
+// FuzzParseKeyFile: no input panics, and an accepted key file written back
+// out loads as the same key and nickname.
+func FuzzParseKeyFile(f *testing.F) {
+	k, _ := MarshalKeyFile(goldenKey(f), "patch-worker")
+	f.Add(k)
+	f.Add([]byte("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"))
+	f.Add([]byte(`{"format":"aghcheck.ed25519-key/v1","seed":"00"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		priv, nick, err := ParseKeyFile(data)
+		if err != nil {
+			return
+		}
+		out, err := MarshalKeyFile(priv, nick)
+		if err != nil {
+			t.Fatalf("accepted key does not marshal: %v", err)
+		}
+		p2, n2, err := ParseKeyFile(out)
+		if err != nil || !p2.Equal(priv) || n2 != nick {
+			t.Fatalf("round trip: %v %q", err, n2)
+		}
+	})
+}
