@@ -38,7 +38,7 @@ func LoadRegistry(path string) (*Registry, error) {
 	}
 	r, err := ParseRegistry(b)
 	if err != nil {
-		return nil, fmt.Errorf("%w (in %s)", err, path)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return r, nil
 }
@@ -52,6 +52,13 @@ func ParseRegistry(data []byte) (*Registry, error) {
 	if err := d.Decode(&f); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, errors.New("redkey: registry is empty")
+		}
+		var te *yaml.TypeError
+		if errors.As(err, &te) {
+			// One line per problem from yaml; findings and errors here are one line.
+			msg := strings.Join(te.Errors, "; ")
+			msg = strings.ReplaceAll(msg, " in type redkey.registryFile", " (known keys: agents, roles, output_contracts)")
+			return nil, fmt.Errorf("redkey: registry: %s", strings.TrimSpace(msg))
 		}
 		return nil, fmt.Errorf("redkey: registry: %w", err)
 	}
