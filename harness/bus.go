@@ -1,0 +1,218 @@
+package harness
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aghcheck/aghcheck/agh"
+	"github.com/aghcheck/aghcheck/harness/requirements"
+	"github.com/aghcheck/aghcheck/rules"
+)
+
+// message is one publication seen on the broker that did not come from the
+// harness's own connection.
+type message struct {
+	seq      int
+	at       time.Duration // since the run started
+	subject  string
+	raw      []byte
+	env      map[string]any // nil when not a JSON object
+	findings []rules.Finding
+	fromIUT  bool
+}
+
+func (m *message) kind() string { s, _ := m.env["kind"].(string); return s }
+func (m *message) to() string   { s, _ := m.env["to"].(string); return s }
+func (m *message) from() string { s, _ := m.env["from"].(string); return s }
+
+// Per-scenario inbox limits: a flooding IUT must not exhaust memory or
+// starve a scenario of the directed replies it waits for.
+const (
+	inboxDirectedLimit  = 2000
+	inboxBroadcastLimit = 200
+)
+
+// inbox is what one scenario can see.
+type inbox struct {
+	mu        sync.Mutex
+	msgs      []*message
+	consumed  map[int]bool
+	broadcast int
+	dropped   int
+	notify    chan struct{}
+}
+
+func newInbox() *inbox {
+	return &inbox{consumed: map[int]bool{}, notify: make(chan struct{}, 1)}
+}
+
+func (in *inbox) add(m *message, broadcastOnly bool) {
+	in.mu.Lock()
+	switch {
+	case broadcastOnly && in.broadcast >= inboxBroadcastLimit, len(in.msgs) >= inboxDirectedLimit:
+		in.dropped++
+		in.mu.Unlock()
+		return
+	case broadcastOnly:
+		in.broadcast++
+	}
+	in.msgs = append(in.msgs, m)
+	in.mu.Unlock()
+	select {
+	case in.notify <- struct{}{}:
+	default:
+	}
+}
+
+// bus receives everything on agh.> and hands each message to the passive
+// validator and to the scenarios it concerns.
+type bus struct {
+	start     time.Time
+	workspace string
+	channel   string
+	broadcast string
+	embedded  bool // every foreign publication is the IUT's
+	floodMax  int
+	now       func() time.Time
+
+	mu        sync.Mutex
+	seq       int
+	iut       string
+	greeted   chan *message
+	greetOnce sync.Once
+	byToken   map[string]*inbox // route token → scenario
+	byPeer    map[string]*inbox // test peer id → scenario
+	all       map[*inbox]bool
+	passive   []*message // every IUT message (up to floodMax)
+	iutCount  int
+	flooded   bool
+	dropped   int
+}
+
+func newBus(start time.Time, ws, ch string, embedded bool, floodMax int, now func() time.Time) *bus {
+	return &bus{
+		start: start, workspace: ws, channel: ch, broadcast: agh.BroadcastSubject(ws, ch),
+		embedded: embedded, floodMax: floodMax, now: now,
+		greeted: make(chan *message, 1),
+		byToken: map[string]*inbox{}, byPeer: map[string]*inbox{}, all: map[*inbox]bool{},
+	}
+}
+
+// expectIUT sets the peer id to wait for ("" accepts the first greeter).
+func (b *bus) expectIUT(id string) {
+	b.mu.Lock()
+	b.iut = id
+	b.mu.Unlock()
+}
+
+func (b *bus) register(in *inbox, peerIDs []string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.all[in] = true
+	for _, id := range peerIDs {
+		b.byPeer[id] = in
+		b.byToken[agh.RouteToken(id)] = in
+	}
+}
+
+func (b *bus) unregister(in *inbox, peerIDs []string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.all, in)
+	for _, id := range peerIDs {
+		delete(b.byPeer, id)
+		delete(b.byToken, agh.RouteToken(id))
+	}
+}
+
+// check runs the agh engine plus the subject rule on one IUT message.
+func (b *bus) check(m *message) {
+	c, err := agh.NewChecker(agh.Options{Now: b.now().Unix()})
+	if err != nil {
+		return
+	}
+	res := c.CheckBytes(m.raw)
+	m.env = res.Envelope
+	m.findings = res.Findings
+	if m.env != nil {
+		if want, err := agh.Subject(m.env); err == nil && want != m.subject {
+			m.findings = append(m.findings, rules.Finding{Rule: requirements.NatsSubject, Expected: want, Found: m.subject,
+				Message: "published on the wrong subject"})
+		}
+	}
+}
+
+func (b *bus) receive(subject string, data []byte) {
+	m := &message{at: time.Since(b.start), subject: subject, raw: bytes.Clone(data)}
+	// Decode cheaply first: attribution needs from.
+	var probe struct {
+		From string `json:"from"`
+		Kind string `json:"kind"`
+	}
+	_ = json.Unmarshal(data, &probe)
+
+	b.mu.Lock()
+	b.seq++
+	m.seq = b.seq
+	iut := b.iut
+	if iut == "" && probe.Kind == "greet" && subject == b.broadcast && probe.From != "" {
+		// Learn the IUT from its first greet.
+		b.iut, iut = probe.From, probe.From
+	}
+	m.fromIUT = b.embedded || (iut != "" && probe.From == iut)
+	if !m.fromIUT {
+		b.mu.Unlock()
+		return
+	}
+	b.iutCount++
+	if b.iutCount > b.floodMax {
+		b.flooded = true
+		b.mu.Unlock()
+		return
+	}
+	b.mu.Unlock()
+
+	b.check(m)
+
+	b.mu.Lock()
+	b.passive = append(b.passive, m)
+	var targets []*inbox
+	directed := false
+	if tok, ok := peerToken(subject, b.workspace, b.channel); ok {
+		if in := b.byToken[tok]; in != nil {
+			targets, directed = append(targets, in), true
+		}
+	}
+	if in := b.byPeer[m.to()]; in != nil && (len(targets) == 0 || targets[0] != in) {
+		targets, directed = append(targets, in), true
+	}
+	if !directed && (subject == b.broadcast || !strings.HasPrefix(subject, agh.SubjectPrefix+"."+b.workspace+".")) {
+		for in := range b.all {
+			targets = append(targets, in)
+		}
+	}
+	b.mu.Unlock()
+
+	for _, in := range targets {
+		in.add(m, !directed)
+	}
+	if m.env != nil && iut != "" && m.from() == iut {
+		if k := m.kind(); k == "greet" || (k == "whois" && m.env["reply_to"] != nil) {
+			b.greetOnce.Do(func() { b.greeted <- m })
+		}
+	}
+}
+
+func (b *bus) noteDropped(n int) {
+	b.mu.Lock()
+	b.dropped += n
+	b.mu.Unlock()
+}
+
+// peerToken extracts the route token of a peer subject of this channel.
+func peerToken(subject, ws, ch string) (string, bool) {
+	return strings.CutPrefix(subject, agh.SubjectPrefix+"."+ws+"."+ch+".peer.")
+}

@@ -1,0 +1,119 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/aghcheck/aghcheck/harness/scenario"
+	"github.com/aghcheck/aghcheck/peer"
+	"github.com/aghcheck/aghcheck/suites"
+)
+
+// The test binary doubles as the IUT: with AGHCHECK_TEST_IUT set it becomes
+// the reference peer (optionally with faults) or a misbehaving one.
+func TestMain(m *testing.M) {
+	if mode := os.Getenv("AGHCHECK_TEST_IUT"); mode != "" {
+		os.Exit(runTestIUT(mode))
+	}
+	os.Exit(m.Run())
+}
+
+func runTestIUT(mode string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	cfg, err := peer.ConfigFromEnv()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	name, arg, _ := strings.Cut(mode, ":")
+	switch name {
+	case "peer":
+		if arg != "" {
+			cfg.Faults = strings.Split(arg, ",")
+		}
+		if err := peer.Run(ctx, cfg); err != nil && ctx.Err() == nil {
+			fmt.Fprintln(os.Stderr, "peer:", err)
+			return 1
+		}
+		return 0
+	default:
+		return misbehave(ctx, name, cfg)
+	}
+}
+
+func loadSuites(t testing.TB) []*scenario.Scenario {
+	t.Helper()
+	set := scenario.LoadFS(suites.FS(), ".", "embedded:")
+	if err := set.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return set.Scenarios
+}
+
+func selfIUT(t testing.TB, mode string) []string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("AGHCHECK_TEST_IUT", mode)
+	return []string{exe, "-test.run=^$"}
+}
+
+func runAgainst(t *testing.T, mode string, cfg Config) *Report {
+	t.Helper()
+	if cfg.Scenarios == nil {
+		cfg.Scenarios = loadSuites(t)
+	}
+	cfg.Command = selfIUT(t, mode)
+	if cfg.GreetTimeout == 0 {
+		cfg.GreetTimeout = 10 * time.Second
+	}
+	rep, err := Run(context.Background(), cfg)
+	if rep == nil {
+		t.Fatalf("no report: %v", err)
+	}
+	return rep
+}
+
+func dump(t *testing.T, rep *Report) {
+	t.Helper()
+	for _, sc := range rep.Scenarios {
+		if sc.Outcome == Pass {
+			continue
+		}
+		t.Logf("%s %s: %s %v", sc.Outcome, sc.ID, sc.Message, sc.Notes)
+		for _, st := range sc.Steps {
+			if st.Outcome != Pass {
+				t.Logf("   step %d %s %s arrived=%v", st.Index, st.Outcome, st.Message, st.Arrived)
+			}
+		}
+	}
+	for _, f := range rep.Passive.Findings {
+		t.Logf("passive %s x%d: %s", f.Rule, f.Count, f.Example)
+	}
+}
+
+func TestReferencePeerPassesEverything(t *testing.T) {
+	rep := runAgainst(t, "peer", Config{})
+	dump(t, rep)
+	if rep.Error != "" {
+		t.Fatalf("harness error: %s\nstderr: %s", rep.Error, rep.IUT.Stderr)
+	}
+	if s := rep.Summary; s.Fail+s.Error+s.Warn+s.Skip > 0 || s.Pass != len(rep.Scenarios) {
+		t.Errorf("summary %+v, want every scenario to pass", s)
+	}
+	if rep.Summary.Claim != "Full Peer" || !rep.Summary.Passed {
+		t.Errorf("claim %q passed=%v, want Full Peer", rep.Summary.Claim, rep.Summary.Passed)
+	}
+	if rep.Passive.Outcome != Pass || rep.Passive.Envelopes == 0 {
+		t.Errorf("passive %+v", rep.Passive)
+	}
+}

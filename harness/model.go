@@ -1,0 +1,171 @@
+// Package harness runs live conformance scenarios against an implementation
+// under test (IUT) over NATS: it starts the broker and the IUT, plays every
+// scenario in parallel as isolated test peers, validates passively every
+// envelope the IUT publishes with the agh rule engine, and grades the
+// result into the conformance claims the IUT earned.
+package harness
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Outcome grades a scenario, a step or a requirement.
+type Outcome string
+
+const (
+	Pass  Outcome = "pass"
+	Fail  Outcome = "fail"
+	Warn  Outcome = "warn"  // a SHOULD not met
+	Skip  Outcome = "skip"  // not in the claimed level, not selected, or not advertised by the IUT
+	Error Outcome = "error" // the harness or transport failed: never blamed on the IUT
+)
+
+// Report is the full result of one run: what every writer renders.
+type Report struct {
+	Tool      string        `json:"tool"`
+	Version   string        `json:"version"`
+	Protocol  string        `json:"protocol"`
+	Started   time.Time     `json:"started"`
+	Duration  Millis        `json:"duration_ms"`
+	Level     string        `json:"level"`
+	Strict    bool          `json:"strict"`
+	Selection string        `json:"selection,omitempty"` // the --run expression
+	Broker    BrokerInfo    `json:"broker"`
+	IUT       IUTInfo       `json:"iut"`
+	Summary   Summary       `json:"summary"`
+	Claims    []ClaimResult `json:"claims"`
+	// Requirements aggregates scenario outcomes per requirement id.
+	Requirements []RequirementResult `json:"requirements"`
+	Passive      PassiveResult       `json:"passive"`
+	Scenarios    []*ScenarioResult   `json:"scenarios"`
+	// Error is set when the run could not be carried out (exit code 2).
+	Error string `json:"error,omitempty"`
+}
+
+// Summary counts scenario outcomes and names the best claim earned.
+type Summary struct {
+	Pass  int `json:"pass"`
+	Fail  int `json:"fail"`
+	Warn  int `json:"warn"`
+	Skip  int `json:"skip"`
+	Error int `json:"error"`
+	// Claim is the highest conformance claim earned ("none" when none).
+	Claim string `json:"claim"`
+	// Target is the claim the requested level asks for, and Passed whether
+	// it was earned (the exit code follows it).
+	Target string `json:"target"`
+	Passed bool   `json:"passed"`
+	// ScenarioTime is the sum of every scenario's own duration: compare it
+	// with the run's wall time to see how much parallelism saved.
+	ScenarioTime Millis `json:"scenario_time_ms"`
+}
+
+// BrokerInfo says which broker carried the run.
+type BrokerInfo struct {
+	Embedded  bool   `json:"embedded"`
+	URL       string `json:"url"`
+	JetStream bool   `json:"jetstream"`
+	Workspace string `json:"workspace_id"`
+	Channel   string `json:"channel"`
+}
+
+// IUTInfo is what the run learned about the implementation under test.
+type IUTInfo struct {
+	Command  []string       `json:"command,omitempty"`
+	PeerID   string         `json:"peer_id"`
+	Card     map[string]any `json:"peer_card,omitempty"`
+	Greeted  Millis         `json:"greeted_after_ms"`
+	Exit     string         `json:"exit,omitempty"` // how the process ended
+	Crashed  bool           `json:"crashed,omitempty"`
+	Stdout   string         `json:"stdout,omitempty"`
+	Stderr   string         `json:"stderr,omitempty"`
+	Messages int            `json:"messages"` // envelopes (or bytes) it published during the run
+}
+
+// ClaimResult is one conformance claim and whether it was earned.
+type ClaimResult struct {
+	Name   string `json:"name"`
+	Earned bool   `json:"earned"`
+	// Why explains a claim not earned: failing scenarios, untested requirements.
+	Why []string `json:"why,omitempty"`
+}
+
+// RequirementResult is one requirement id across the scenarios citing it.
+type RequirementResult struct {
+	ID        string   `json:"id"`
+	Level     string   `json:"level"`
+	Outcome   Outcome  `json:"outcome"` // skip means untested
+	Scenarios []string `json:"scenarios"`
+}
+
+// PassiveResult is the passive validation of everything the IUT published.
+type PassiveResult struct {
+	Outcome   Outcome           `json:"outcome"`
+	Envelopes int               `json:"envelopes"`
+	Invalid   int               `json:"invalid"`
+	Flooded   bool              `json:"flooded,omitempty"`
+	Dropped   int               `json:"dropped,omitempty"` // messages the broker dropped for the harness
+	Findings  []PassiveFinding  `json:"findings,omitempty"`
+	Samples   []*ExchangedEntry `json:"samples,omitempty"` // the first offending messages
+}
+
+// PassiveFinding is one broken rule, counted over every IUT envelope.
+type PassiveFinding struct {
+	Rule    string `json:"rule"`
+	Level   string `json:"level"`
+	Count   int    `json:"count"`
+	Example string `json:"example"`
+}
+
+// ScenarioResult is one scenario's outcome with everything needed to see why.
+type ScenarioResult struct {
+	ID           string            `json:"id"`
+	Title        string            `json:"title"`
+	Suite        string            `json:"suite"`
+	File         string            `json:"file"`
+	Level        string            `json:"level"`
+	Claim        string            `json:"claim"`
+	Requirements []string          `json:"requirements"`
+	Outcome      Outcome           `json:"outcome"`
+	Message      string            `json:"message,omitempty"`
+	Notes        []string          `json:"notes,omitempty"`
+	Duration     Millis            `json:"duration_ms"`
+	Peers        map[string]string `json:"peers,omitempty"` // test peer name → peer id
+	Steps        []StepResult      `json:"steps,omitempty"`
+	Exchanged    []*ExchangedEntry `json:"exchanged,omitempty"`
+}
+
+// StepResult is one step's outcome.
+type StepResult struct {
+	Index    int     `json:"index"`
+	Kind     string  `json:"kind"`
+	Outcome  Outcome `json:"outcome"`
+	Message  string  `json:"message,omitempty"`
+	Duration Millis  `json:"duration_ms"`
+	// Expected is the rendered pattern list of an expect or silence step.
+	Expected []map[string]any `json:"expected,omitempty"`
+	// Arrived describes the envelopes that came instead (on failure).
+	Arrived []string `json:"arrived,omitempty"`
+}
+
+// ExchangedEntry is one message on the wire, in the order seen.
+type ExchangedEntry struct {
+	At        Millis          `json:"at_ms"`     // since the run started
+	Direction string          `json:"direction"` // sent (by a test peer) or received (from the IUT)
+	Peer      string          `json:"peer,omitempty"`
+	Subject   string          `json:"subject"`
+	Envelope  json.RawMessage `json:"envelope,omitempty"` // when the bytes are JSON
+	Raw       string          `json:"raw,omitempty"`      // otherwise, quoted
+	Findings  []string        `json:"findings,omitempty"`
+}
+
+// Millis is a duration rendered as fractional milliseconds in JSON.
+type Millis time.Duration
+
+func (m Millis) MarshalJSON() ([]byte, error) {
+	return json.Marshal(float64(time.Duration(m).Microseconds()) / 1000)
+}
+
+// D is m as a time.Duration.
+func (m Millis) D() time.Duration { return time.Duration(m) }

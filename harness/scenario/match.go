@@ -1,0 +1,239 @@
+package scenario
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Match reports whether value matches a partial pattern, and when it does
+// not, where and why. Objects match when every member of the pattern
+// matches (extra members in the value are fine); arrays match element by
+// element with equal length; scalars by equality (numbers by value).
+// A one-member object whose key starts with "$" is an operator:
+//
+//	{$absent: true}   the member is missing or null
+//	{$present: true}  the member exists and is not null
+//	{$in: [a, b]}     equals one of the listed patterns
+//	{$ne: x}          does not match x
+//	{$regex: "re"}    a string matching the regular expression
+//	{$contains: x}    an array with an element matching x
+//	{$type: t}        string, number, object, array, boolean or null
+func Match(pattern, value any) (bool, string) {
+	return match("", pattern, value, true)
+}
+
+func match(at string, p, v any, present bool) (bool, string) {
+	if op, arg, ok := operator(p); ok {
+		return applyOp(at, op, arg, v, present)
+	}
+	if !present {
+		return false, fmt.Sprintf("%s: missing", where(at))
+	}
+	switch pt := p.(type) {
+	case map[string]any:
+		vm, ok := v.(map[string]any)
+		if !ok {
+			return false, fmt.Sprintf("%s: want an object, got %s", where(at), short(v))
+		}
+		keys := make([]string, 0, len(pt))
+		for k := range pt {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			vv, has := vm[k]
+			if ok, why := match(at+"/"+k, pt[k], vv, has); !ok {
+				return false, why
+			}
+		}
+		return true, ""
+	case []any:
+		va, ok := v.([]any)
+		if !ok || len(va) != len(pt) {
+			return false, fmt.Sprintf("%s: want %s, got %s", where(at), short(p), short(v))
+		}
+		for i := range pt {
+			if ok, why := match(fmt.Sprintf("%s/%d", at, i), pt[i], va[i], true); !ok {
+				return false, why
+			}
+		}
+		return true, ""
+	}
+	if scalarEqual(p, v) {
+		return true, ""
+	}
+	return false, fmt.Sprintf("%s: want %s, got %s", where(at), short(p), short(v))
+}
+
+func where(at string) string {
+	if at == "" {
+		return "envelope"
+	}
+	return at
+}
+
+func operator(p any) (string, any, bool) {
+	m, ok := p.(map[string]any)
+	if !ok || len(m) != 1 {
+		return "", nil, false
+	}
+	for k, v := range m {
+		if strings.HasPrefix(k, "$") {
+			return k, v, true
+		}
+	}
+	return "", nil, false
+}
+
+// Operators lists the operator keys Match understands.
+var Operators = []string{"$absent", "$present", "$in", "$ne", "$regex", "$contains", "$type"}
+
+func applyOp(at, op string, arg, v any, present bool) (bool, string) {
+	switch op {
+	case "$absent":
+		if !present || v == nil {
+			return true, ""
+		}
+		return false, fmt.Sprintf("%s: want absent, got %s", where(at), short(v))
+	case "$present":
+		if present && v != nil {
+			return true, ""
+		}
+		return false, fmt.Sprintf("%s: missing", where(at))
+	case "$in":
+		alts, _ := arg.([]any)
+		for _, a := range alts {
+			if ok, _ := match(at, a, v, present); ok {
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("%s: want one of %s, got %s", where(at), short(arg), shortOrMissing(v, present))
+	case "$ne":
+		if ok, _ := match(at, arg, v, present); ok {
+			return false, fmt.Sprintf("%s: want anything but %s", where(at), short(arg))
+		}
+		return true, ""
+	case "$regex":
+		s, isStr := v.(string)
+		re, err := regexp.Compile(fmt.Sprint(arg))
+		if err != nil {
+			return false, fmt.Sprintf("%s: bad $regex: %v", where(at), err)
+		}
+		if present && isStr && re.MatchString(s) {
+			return true, ""
+		}
+		return false, fmt.Sprintf("%s: want a string matching %s, got %s", where(at), arg, shortOrMissing(v, present))
+	case "$contains":
+		if arr, ok := v.([]any); ok {
+			for i, e := range arr {
+				if ok, _ := match(fmt.Sprintf("%s/%d", at, i), arg, e, true); ok {
+					return true, ""
+				}
+			}
+		}
+		return false, fmt.Sprintf("%s: want an array containing %s, got %s", where(at), short(arg), shortOrMissing(v, present))
+	case "$type":
+		if present && typeName(v) == arg {
+			return true, ""
+		}
+		return false, fmt.Sprintf("%s: want a %v, got %s", where(at), arg, shortOrMissing(v, present))
+	}
+	return false, fmt.Sprintf("%s: unknown operator %s", where(at), op)
+}
+
+func typeName(v any) string {
+	switch v.(type) {
+	case string:
+		return "string"
+	case json.Number, float64, int, int64:
+		return "number"
+	case map[string]any:
+		return "object"
+	case []any:
+		return "array"
+	case bool:
+		return "boolean"
+	case nil:
+		return "null"
+	}
+	return "unknown"
+}
+
+func scalarEqual(p, v any) bool {
+	pn, pok := number(p)
+	vn, vok := number(v)
+	if pok || vok {
+		return pok && vok && pn.Cmp(vn) == 0
+	}
+	return p == v
+}
+
+func number(v any) (*big.Float, bool) {
+	var s string
+	switch t := v.(type) {
+	case json.Number:
+		s = t.String()
+	case float64:
+		s = strconv.FormatFloat(t, 'g', -1, 64)
+	case int:
+		s = strconv.Itoa(t)
+	case int64:
+		s = strconv.FormatInt(t, 10)
+	default:
+		return nil, false
+	}
+	f, _, err := big.ParseFloat(s, 10, 200, big.ToNearestEven)
+	return f, err == nil
+}
+
+func shortOrMissing(v any, present bool) string {
+	if !present {
+		return "nothing"
+	}
+	return short(v)
+}
+
+func short(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	if len(b) > 120 {
+		return string(b[:117]) + "..."
+	}
+	return string(b)
+}
+
+// Get resolves an RFC 6901 JSON pointer in v.
+func Get(v any, ptr string) (any, bool) {
+	if ptr == "" {
+		return v, true
+	}
+	if !strings.HasPrefix(ptr, "/") {
+		return nil, false
+	}
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+		switch t := v.(type) {
+		case map[string]any:
+			var ok bool
+			if v, ok = t[tok]; !ok {
+				return nil, false
+			}
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(t) {
+				return nil, false
+			}
+			v = t[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}

@@ -1,0 +1,189 @@
+// Package scenario holds the conformance scenario format: YAML files of
+// scenarios, each a list of steps (send, expect, expect_silence, wait) played
+// by named test peers at the implementation under test. It loads and checks
+// files, renders templates and matches received envelopes against patterns.
+package scenario
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// File is one YAML file: a list of scenarios sharing a suite.
+type File struct {
+	// Suite groups the scenarios in reports (core/envelope, trust, nats…);
+	// it defaults to the file's directory.
+	Suite     string      `json:"suite,omitempty"`
+	Scenarios []*Scenario `json:"scenarios"`
+}
+
+// Scenario is one conformance test.
+type Scenario struct {
+	ID           string   `json:"id"`
+	Title        string   `json:"title"`
+	Description  string   `json:"description,omitempty"`
+	Requirements []string `json:"requirements"`
+	Level        string   `json:"level"` // MUST, SHOULD or MAY
+	Claim        string   `json:"claim"` // see Claims
+	Requires     Requires `json:"requires,omitempty"`
+	Peers        []Peer   `json:"peers,omitempty"`
+	Timeout      Duration `json:"timeout,omitempty"`
+	Steps        []Step   `json:"steps"`
+
+	Suite string `json:"-"` // filled by the loader
+	File  string `json:"-"` // where the scenario was read from
+}
+
+// Requires gates a scenario on what the IUT advertises or the broker offers;
+// an unmet gate is a skip, never a failure.
+type Requires struct {
+	Profile   string `json:"profile,omitempty"`    // in the Peer Card's profiles_supported
+	TrustMode string `json:"trust_mode,omitempty"` // in trust_modes_supported
+	JetStream bool   `json:"jetstream,omitempty"`
+}
+
+// Peer is a test peer the harness plays. Its id is fresh per run: name plus
+// a random suffix, or nickname@fingerprint of a fresh Ed25519 key when Key.
+type Peer struct {
+	Name string `json:"name"`
+	Key  bool   `json:"key,omitempty"`
+}
+
+// UnmarshalJSON accepts a bare name as shorthand for {name: NAME}.
+func (p *Peer) UnmarshalJSON(b []byte) error {
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		p.Name = s
+		return nil
+	}
+	type plain Peer
+	return json.Unmarshal(b, (*plain)(p))
+}
+
+// Step is exactly one of its fields.
+type Step struct {
+	Send          *Send    `json:"send,omitempty"`
+	Expect        *Expect  `json:"expect,omitempty"`
+	ExpectSilence *Silence `json:"expect_silence,omitempty"`
+	Wait          Duration `json:"wait,omitempty"`
+	// Level downgrades a failing step (SHOULD → warn, MAY → pass with a
+	// note) without ending the scenario.
+	Level string `json:"level,omitempty"`
+	Note  string `json:"note,omitempty"`
+}
+
+// Kind names the step's action.
+func (s *Step) Kind() string {
+	switch {
+	case s.Send != nil:
+		return "send"
+	case s.Expect != nil:
+		return "expect"
+	case s.ExpectSilence != nil:
+		return "expect_silence"
+	default:
+		return "wait"
+	}
+}
+
+// Send publishes one message from a test peer.
+type Send struct {
+	From string `json:"from,omitempty"` // test peer name; default the first
+	// To is "iut" (directed: to = IUT id, published on its peer subject),
+	// "broadcast" (to = null, broadcast subject) or a test peer name.
+	To string `json:"to,omitempty"`
+	// Subject overrides where the bytes are published (templated).
+	Subject   string         `json:"subject,omitempty"`
+	Envelope  map[string]any `json:"envelope,omitempty"`
+	Raw       *string        `json:"raw,omitempty"`        // exact bytes, templated
+	RawBase64 string         `json:"raw_base64,omitempty"` // exact bytes, for invalid UTF-8
+	Sign      bool           `json:"sign,omitempty"`       // sign with the peer's key
+	Digest    bool           `json:"digest,omitempty"`     // fill body.capability.digest
+	Tamper    map[string]any `json:"tamper,omitempty"`     // merged after signing
+	Drop      []string       `json:"drop,omitempty"`       // top-level members removed after defaults
+	JetStream bool           `json:"jetstream,omitempty"`  // publish through JetStream and require its ack
+	Repeat    int            `json:"repeat,omitempty"`     // publish the same bytes this many times
+}
+
+// Expect waits for an envelope from the IUT that matches.
+type Expect struct {
+	// On is where it must arrive: a test peer name (that peer's subject,
+	// the default is the first peer), "broadcast", or "subject:RAW".
+	On      string            `json:"on,omitempty"`
+	Match   map[string]any    `json:"match,omitempty"`
+	AnyOf   []map[string]any  `json:"any_of,omitempty"`
+	Timeout Duration          `json:"timeout,omitempty"`
+	Capture map[string]string `json:"capture,omitempty"` // name → JSON pointer
+}
+
+// Patterns is Match and AnyOf as one list of alternatives.
+func (e *Expect) Patterns() []map[string]any {
+	var out []map[string]any
+	if e.Match != nil {
+		out = append(out, e.Match)
+	}
+	return append(out, e.AnyOf...)
+}
+
+// Silence passes when nothing (matching) arrives within the window.
+type Silence struct {
+	On     string           `json:"on,omitempty"` // as Expect.On; "any" for every subject
+	Window Duration         `json:"window,omitempty"`
+	Match  map[string]any   `json:"match,omitempty"`
+	AnyOf  []map[string]any `json:"any_of,omitempty"`
+}
+
+// Patterns is Match and AnyOf as one list ([] means anything).
+func (s *Silence) Patterns() []map[string]any {
+	var out []map[string]any
+	if s.Match != nil {
+		out = append(out, s.Match)
+	}
+	return append(out, s.AnyOf...)
+}
+
+// Duration is a time.Duration written as "300ms", "2s".
+type Duration time.Duration
+
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("duration must be a string such as \"300ms\": %s", b)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil || v < 0 {
+		return fmt.Errorf("bad duration %q", s)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+// Claims a scenario can count toward, with their display names.
+var Claims = map[string]string{
+	"core-sender":   "Core Sender",
+	"core-receiver": "Core Receiver",
+	"trust":         "Trust Peer",
+	"nats":          "NATS Peer",
+	"jetstream":     "JetStream (optional)",
+}
+
+// Levels a scenario can have.
+var Levels = []string{"MUST", "SHOULD", "MAY"}
+
+// PeerName reports whether s is a usable test-peer name (it becomes the
+// start of a Peer ID or a trust nickname).
+func PeerName(s string) bool {
+	if s == "" || len(s) > 24 || s == "iut" || s == "broadcast" || s == "any" {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return !strings.HasPrefix(s, "-") && !strings.HasPrefix(s, "_")
+}
