@@ -52,6 +52,9 @@ func TestSentences(t *testing.T) {
 		{"First line\nstill the same sentence.", 1},
 		{"Heading\n\nBody text.", 2},
 		{"Line one.\r\nLine two.", 2},
+		// documented limits, both towards fewer sentences
+		{"We use X, etc. Then ship.", 1},
+		{"Plan A. Then B.", 1},
 		// the seed's own prose
 		{"I implement tasks in the developer work queue — nothing more, nothing less.", 1},
 		{"I read the brief, implement exactly what it specifies, verify my output, and stop. I do not improvise. I do not extend scope.", 3},
