@@ -1,8 +1,6 @@
 package olympus
 
 import (
-	"bytes"
-	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -11,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aghcheck/aghcheck/jsonx"
 	"github.com/aghcheck/aghcheck/rules"
 )
 
@@ -19,13 +18,13 @@ var update = flag.Bool("update", false, "re-sign the Olympus fixtures with fixtu
 const fixtures = "../fixtures/olympus"
 
 // decode stands in for the strict decoder: the same value shapes (json.Number).
+// decode is the strict decoder validate uses, so fixtures meet Check
+// exactly as documents do in production; a fixture must decode cleanly.
 func decode(t testing.TB, raw []byte) any {
 	t.Helper()
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		t.Fatalf("decode: %v", err)
+	v, findings, ok := jsonx.Decode(raw)
+	if !ok || len(findings) != 0 {
+		t.Fatalf("decode: %v", findings)
 	}
 	return v
 }

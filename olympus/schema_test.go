@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aghcheck/aghcheck/jsonx"
 	"github.com/aghcheck/aghcheck/rules"
 	"github.com/aghcheck/aghcheck/schemas"
 )
@@ -176,10 +177,8 @@ func FuzzCheck(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		var v any
-		d := json.NewDecoder(strings.NewReader(string(raw)))
-		d.UseNumber()
-		if d.Decode(&v) != nil {
+		v, _, ok := jsonx.Decode(raw)
+		if !ok {
 			return
 		}
 		for _, fd := range p.Check(raw, v) {

@@ -1,8 +1,6 @@
 package redkey
 
 import (
-	"bytes"
-	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -12,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aghcheck/aghcheck/jsonx"
 	"github.com/aghcheck/aghcheck/rules"
 	"github.com/aghcheck/aghcheck/validate"
 )
@@ -25,13 +24,13 @@ var (
 	_ validate.Profile = (*Card)(nil)
 )
 
+// decode is the strict decoder validate uses, so fixtures meet Check
+// exactly as documents do in production; a fixture must decode cleanly.
 func decode(t testing.TB, raw []byte) any {
 	t.Helper()
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		t.Fatalf("decode: %v", err)
+	v, findings, ok := jsonx.Decode(raw)
+	if !ok || len(findings) != 0 {
+		t.Fatalf("decode: %v", findings)
 	}
 	return v
 }
@@ -328,10 +327,8 @@ func fuzzProfile(f *testing.F, p validate.Profile) {
 	f.Add([]byte(`{"wire":"1.0","type":"inbox","payload":{"priority":1e999,"ref_task_id":[]}}`))
 	f.Add([]byte(`{"card_version":"1.0","escalation_rules":[null,{"via":1}],"voice":{"example":null}}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		d := json.NewDecoder(bytes.NewReader(raw))
-		d.UseNumber()
-		var v any
-		if d.Decode(&v) != nil {
+		v, _, ok := jsonx.Decode(raw)
+		if !ok {
 			return
 		}
 		if m, ok := v.(map[string]any); ok {
