@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aghcheck/aghcheck/validate"
 	"github.com/spf13/pflag"
 )
 
@@ -49,5 +50,68 @@ func TestFormatFlags(t *testing.T) {
 		} else if strings.Contains(err.Error(), "\n") {
 			t.Errorf("%v: error is not one line: %q", args, err)
 		}
+	}
+}
+
+// TestFormatsThroughValidator runs every fixture through the real validator
+// with the profiles the flags build: detection picks the right profile, and
+// the verdict follows the fixture's directory.
+func TestFormatsThroughValidator(t *testing.T) {
+	fix := filepath.Join("..", "..", "fixtures")
+	fs := pflag.NewFlagSet("validate", pflag.ContinueOnError)
+	mk := addFormatFlags(fs)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(fs.Parse([]string{"--attachments-root", filepath.Join(fix, "olympus", "attachments"),
+		"--hmac-key-file", filepath.Join(fix, "olympus", "hmac.key"),
+		"--registry", filepath.Join(fix, "redkey", "registry.yaml")}))
+	ps, err := mk()
+	must(err)
+	for _, strict := range []bool{false, true} {
+		v, err := validate.New(validate.Options{Profiles: ps, Strict: strict})
+		must(err)
+		files, _ := filepath.Glob(filepath.Join(fix, "*", "*", "*.json"))
+		n := 0
+		for _, file := range files {
+			dir := filepath.Base(filepath.Dir(file))
+			format := filepath.Base(filepath.Dir(filepath.Dir(file)))
+			if (format != "olympus" && format != "redkey") || (dir != "valid" && dir != "invalid") {
+				continue
+			}
+			n++
+			raw, err := os.ReadFile(file)
+			must(err)
+			d := v.CheckDocument(raw, 1)
+			name := filepath.Base(file)
+			wantProfile := "olympus"
+			switch {
+			case strings.HasPrefix(name, "RKW-"), strings.HasPrefix(name, "wire-"):
+				wantProfile = "redkey-wire"
+			case strings.HasPrefix(name, "RKC-"), strings.HasPrefix(name, "card-"):
+				wantProfile = "redkey-card"
+			}
+			if d.Profile != wantProfile {
+				t.Errorf("%s: profile %q, want %q", name, d.Profile, wantProfile)
+			}
+			wantValid := dir == "valid" || (!strict && strings.HasPrefix(name, "RKW-PAYLOAD-MEMBER__"))
+			if d.Valid != wantValid {
+				t.Errorf("%s (strict=%v): valid=%v, findings %v", name, strict, d.Valid, d.Findings)
+			}
+		}
+		if n < 100 {
+			t.Fatalf("only %d fixtures", n)
+		}
+	}
+	// Forcing the wrong profile judges the document by that profile's rules.
+	v, err := validate.New(validate.Options{Profiles: ps, Force: "redkey-card"})
+	must(err)
+	raw, err := os.ReadFile(filepath.Join(fix, "redkey", "valid", "wire-claim.json"))
+	must(err)
+	if d := v.CheckDocument(raw, 1); d.Valid || d.Profile != "redkey-card" {
+		t.Errorf("forced redkey-card on a wire message: %+v", d)
 	}
 }
