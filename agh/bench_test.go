@@ -32,3 +32,39 @@ func BenchmarkCheck(b *testing.B) {
 		_ = c.Check(raws[k], vals[k])
 	}
 }
+
+// BenchmarkCheckBytes is decode (jsonx) plus check: the per-envelope cost of
+// aghcheck validate and of the live harness.
+func BenchmarkCheckBytes(b *testing.B) {
+	c := mustChecker(b, Options{Now: 1776366100})
+	raws, _ := benchCorpus(b)
+	var n int64
+	for _, r := range raws {
+		n += int64(len(r))
+	}
+	b.SetBytes(n / int64(len(raws)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_ = c.CheckBytes(raws[i%len(raws)])
+	}
+}
+
+// BenchmarkCheckInvalid runs the invalid corpus, where the schema validator
+// runs behind the native rules.
+func BenchmarkCheckInvalid(b *testing.B) {
+	c := mustChecker(b, Options{})
+	var vals []any
+	var raws [][]byte
+	for _, f := range fixtureFiles(b, "invalid") {
+		raw := mustRead(b, f)
+		raws = append(raws, raw)
+		vals = append(vals, decode(b, raw))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		k := i % len(vals)
+		_ = c.Check(raws[k], vals[k])
+	}
+}

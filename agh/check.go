@@ -2,6 +2,7 @@ package agh
 
 import (
 	"encoding/json"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -33,21 +34,99 @@ func IsConversationKind(kind string) bool {
 // IsKnownKind reports whether kind is one of the six v0 kinds.
 func IsKnownKind(kind string) bool { return IsDiscoveryKind(kind) || IsConversationKind(kind) }
 
-// envelopeFields are the top-level members the seed's schema defines.
-var envelopeFields = map[string]bool{
-	"protocol": true, "id": true, "workspace_id": true, "kind": true, "channel": true,
-	"surface": true, "thread_id": true, "direct_id": true, "from": true, "to": true,
-	"work_id": true, "reply_to": true, "trace_id": true, "causation_id": true,
-	"ts": true, "expires_at": true, "body": true, "proof": true, "ext": true,
+// The top-level members the seed's schema defines, in its order. One pass
+// over the envelope files each into run.val, so no rule hashes a name again.
+const (
+	fProtocol = iota
+	fId
+	fWorkspaceId
+	fKind
+	fChannel
+	fSurface
+	fThreadId
+	fDirectId
+	fFrom
+	fTo
+	fWorkId
+	fReplyTo
+	fTraceId
+	fCausationId
+	fTs
+	fExpiresAt
+	fBody
+	fProof
+	fExt
+	nFields
+)
+
+var fieldNames = [nFields]string{"protocol", "id", "workspace_id", "kind", "channel", "surface", "thread_id",
+	"direct_id", "from", "to", "work_id", "reply_to", "trace_id", "causation_id", "ts", "expires_at", "body", "proof", "ext"}
+
+func fieldIndex(name string) int {
+	switch name {
+	case "protocol":
+		return fProtocol
+	case "id":
+		return fId
+	case "workspace_id":
+		return fWorkspaceId
+	case "kind":
+		return fKind
+	case "channel":
+		return fChannel
+	case "surface":
+		return fSurface
+	case "thread_id":
+		return fThreadId
+	case "direct_id":
+		return fDirectId
+	case "from":
+		return fFrom
+	case "to":
+		return fTo
+	case "work_id":
+		return fWorkId
+	case "reply_to":
+		return fReplyTo
+	case "trace_id":
+		return fTraceId
+	case "causation_id":
+		return fCausationId
+	case "ts":
+		return fTs
+	case "expires_at":
+		return fExpiresAt
+	case "body":
+		return fBody
+	case "proof":
+		return fProof
+	case "ext":
+		return fExt
+	}
+	return -1
 }
 
-var requiredFields = [...]string{"protocol", "id", "workspace_id", "kind", "channel", "from", "ts", "body"}
+var requiredFields = [...]int{fProtocol, fId, fWorkspaceId, fKind, fChannel, fFrom, fTs, fBody}
 
 // run is the state of one check.
 type run struct {
-	c   *Checker
-	env map[string]any
-	fs  []rules.Finding
+	c       *Checker
+	env     map[string]any
+	fs      []rules.Finding
+	val     [nFields]any
+	has     [nFields]bool
+	unknown []string // top-level members outside the schema, sorted
+}
+
+func (r *run) load() {
+	for k, v := range r.env {
+		if i := fieldIndex(k); i >= 0 {
+			r.val[i], r.has[i] = v, true
+		} else {
+			r.unknown = append(r.unknown, k)
+		}
+	}
+	sort.Strings(r.unknown)
 }
 
 func (r *run) add(rule *rules.Rule, ptr, expected, found string) {
@@ -73,11 +152,12 @@ func (c *Checker) check(raw []byte, v any) Result {
 		return Result{Findings: r.fs}
 	}
 	r.env = env
+	r.load()
 	r.envelope()
-	kind, _ := env["kind"].(string)
+	kind, _ := r.val[fKind].(string)
 	if IsKnownKind(kind) {
 		r.surface(kind)
-		if body, ok := env["body"].(map[string]any); ok {
+		if body, ok := r.val[fBody].(map[string]any); ok {
 			r.body(kind, body)
 		}
 	}
@@ -85,9 +165,9 @@ func (c *Checker) check(raw []byte, v any) Result {
 	// and FuzzCheck hold them to it), so a schema run on an envelope they
 	// found clean cannot add anything; it runs wherever they found an error
 	// to catch what they might have missed, and everywhere under FullSchema.
-	if native := len(r.fs); c.opts.FullSchema || HasErrors(r.fs, false) {
+	if native := len(r.fs); c.opts.FullSchema || needSchema(r.fs) {
 		r.fs = append(r.fs, schemaFindings(c.schemas.envelope, env, nil, r.fs[:native])...)
-		if body, ok := env["body"].(map[string]any); ok && IsKnownKind(kind) {
+		if body, ok := r.val[fBody].(map[string]any); ok && IsKnownKind(kind) {
 			r.fs = append(r.fs, schemaFindings(c.schemas.body[kind], body, bodyPrefix, r.fs[:native])...)
 		}
 	}
@@ -106,6 +186,19 @@ func (c *Checker) check(raw []byte, v any) Result {
 
 var bodyPrefix = []string{"body"}
 
+// needSchema reports whether the native findings include an error the schema
+// could also have an opinion on. The digest, the subject-token check on
+// workspace_id and the size limit have no schema counterpart, so an envelope
+// broken only there is as clean, for the schema, as a valid one.
+func needSchema(fs []rules.Finding) bool {
+	for _, f := range fs {
+		if f.Rule.Severity == rules.Error && f.Rule != RuleCapDigest && f.Rule != RuleWorkspaceSubject && f.Rule != rules.InputTooLarge {
+			return true
+		}
+	}
+	return false
+}
+
 // isPeer reports whether s is a Peer ID, or a verified-handle the trust
 // profile accepts in its place. Only strings outside the v0 grammar are shown
 // to the trust package, so plain peers never pay for it.
@@ -114,36 +207,32 @@ func isPeer(s string) bool {
 }
 
 func (r *run) envelope() {
-	env := r.env
-	for _, name := range requiredFields {
-		if _, ok := env[name]; !ok {
-			r.add(RuleRequired, "/"+name, "member "+name, "absent")
+	for _, i := range requiredFields {
+		if !r.has[i] {
+			r.add(RuleRequired, "/"+fieldNames[i], "member "+fieldNames[i], "absent")
 		}
 	}
-	for name := range env {
-		if envelopeFields[name] {
-			continue
-		}
+	for _, name := range r.unknown {
 		if name == "interaction_id" {
 			r.add(RuleLegacyInteraction, "/interaction_id", "absent (use work_id)", "present")
 		} else if !r.c.opts.Errata.AllowUnknownFields {
 			r.add(RuleUnknownField, rules.Pointer(name), "no member "+strconv.Quote(name), "present")
 		}
 	}
-	if v, ok := env["protocol"]; ok && v != Protocol {
+	if v, ok := r.val[fProtocol], r.has[fProtocol]; ok && v != Protocol {
 		r.add(RuleProtocol, "/protocol", strconv.Quote(Protocol), describe(v))
 	}
-	if v, ok := env["id"]; ok && !nonEmptyString(v) {
+	if v, ok := r.val[fId], r.has[fId]; ok && !nonEmptyString(v) {
 		r.add(RuleID, "/id", "non-empty string", describe(v))
 	}
-	if v, ok := env["workspace_id"]; ok {
+	if v, ok := r.val[fWorkspaceId], r.has[fWorkspaceId]; ok {
 		if !nonEmptyString(v) {
 			r.add(RuleWorkspaceID, "/workspace_id", "non-empty string", describe(v))
 		} else if !validSubjectToken(v.(string)) {
 			r.add(RuleWorkspaceSubject, "/workspace_id", "no '.', '*', '>', whitespace or control characters", describe(v))
 		}
 	}
-	if v, ok := env["kind"]; ok {
+	if v, ok := r.val[fKind], r.has[fKind]; ok {
 		s, _ := v.(string)
 		switch {
 		case s == "direct":
@@ -152,28 +241,28 @@ func (r *run) envelope() {
 			r.add(RuleKind, "/kind", "greet|whois|say|capability|receipt|trace", describe(v))
 		}
 	}
-	if v, ok := env["channel"]; ok {
+	if v, ok := r.val[fChannel], r.has[fChannel]; ok {
 		if s, isStr := v.(string); !isStr || !ValidChannel(s) {
 			r.add(RuleChannel, "/channel", "[a-z0-9][a-z0-9_-]{0,63}", describe(v))
 		}
 	}
-	if v, ok := env["from"]; ok {
+	if v, ok := r.val[fFrom], r.has[fFrom]; ok {
 		if s, isStr := v.(string); !isStr || !isPeer(s) {
 			r.add(RuleFrom, "/from", "Peer ID [a-z0-9][a-z0-9._-]{0,127} or nickname@fingerprint", describe(v))
 		}
 	}
-	if v, ok := env["to"]; ok && v != nil {
+	if v, ok := r.val[fTo], r.has[fTo]; ok && v != nil {
 		if s, isStr := v.(string); !isStr || !isPeer(s) {
 			r.add(RuleTo, "/to", "null or a Peer ID", describe(v))
 		}
 	}
-	if v, ok := env["ts"]; ok {
+	if v, ok := r.val[fTs], r.has[fTs]; ok {
 		if _, good := unixSeconds(v); !good {
 			r.add(RuleTS, "/ts", "integer >= 0", describe(v))
 		}
 	}
 	nullOK := r.c.opts.Errata.NullAsAbsent
-	if v, ok := env["expires_at"]; ok {
+	if v, ok := r.val[fExpiresAt], r.has[fExpiresAt]; ok {
 		if v == nil {
 			if !nullOK {
 				r.add(RuleNullOptional, "/expires_at", "absent or integer >= 0", "null")
@@ -182,8 +271,8 @@ func (r *run) envelope() {
 			r.add(RuleExpiresAt, "/expires_at", "integer >= 0", describe(v))
 		}
 	}
-	for _, name := range [...]string{"reply_to", "trace_id", "causation_id"} {
-		v, ok := env[name]
+	for _, i := range [...]int{fReplyTo, fTraceId, fCausationId} {
+		v, ok, name := r.val[i], r.has[i], fieldNames[i]
 		if !ok {
 			continue
 		}
@@ -195,17 +284,17 @@ func (r *run) envelope() {
 			r.add(RuleCorrelation, "/"+name, "non-empty string", describe(v))
 		}
 	}
-	if v, ok := env["body"]; ok {
+	if v, ok := r.val[fBody], r.has[fBody]; ok {
 		if _, isObj := v.(map[string]any); !isObj {
 			r.add(RuleBody, "/body", "object", describe(v))
 		}
 	}
-	if v, ok := env["proof"]; ok && v != nil {
+	if v, ok := r.val[fProof], r.has[fProof]; ok && v != nil {
 		if _, isObj := v.(map[string]any); !isObj {
 			r.add(RuleProof, "/proof", "object or null", describe(v))
 		}
 	}
-	if v, ok := env["ext"]; ok {
+	if v, ok := r.val[fExt], r.has[fExt]; ok {
 		if ext, isObj := v.(map[string]any); !isObj {
 			r.add(RuleExt, "/ext", "object", describe(v))
 		} else {
@@ -216,10 +305,10 @@ func (r *run) envelope() {
 			}
 		}
 	}
-	if v, ok := env["surface"]; ok && v != nil && v != "thread" && v != "direct" {
+	if v, ok := r.val[fSurface], r.has[fSurface]; ok && v != nil && v != "thread" && v != "direct" {
 		r.add(RuleSurfaceEnum, "/surface", `"thread" or "direct"`, describe(v))
 	}
-	if v, ok := env["thread_id"]; ok && v != nil {
+	if v, ok := r.val[fThreadId], r.has[fThreadId]; ok && v != nil {
 		s, isStr := v.(string)
 		if r.c.opts.Errata.ReferenceThreadID {
 			if !isStr || !ValidReferenceThreadID(s) {
@@ -229,12 +318,12 @@ func (r *run) envelope() {
 			r.add(RuleThreadID, "/thread_id", "non-empty string", describe(v))
 		}
 	}
-	if v, ok := env["direct_id"]; ok && v != nil {
+	if v, ok := r.val[fDirectId], r.has[fDirectId]; ok && v != nil {
 		if s, isStr := v.(string); !isStr || !ValidDirectID(s) {
 			r.add(RuleDirectID, "/direct_id", patDirectID, describe(v))
 		}
 	}
-	if v, ok := env["work_id"]; ok && v != nil {
+	if v, ok := r.val[fWorkId], r.has[fWorkId]; ok && v != nil {
 		s, isStr := v.(string)
 		if r.c.opts.Errata.ReferenceWorkID {
 			if !isStr || !ValidReferenceWorkID(s) {
@@ -255,26 +344,25 @@ func IsNamespacedKey(k string) bool {
 
 // present reports whether a conversation field is set: null means absent
 // for the fields the schema types "string or null".
-func (r *run) present(name string) bool { return r.env[name] != nil }
+func (r *run) present(i int) bool { return r.val[i] != nil }
 
 func (r *run) surface(kind string) {
-	env := r.env
 	if IsDiscoveryKind(kind) {
-		for _, name := range [...]string{"surface", "thread_id", "direct_id"} {
-			if r.present(name) {
-				r.add(RuleDiscoverySurface, "/"+name, "absent on "+kind, describe(env[name]))
+		for _, i := range [...]int{fSurface, fThreadId, fDirectId} {
+			if r.present(i) {
+				r.add(RuleDiscoverySurface, "/"+fieldNames[i], "absent on "+kind, describe(r.val[i]))
 			}
 		}
-		if r.present("work_id") {
-			r.add(RuleDiscoveryWork, "/work_id", "absent on "+kind, describe(env["work_id"]))
+		if r.present(fWorkId) {
+			r.add(RuleDiscoveryWork, "/work_id", "absent on "+kind, describe(r.val[fWorkId]))
 		}
-		if kind == KindGreet && r.present("to") {
-			r.add(RuleGreetTo, "/to", "null or absent", describe(env["to"]))
+		if kind == KindGreet && r.present(fTo) {
+			r.add(RuleGreetTo, "/to", "null or absent", describe(r.val[fTo]))
 		}
 		return
 	}
-	thread, direct := r.present("thread_id"), r.present("direct_id")
-	switch env["surface"] {
+	thread, direct := r.present(fThreadId), r.present(fDirectId)
+	switch r.val[fSurface] {
 	case nil:
 		r.add(RuleSurfaceRequired, "/surface", `"thread" or "direct" on `+kind, "absent")
 		if thread && direct {
@@ -288,7 +376,7 @@ func (r *run) surface(kind string) {
 			if thread {
 				r.add(RuleContainerExclusive, "/direct_id", "only one of thread_id and direct_id", "both")
 			} else {
-				r.add(RuleContainerSurface, "/direct_id", `absent with surface "thread"`, describe(env["direct_id"]))
+				r.add(RuleContainerSurface, "/direct_id", `absent with surface "thread"`, describe(r.val[fDirectId]))
 			}
 		}
 	case "direct":
@@ -299,7 +387,7 @@ func (r *run) surface(kind string) {
 			if direct {
 				r.add(RuleContainerExclusive, "/thread_id", "only one of thread_id and direct_id", "both")
 			} else {
-				r.add(RuleContainerSurface, "/thread_id", `absent with surface "direct"`, describe(env["thread_id"]))
+				r.add(RuleContainerSurface, "/thread_id", `absent with surface "direct"`, describe(r.val[fThreadId]))
 			}
 		}
 	default: // already ENV-SURFACE-ENUM
@@ -309,10 +397,10 @@ func (r *run) surface(kind string) {
 	}
 	needWork := kind == KindReceipt || kind == KindTrace ||
 		(kind == KindCapability && r.c.opts.Errata.CapabilityRequiresWorkID)
-	if needWork && !r.present("work_id") {
+	if needWork && !r.present(fWorkId) {
 		r.add(RuleWorkRequired, "/work_id", "work_id on "+kind, "absent")
 	}
-	if !r.present("to") {
+	if !r.present(fTo) {
 		switch kind {
 		case KindReceipt:
 			r.add(RuleReceiptTo, "/to", "the peer that needs the receipt", "absent")
@@ -370,7 +458,7 @@ func (r *run) peerCard(card map[string]any) {
 	case !isStr || !isPeer(s):
 		r.add(RuleCardPeerID, "/body/peer_card/peer_id", "a Peer ID", describe(pid))
 	default:
-		if from, _ := r.env["from"].(string); from != s {
+		if from, _ := r.val[fFrom].(string); from != s {
 			r.add(RuleCardMatchFrom, "/body/peer_card/peer_id", "equal to from "+strconv.Quote(from), strconv.Quote(s))
 		}
 	}
@@ -437,7 +525,7 @@ func (r *run) whois(body map[string]any) {
 			}
 			r.add(RuleWhoisResponseCard, "/body/peer_card", "Peer Card object", found)
 		}
-		if r.env["reply_to"] == nil {
+		if r.val[fReplyTo] == nil {
 			r.add(RuleWhoisReplyTo, "/reply_to", "the request envelope id", "absent")
 		}
 	default:
@@ -657,8 +745,8 @@ func (r *run) trace(body map[string]any) {
 
 func (r *run) freshness() {
 	now, age := r.c.opts.Now, r.c.opts.MaxReplayAge
-	ts, tsOK := unixSeconds(r.env["ts"])
-	if exp, ok := unixSeconds(r.env["expires_at"]); ok {
+	ts, tsOK := unixSeconds(r.val[fTs])
+	if exp, ok := unixSeconds(r.val[fExpiresAt]); ok {
 		if exp <= now {
 			r.addMsg(RuleExpired, "/expires_at", "later than now ("+strconv.FormatInt(now, 10)+")", strconv.FormatInt(exp, 10),
 				"expired "+strconv.FormatInt(now-exp, 10)+" s ago")
@@ -675,8 +763,8 @@ func (r *run) freshness() {
 // trust runs the trust profile when the envelope claims it (a proof, or a
 // handle-shaped from) and applies the require-verified policy.
 func (r *run) trust() string {
-	proof, hasProof := r.env["proof"]
-	from, _ := r.env["from"].(string)
+	proof, hasProof := r.val[fProof], r.has[fProof]
+	from, _ := r.val[fFrom].(string)
 	state := trust.Unverified
 	if _, isObj := proof.(map[string]any); hasProof && proof != nil && !isObj {
 		// ENV-PROOF-TYPE already refuses it; the algorithm's first step
@@ -694,15 +782,14 @@ func (r *run) trust() string {
 }
 
 func (r *run) directRoom() {
-	env := r.env
-	if env["surface"] != "direct" {
+	if r.val[fSurface] != "direct" {
 		return
 	}
-	did, _ := env["direct_id"].(string)
-	to, _ := env["to"].(string)
-	from, _ := env["from"].(string)
-	ws, _ := env["workspace_id"].(string)
-	ch, _ := env["channel"].(string)
+	did, _ := r.val[fDirectId].(string)
+	to, _ := r.val[fTo].(string)
+	from, _ := r.val[fFrom].(string)
+	ws, _ := r.val[fWorkspaceId].(string)
+	ch, _ := r.val[fChannel].(string)
 	if !ValidDirectID(did) || to == "" || from == "" || ws == "" || ch == "" {
 		return
 	}

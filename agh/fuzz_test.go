@@ -29,9 +29,10 @@ func FuzzCheck(f *testing.F) {
 		assertSubsumed(t, "reference", ref, raw, v)
 		if env, isObj := v.(map[string]any); isObj {
 			_, _ = Subject(env)
-			if c, isObj := env["capability"].(map[string]any); isObj {
+			if c, ok := CapabilityOf(env); ok {
 				_, _ = CapabilityDigest(c)
 			}
+			_, _ = DedupeKey(env)
 		}
 	})
 }

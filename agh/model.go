@@ -1,0 +1,130 @@
+package agh
+
+// Accessors and vocabulary for code that handles envelopes (the live
+// harness, the reference peer), so that none of it re-spells the protocol.
+
+// Receipt statuses.
+const (
+	StatusAccepted    = "accepted"
+	StatusRejected    = "rejected"
+	StatusDuplicate   = "duplicate"
+	StatusExpired     = "expired"
+	StatusUnsupported = "unsupported"
+	StatusCanceled    = "canceled"
+)
+
+// Reason codes (the twelve of ReasonCodes).
+const (
+	ReasonMalformed             = "malformed"
+	ReasonExpired               = "expired"
+	ReasonDuplicate             = "duplicate"
+	ReasonUnsupportedKind       = "unsupported_kind"
+	ReasonUnsupportedProfile    = "unsupported_profile"
+	ReasonVerificationFailed    = "verification_failed"
+	ReasonNotTarget             = "not_target"
+	ReasonNotFound              = "not_found"
+	ReasonBusy                  = "busy"
+	ReasonInternal              = "internal"
+	ReasonWorkClosed            = "work_closed"
+	ReasonWorkContainerMismatch = "work_container_mismatch"
+)
+
+// Work states.
+const (
+	StateSubmitted  = "submitted"
+	StateWorking    = "working"
+	StateNeedsInput = "needs_input"
+	StateCompleted  = "completed"
+	StateFailed     = "failed"
+	StateCanceled   = "canceled"
+)
+
+// Surfaces.
+const (
+	SurfaceThread = "thread"
+	SurfaceDirect = "direct"
+)
+
+// CanTransition reports whether work may move from one state to another
+// (Work Lifecycle page): terminal states are final (a repeated cancel is
+// idempotent), nothing moves back to submitted, a repeated non-terminal
+// state is progress, needs_input resumes to working.
+func CanTransition(from, to string) bool {
+	if !IsWorkState(from) || !IsWorkState(to) {
+		return false
+	}
+	if IsTerminal(from) {
+		return from == StateCanceled && to == StateCanceled
+	}
+	if to == StateSubmitted {
+		return from == StateSubmitted
+	}
+	if from == to {
+		return true
+	}
+	switch from {
+	case StateSubmitted:
+		return to == StateWorking || to == StateFailed || to == StateCanceled
+	case StateWorking:
+		return to == StateNeedsInput || IsTerminal(to)
+	case StateNeedsInput:
+		return to == StateWorking || IsTerminal(to)
+	}
+	return false
+}
+
+// BodyOf returns the envelope's body object.
+func BodyOf(env map[string]any) (map[string]any, bool) {
+	b, ok := env["body"].(map[string]any)
+	return b, ok
+}
+
+// PeerCardOf returns body.peer_card of a greet or whois response.
+func PeerCardOf(env map[string]any) (map[string]any, bool) {
+	b, ok := BodyOf(env)
+	if !ok {
+		return nil, false
+	}
+	c, ok := b["peer_card"].(map[string]any)
+	return c, ok
+}
+
+// CapabilityOf returns body.capability of a capability envelope.
+func CapabilityOf(env map[string]any) (map[string]any, bool) {
+	b, ok := BodyOf(env)
+	if !ok {
+		return nil, false
+	}
+	c, ok := b["capability"].(map[string]any)
+	return c, ok
+}
+
+// Str returns a top-level string member ("" when absent, null or not a string).
+func Str(env map[string]any, name string) string {
+	s, _ := env[name].(string)
+	return s
+}
+
+// Container returns the conversation surface and container id of an
+// envelope ("", "" for discovery kinds or when absent).
+func Container(env map[string]any) (surface, id string) {
+	switch surface = Str(env, "surface"); surface {
+	case SurfaceThread:
+		return surface, Str(env, "thread_id")
+	case SurfaceDirect:
+		return surface, Str(env, "direct_id")
+	}
+	return "", ""
+}
+
+// WorkKey identifies a unit of work: it never spans containers, so the key
+// is (channel, surface, container id, work_id). ok is false without work_id
+// or container.
+func WorkKey(env map[string]any) (key string, ok bool) {
+	surface, id := Container(env)
+	work := Str(env, "work_id")
+	if surface == "" || id == "" || work == "" {
+		return "", false
+	}
+	return Str(env, "channel") + "\x00" + surface + "\x00" + id + "\x00" + work, true
+}
