@@ -134,8 +134,9 @@ type peer struct {
 	card       map[string]any
 	catalog    []map[string]any
 
-	ck    *agh.Checker
-	ckAt  int64
+	ck      *agh.Checker
+	ckAt    int64
+	dropped int // outbound envelopes the self-check refused to send
 	seen  map[dedupKey]int64 // (sender, id) → Unix time the entry may be forgotten
 	peers map[string]*remotePeer
 	work  map[string]*work
@@ -239,7 +240,8 @@ func (p *peer) publish(env map[string]any, deliberate bool, tamper func(map[stri
 	}
 	if !deliberate {
 		if fs := p.outboundFindings(data); len(fs) > 0 {
-			p.log.Error("refusing to send an invalid envelope", "kind", env["kind"], "finding", fs[0].String())
+			p.dropped++
+			p.log.Debug("not sent: the engine refuses it", "kind", env["kind"], "finding", fs[0].String())
 			return
 		}
 	}
