@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -142,4 +143,21 @@ func TestCheckDoesNotMutate(t *testing.T) {
 	if string(before) != string(after) {
 		t.Fatal("Check modified the document")
 	}
+}
+
+func ExampleSign() {
+	doc := map[string]any{
+		"envelope":         map[string]any{"source_agent": "coder"},
+		"authentication":   map[string]any{"sender_persona": "coder"},
+		"protocol_message": map[string]any{"message_type": "STATUS", "payload": map[string]any{}},
+	}
+	if err := Sign(doc, []byte("secret")); err != nil {
+		panic(err)
+	}
+	content, _ := CanonicalContent(doc)
+	fmt.Println(string(content))
+	fmt.Println(len(doc["authentication"].(map[string]any)["signature"].(string)), "hex digits")
+	// Output:
+	// {"authentication":{"sender_persona":"coder"},"envelope":{"source_agent":"coder"},"protocol_message":{"message_type":"STATUS","payload":{}}}
+	// 64 hex digits
 }
