@@ -1,0 +1,206 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/aghcheck/aghcheck/agh"
+	"github.com/aghcheck/aghcheck/peer"
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+)
+
+// syncBuffer is a bytes.Buffer the peer's logger and the test may share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+func execPeer(ctx context.Context, args ...string) (string, string, error) {
+	var out, errb syncBuffer
+	cmd := newPeerCmd()
+	cmd.SetArgs(args)
+	cmd.SetOut(&out)
+	cmd.SetErr(&errb)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	err := cmd.ExecuteContext(ctx)
+	return out.String(), errb.String(), err
+}
+
+func TestPeerListFaults(t *testing.T) {
+	out, _, err := execPeer(context.Background(), "--list-faults")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range peer.Faults() {
+		if !strings.Contains(out, f.Name) || !strings.Contains(out, f.Description) {
+			t.Errorf("--list-faults lacks %s", f.Name)
+		}
+	}
+}
+
+func TestPeerUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"unknown fault", []string{"--nats-url", "nats://127.0.0.1:1", "--workspace", "ws", "--fault", "nope"}},
+		{"key and seed", []string{"--key", "k", "--seed", "00"}},
+		{"nickname without key", []string{"--nickname", "n"}},
+		{"bad seed", []string{"--seed", "xyz"}},
+		{"bad greet interval", []string{"--greet-interval", "never"}},
+		{"no url", []string{"--workspace", "ws"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv(peer.EnvURL, "")
+			t.Setenv(peer.EnvWorkspace, "")
+			_, _, err := execPeer(context.Background(), c.args...)
+			var ee *exitError
+			if !errors.As(err, &ee) || ee.code != exitUsageErr {
+				t.Fatalf("want exit %d, got %v", exitUsageErr, err)
+			}
+		})
+	}
+}
+
+// With no flags the peer reads the IUT environment; flags win over it.
+func TestPeerEnvAndFlags(t *testing.T) {
+	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true, Authorization: "tok"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Start()
+	if !s.ReadyForConnections(5 * time.Second) {
+		t.Fatal("server not ready")
+	}
+	defer func() { s.Shutdown(); s.WaitForShutdown() }()
+
+	t.Setenv(peer.EnvURL, s.ClientURL())
+	t.Setenv(peer.EnvToken, "tok")
+	t.Setenv(peer.EnvWorkspace, "ws_env")
+	t.Setenv(peer.EnvChannel, "chan-env")
+	t.Setenv(peer.EnvPeerID, "env.peer")
+
+	nc, err := nats.Connect(s.ClientURL(), nats.Token("tok"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	sub, err := nc.SubscribeSync(agh.BroadcastSubject("ws_env", "chan-env"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	type result struct {
+		stderr string
+		err    error
+	}
+	done := make(chan result, 1)
+	go func() {
+		_, stderr, err := execPeer(ctx, "--peer-id", "flag.peer", "--greet-interval", "60")
+		done <- result{stderr, err}
+	}()
+	m, err := sub.NextMsg(5 * time.Second)
+	if err != nil {
+		cancel()
+		t.Fatalf("no greet: %v (%v)", err, <-done)
+	}
+	if !strings.Contains(string(m.Data), `"from":"flag.peer"`) {
+		t.Errorf("greet does not come from the --peer-id: %s", m.Data)
+	}
+	cancel()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			t.Fatalf("peer exited with %v", r.err)
+		}
+		if !strings.Contains(r.stderr, "msg=joined") || !strings.Contains(r.stderr, "msg=stopped") {
+			t.Errorf("stderr lacks the join/stop lines:\n%s", r.stderr)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("peer did not stop on cancel")
+	}
+}
+
+// TestPeerHelperProcess is not a test: TestPeerSignals runs the test binary
+// again with it selected, to get a real `aghcheck peer` process.
+func TestPeerHelperProcess(t *testing.T) {
+	if os.Getenv("AGHCHECK_PEER_HELPER") != "1" {
+		t.Skip("helper process only")
+	}
+	os.Exit(run([]string{"peer"}))
+}
+
+// A real peer process stops cleanly, exit 0, on SIGTERM and SIGINT.
+func TestPeerSignals(t *testing.T) {
+	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Start()
+	if !s.ReadyForConnections(5 * time.Second) {
+		t.Fatal("server not ready")
+	}
+	defer func() { s.Shutdown(); s.WaitForShutdown() }()
+	nc, err := nats.Connect(s.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	sub, err := nc.SubscribeSync(agh.BroadcastSubject("ws_sig", peer.DefaultChannel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for _, sig := range []os.Signal{syscall.SIGTERM, os.Interrupt} {
+		t.Run(sig.String(), func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestPeerHelperProcess$")
+			cmd.Env = append(os.Environ(), "AGHCHECK_PEER_HELPER=1",
+				peer.EnvURL+"="+s.ClientURL(), peer.EnvWorkspace+"=ws_sig", peer.EnvChannel+"=", peer.EnvPeerID+"=sig.peer")
+			var stderr syncBuffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			if _, err := sub.NextMsg(10 * time.Second); err != nil {
+				_ = cmd.Process.Kill()
+				t.Fatalf("no greet from the peer process: %v\n%s", err, stderr.String())
+			}
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case err := <-exited:
+				if err != nil {
+					t.Fatalf("peer exited with %v after %v\n%s", err, sig, stderr.String())
+				}
+			case <-time.After(5 * time.Second):
+				_ = cmd.Process.Kill()
+				t.Fatalf("peer still running 5s after %v", sig)
+			}
+		})
+	}
+}
