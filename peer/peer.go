@@ -136,10 +136,10 @@ type peer struct {
 
 	ck      *agh.Checker
 	ckAt    int64
-	dropped int // outbound envelopes the self-check refused to send
-	seen  map[dedupKey]int64 // (sender, id) → Unix time the entry may be forgotten
-	peers map[string]*remotePeer
-	work  map[string]*work
+	dropped int                // outbound envelopes the self-check refused to send
+	seen    map[dedupKey]int64 // (sender, id) → Unix time the entry may be forgotten
+	peers   map[string]*remotePeer
+	work    map[string]*work
 }
 
 type dedupKey struct{ from, id string }
