@@ -44,7 +44,7 @@ const (
 // Envelope-level rules (stage 2).
 var (
 	RuleSchema = rule(stageEnvelope, &rules.Rule{ID: "ENV-SCHEMA",
-		Clause: "An envelope MUST satisfy the published JSON Schema of the envelope and of its kind's body.",
+		Clause: "An envelope MUST satisfy the published JSON Schema of the envelope and of its kind's body (reported only where no precise rule already explains the error).",
 		Source: srcEnv + " §JSON schema; " + srcKinds + " body tables"})
 	RuleRequired = rule(stageEnvelope, &rules.Rule{ID: "ENV-REQUIRED",
 		Clause: "An envelope MUST carry protocol, id, workspace_id, kind, channel, from, ts and body.",
@@ -147,7 +147,7 @@ var (
 		Clause: "direct_id MUST match ^direct_[a-f0-9]{32}$.",
 		Source: srcEnv + " §Fields (direct_id)"})
 	RuleWorkID = rule(stageSurface, &rules.Rule{ID: "ENV-WORK-ID-GRAMMAR",
-		Clause: "work_id MUST match ^work_[a-zA-Z0-9_-]{1,64}$ (reference reading: no '/', '\\' or control characters, at most 128, erratum 5).",
+		Clause: "work_id MUST match ^work_[a-zA-Z0-9_-]{1,64}$ (reference reading: no slash, backslash or control characters, at most 128 chars, erratum 5).",
 		Source: srcEnv + " §Fields (work_id); erratum 5"})
 	RuleWorkRequired = rule(stageSurface, &rules.Rule{ID: "KIND-WORK-ID-REQUIRED",
 		Clause: "receipt and trace MUST carry work_id (capability too under the reference reading, erratum 7).",
