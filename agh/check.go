@@ -697,7 +697,7 @@ func (r *run) receipt(body map[string]any) {
 			r.add(RuleReceiptReasonKnown, "/body/reason_code", "one of "+strings.Join(ReasonCodes, ", "), describe(rc))
 		}
 	} else if need == "required" {
-		r.add(RuleReceiptReasonRequired, "/body/reason_code", "a reason code on a "+status+" receipt", "absent")
+		r.add(RuleReceiptReasonRequired, "/body/reason_code", "a reason code when status is "+status, "absent")
 	}
 	if v, ok := body["detail"]; ok {
 		if _, isStr := v.(string); !isStr {
