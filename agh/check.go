@@ -775,7 +775,7 @@ func (r *run) trust() string {
 		state, fs = trust.Evaluate(r.env)
 		r.fs = append(r.fs, fs...)
 	}
-	if state != trust.Verified && r.c.opts.RequireVerified {
+	if state == trust.Unverified && r.c.opts.RequireVerified {
 		r.add(RuleRequireVerified, "/proof", "a verified proof", string(state))
 	}
 	return string(state)

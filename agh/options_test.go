@@ -155,6 +155,11 @@ func TestTrust(t *testing.T) {
 	if res.Trust != "rejected" || !HasErrors(res.Findings, false) || RefusalReason(res.Findings) != "verification_failed" {
 		t.Errorf("tampered: %s %q %s", res.Trust, RefusalReason(res.Findings), dump(res.Findings))
 	}
+	for _, id := range ids(checkEnv(t, strict, tampered).Findings) {
+		if id == RuleRequireVerified.ID {
+			t.Error("a rejected envelope also got the require-verified finding")
+		}
+	}
 	stripped := deepCopy(greet)
 	stripped["proof"] = nil
 	if res := checkEnv(t, c, stripped); res.Trust != "rejected" || !HasErrors(res.Findings, false) {
