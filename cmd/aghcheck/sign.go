@@ -10,6 +10,7 @@ import (
 
 	"github.com/aghcheck/aghcheck/jcs"
 	"github.com/aghcheck/aghcheck/jsonx"
+	"github.com/aghcheck/aghcheck/olympus"
 	"github.com/aghcheck/aghcheck/trust"
 	"github.com/spf13/cobra"
 )
@@ -25,13 +26,15 @@ type signOptions struct {
 
 	// --profile agh
 	keyFile, seedHex, nickname string
+	// --profile olympus
+	hmacKeyFile string
 }
 
 func newSignCmd() *cobra.Command {
 	o := &signOptions{}
 	cmd := &cobra.Command{
-		Use:   "sign (--key FILE | --seed HEX --nickname N) ENVELOPE.json",
-		Short: "Sign an AGH Network envelope with the Ed25519 + JCS trust profile",
+		Use:   "sign (--key FILE | --seed HEX --nickname N | --profile olympus [--hmac-key-file FILE]) DOCUMENT.json",
+		Short: "Sign an AGH Network envelope (Ed25519 + JCS) or an Olympus envelope (HMAC-SHA256)",
 		Long: `sign signs one AGH Network envelope under agh-network.trust.ed25519-jcs/v1 and
 prints the signed envelope. It sets from to the verified handle
 nickname@fingerprint (and body.peer_card.peer_id on greet and on whois
@@ -53,16 +56,19 @@ error or an input that is not a JSON object with a canonical form.`,
 		Example: `  aghcheck keygen --nickname patch-worker --out patch-worker.key.json
   aghcheck sign --key patch-worker.key.json greet.json > greet.signed.json
   aghcheck sign --seed 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f --nickname patch-worker --compact say.json
-  cat say.json | aghcheck sign --key patch-worker.key.json - | aghcheck validate -`,
+  cat say.json | aghcheck sign --key patch-worker.key.json - | aghcheck validate -
+  aghcheck sign --profile olympus --hmac-key-file olympus.key assign.json`,
 		Args: nArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, args[0]) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.profile, "profile", "agh", "signing profile: agh (Ed25519 + JCS trust profile)")
+	f.StringVar(&o.profile, "profile", "agh", "signing profile: agh (Ed25519 + JCS trust profile) or olympus (HMAC-SHA256 over the canonical envelope content)")
 	f.BoolVar(&o.compact, "compact", false, "print the canonical (JCS) bytes instead of indented JSON")
 	f.StringVar(&o.keyFile, "key", "", "agh: key file from 'aghcheck keygen --out'")
 	f.StringVar(&o.seedHex, "seed", "", "agh: 32-byte Ed25519 seed as 64 hex digits (for fixtures)")
 	f.StringVar(&o.nickname, "nickname", "", "agh: nickname of the handle nickname@fingerprint (default: the key file's)")
+	f.StringVar(&o.hmacKeyFile, "hmac-key-file", "", "olympus: HMAC-SHA256 key in `FILE` (default: $"+olympus.KeyEnv+"; never a flag value)")
+	_ = cmd.RegisterFlagCompletionFunc("profile", cobra.FixedCompletions([]string{"agh", "olympus"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -75,8 +81,17 @@ func (o *signOptions) run(cmd *cobra.Command, path string) error {
 			return &exitError{code: exitUsageErr, err: err}
 		}
 		sign = func(env map[string]any) error { return trust.Sign(env, priv, nickname) }
+	case "olympus":
+		key, err := olympus.LoadKey(o.hmacKeyFile)
+		if err == nil && key == nil {
+			err = fmt.Errorf("no HMAC key: give --hmac-key-file FILE or set $%s", olympus.KeyEnv)
+		}
+		if err != nil {
+			return &exitError{code: exitUsageErr, err: err}
+		}
+		sign = func(doc map[string]any) error { return olympus.Sign(doc, key) }
 	default:
-		return &exitError{code: exitUsageErr, err: fmt.Errorf("--profile %q is not supported (supported: agh)", o.profile)}
+		return &exitError{code: exitUsageErr, err: fmt.Errorf("--profile %q is not supported (supported: agh, olympus)", o.profile)}
 	}
 
 	raw, err := readArgFile(cmd, path)

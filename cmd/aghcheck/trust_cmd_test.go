@@ -179,7 +179,7 @@ func TestTrustCommandErrors(t *testing.T) {
 		{"sign bad nickname", []string{"sign", "--key", key, "--nickname", "a@b", greet}, "--nickname"},
 		{"sign missing key file", []string{"sign", "--key", filepath.Join(dir, "none"), greet}, "reading key"},
 		{"sign corrupt key file", []string{"sign", "--key", write("bad.key", `{"format":"x"}`), greet}, "format"},
-		{"sign unknown profile", []string{"sign", "--profile", "olympus", "--key", key, greet}, "not supported"},
+		{"sign unknown profile", []string{"sign", "--profile", "xml", "--key", key, greet}, "not supported"},
 		{"sign missing input", []string{"sign", "--key", key, filepath.Join(dir, "missing.json")}, "no such file"},
 		{"sign empty input", []string{"sign", "--key", key, write("empty.json", "")}, "empty input"},
 		{"sign not json", []string{"sign", "--key", key, write("bad.json", "{")}, "not I-JSON"},
