@@ -57,13 +57,12 @@ func loadSuites(t testing.TB) []*scenario.Scenario {
 	return set.Scenarios
 }
 
-func selfIUT(t testing.TB, mode string) []string {
+func selfIUT(t testing.TB) []string {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("AGHCHECK_TEST_IUT", mode)
 	return []string{exe, "-test.run=^$"}
 }
 
@@ -72,7 +71,8 @@ func runAgainst(t *testing.T, mode string, cfg Config) *Report {
 	if cfg.Scenarios == nil {
 		cfg.Scenarios = loadSuites(t)
 	}
-	cfg.Command = selfIUT(t, mode)
+	cfg.Command = selfIUT(t)
+	cfg.Env = append(cfg.Env, "AGHCHECK_TEST_IUT="+mode)
 	if cfg.GreetTimeout == 0 {
 		cfg.GreetTimeout = 10 * time.Second
 	}

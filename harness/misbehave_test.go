@@ -2,12 +2,85 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
 
+	"github.com/nats-io/nats.go"
+
+	"github.com/aghcheck/aghcheck/agh"
 	"github.com/aghcheck/aghcheck/peer"
 )
 
-// misbehave plays a broken IUT for the robustness tests.
+// misbehave plays a broken IUT for the robustness tests. Each mode greets
+// properly (so the run starts) unless its point is not to.
 func misbehave(ctx context.Context, name string, cfg peer.Config) int {
-	<-ctx.Done()
+	switch name {
+	case "exit":
+		fmt.Fprintln(os.Stderr, "iut: giving up at once")
+		return 3
+	case "hang":
+		<-ctx.Done()
+		return 0
+	}
+	opts := []nats.Option{}
+	if cfg.Token != "" {
+		opts = append(opts, nats.Token(cfg.Token))
+	}
+	nc, err := nats.Connect(cfg.URL, opts...)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	defer nc.Close()
+	id := cfg.PeerID
+	bcast := agh.BroadcastSubject(cfg.Workspace, cfg.Channel)
+	greet, _ := json.Marshal(map[string]any{
+		"protocol": agh.Protocol, "id": "msg_greet_" + id, "workspace_id": cfg.Workspace, "kind": "greet",
+		"channel": cfg.Channel, "from": id, "to": nil, "ts": time.Now().Unix(), "proof": nil,
+		"body": map[string]any{"peer_card": map[string]any{"peer_id": id, "profiles_supported": []any{"agh-network/v0", "aghcheck.control/v1"},
+			"capabilities": []any{}, "artifacts_supported": []any{}, "trust_modes_supported": []any{"unverified"}}},
+	})
+	switch name {
+	case "silent":
+		// Greets, then never answers anything.
+		nc.Publish(bcast, greet)
+		nc.Flush()
+		<-ctx.Done()
+	case "crash":
+		// Greets, answers nothing, dies shortly after the scenarios start.
+		nc.Publish(bcast, greet)
+		nc.Flush()
+		time.Sleep(150 * time.Millisecond)
+		fmt.Fprintln(os.Stderr, "iut: panic: simulated crash")
+		return 2
+	case "flood":
+		nc.Publish(bcast, greet)
+		for ctx.Err() == nil {
+			for range 500 {
+				nc.Publish(bcast, greet)
+			}
+			nc.Flush()
+		}
+	case "garbage":
+		// Greets, then answers every directed message with bytes that are
+		// not an envelope, on the sender's subject.
+		sub, _ := nc.Subscribe(agh.PeerSubject(cfg.Workspace, cfg.Channel, id), func(m *nats.Msg) {
+			var env map[string]any
+			if json.Unmarshal(m.Data, &env) == nil {
+				if from, ok := env["from"].(string); ok {
+					nc.Publish(agh.PeerSubject(cfg.Workspace, cfg.Channel, from), []byte("\xff{not json"))
+				}
+			}
+		})
+		defer sub.Unsubscribe()
+		nc.Publish(bcast, greet)
+		nc.Flush()
+		<-ctx.Done()
+	default:
+		fmt.Fprintln(os.Stderr, "unknown test IUT mode", name)
+		return 2
+	}
 	return 0
 }

@@ -34,7 +34,7 @@ type player struct {
 	in      *inbox
 	res     *ScenarioResult
 	peerIDs []string
-	mark    int // highest seq seen when the previous step ended
+	mark    int // highest seq seen before the latest send
 }
 
 func randomHex(n int) string {
@@ -92,7 +92,6 @@ func (r *runner) play(ctx context.Context, sc *scenario.Scenario, res *ScenarioR
 		out, msg, sr := p.step(ctx, i, &st)
 		sr.Index, sr.Kind, sr.Outcome, sr.Message = i+1, st.Kind(), out, msg
 		sr.Duration = Millis(time.Since(stepStart))
-		p.mark = p.lastSeq()
 		if out == Fail || out == Error {
 			switch {
 			case out == Fail && st.Level == "SHOULD":
@@ -263,6 +262,9 @@ func (p *player) step(ctx context.Context, i int, st *scenario.Step) (Outcome, s
 	}
 	switch {
 	case st.Send != nil:
+		// Silence is judged on what arrives after the latest send: taken
+		// before publishing, since a fast IUT answers at once.
+		p.mark = p.lastSeq()
 		if err := p.send(ctx, st.Send); err != nil {
 			var he errHarness
 			if errors.As(err, &he) {

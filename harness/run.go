@@ -50,6 +50,8 @@ type Config struct {
 	// Exactly one must be set.
 	Command []string
 	IUTPeer string
+	// Env is extra environment for the IUT command (KEY=VALUE).
+	Env []string
 	// SuggestedPeerID is AGH_PEER_ID (default generated).
 	SuggestedPeerID string
 
@@ -236,6 +238,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		rep.IUT.Command = cfg.Command
 		env := append(ep.Env(),
 			"AGH_WORKSPACE_ID="+r.ws, "AGH_CHANNEL="+r.ch, "AGH_PEER_ID="+cfg.SuggestedPeerID)
+		env = append(env, cfg.Env...)
 		proc, err := iut.Start(cfg.Command, env)
 		if err != nil {
 			return fail(err)

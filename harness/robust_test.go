@@ -1,0 +1,262 @@
+package harness
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/aghcheck/aghcheck/harness/scenario"
+	"github.com/aghcheck/aghcheck/peer"
+)
+
+// Every deliberate fault of the reference peer must be caught: some
+// scenario does not pass, or passive validation fails.
+func TestFaultsAreCaught(t *testing.T) {
+	all := loadSuites(t)
+	faults := peer.Faults()
+	if len(faults) < 10 {
+		t.Fatalf("only %d faults listed", len(faults))
+	}
+	for _, f := range faults {
+		t.Run(f.Name, func(t *testing.T) {
+			t.Parallel()
+			rep := runAgainst(t, "peer:"+f.Name, Config{Scenarios: all})
+			if rep.Error != "" {
+				t.Fatalf("harness error: %s", rep.Error)
+			}
+			var caught []string
+			for _, sc := range rep.Scenarios {
+				if sc.Outcome != Pass {
+					caught = append(caught, sc.ID+"="+string(sc.Outcome))
+				}
+			}
+			if rep.Passive.Outcome == Fail {
+				caught = append(caught, "passive")
+			}
+			if len(caught) == 0 {
+				t.Fatalf("fault %s (%s) passed every scenario", f.Name, f.Group)
+			}
+			inGroup := false
+			for _, c := range caught {
+				inGroup = inGroup || strings.Contains(c, groupPrefix(f.Group))
+			}
+			if !inGroup {
+				t.Errorf("fault %s caught only outside its group %s: %v", f.Name, f.Group, caught)
+			}
+			// Only a broken SHOULD (deduplication) may still earn the claim.
+			if rep.Summary.Passed && f.Name != "no-dedupe" {
+				t.Errorf("fault %s still earned %s", f.Name, rep.Summary.Claim)
+			}
+			t.Logf("caught by %v", caught)
+		})
+	}
+}
+
+func groupPrefix(g string) string {
+	if g == "envelope" || g == "kinds" || g == "lifecycle" || g == "delivery" || g == "extensions" || g == "trust" || g == "nats" {
+		return g + "."
+	}
+	return g
+}
+
+func TestIUTNeverGreets(t *testing.T) {
+	start := time.Now()
+	rep := runAgainst(t, "hang", Config{GreetTimeout: 500 * time.Millisecond})
+	if rep.Error == "" || !strings.Contains(rep.Error, "did not greet") {
+		t.Fatalf("error %q", rep.Error)
+	}
+	if rep.Summary.Passed || rep.Summary.Error == 0 {
+		t.Errorf("summary %+v", rep.Summary)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %s", d)
+	}
+}
+
+func TestIUTExitsAtOnce(t *testing.T) {
+	rep := runAgainst(t, "exit", Config{GreetTimeout: 20 * time.Second})
+	if !strings.Contains(rep.Error, "exited before greeting (exit status 3): iut: giving up at once") {
+		t.Fatalf("error %q", rep.Error)
+	}
+	if rep.Duration.D() > 5*time.Second {
+		t.Errorf("an IUT that exits at once kept the run for %s", rep.Duration.D())
+	}
+}
+
+func TestSilentIUTFails(t *testing.T) {
+	rep := runAgainst(t, "silent", Config{StepTimeout: 300 * time.Millisecond})
+	if rep.Error != "" {
+		t.Fatal(rep.Error)
+	}
+	if rep.Summary.Fail == 0 || rep.Summary.Passed {
+		t.Fatalf("summary %+v", rep.Summary)
+	}
+	for _, sc := range rep.Scenarios {
+		if sc.ID == "lifecycle.work-completes" && (sc.Outcome != Fail || !strings.Contains(sc.Message, "nothing arrived")) {
+			t.Errorf("%s: %s %s", sc.ID, sc.Outcome, sc.Message)
+		}
+	}
+}
+
+func TestCrashingIUT(t *testing.T) {
+	rep := runAgainst(t, "crash", Config{StepTimeout: 5 * time.Second})
+	if rep.Error != "" {
+		t.Fatal(rep.Error)
+	}
+	if !rep.IUT.Crashed || !strings.Contains(rep.IUT.Stderr, "simulated crash") {
+		t.Errorf("crash not recorded: %+v", rep.IUT.Exit)
+	}
+	crashMsg := 0
+	for _, sc := range rep.Scenarios {
+		if strings.Contains(sc.Message, "IUT exited during the run") {
+			crashMsg++
+			if sc.Outcome != Fail {
+				t.Errorf("%s: %s", sc.ID, sc.Outcome)
+			}
+		}
+	}
+	if crashMsg == 0 {
+		t.Fatal("no scenario blames the crash")
+	}
+	// Waiting scenarios must end on the crash, not on their 5s step timeout.
+	if rep.Duration.D() > 4*time.Second {
+		t.Errorf("run took %s after the crash", rep.Duration.D())
+	}
+}
+
+func TestFloodingIUT(t *testing.T) {
+	rep := runAgainst(t, "flood", Config{StepTimeout: 300 * time.Millisecond, FloodLimit: 2000})
+	if rep.Error != "" {
+		t.Fatal(rep.Error)
+	}
+	if !rep.Passive.Flooded || rep.Passive.Outcome != Fail || rep.Summary.Passed {
+		t.Fatalf("flood not reported: passive %+v", rep.Passive.Outcome)
+	}
+	if rep.Duration.D() > 10*time.Second {
+		t.Errorf("flood kept the run for %s", rep.Duration.D())
+	}
+}
+
+func TestMalformedBytesFromIUT(t *testing.T) {
+	rep := runAgainst(t, "garbage", Config{StepTimeout: 300 * time.Millisecond})
+	if rep.Error != "" {
+		t.Fatal(rep.Error)
+	}
+	if rep.Passive.Outcome != Fail || rep.Passive.Invalid == 0 {
+		t.Fatalf("passive %+v", rep.Passive)
+	}
+	found := false
+	for _, f := range rep.Passive.Findings {
+		found = found || f.Rule == "INPUT-UTF8" || f.Rule == "INPUT-JSON-SYNTAX"
+	}
+	if !found {
+		t.Errorf("findings %+v", rep.Passive.Findings)
+	}
+	for _, sc := range rep.Scenarios {
+		if sc.ID == "lifecycle.work-completes" {
+			if sc.Outcome != Fail {
+				t.Errorf("%s %s", sc.Outcome, sc.Message)
+			}
+			raw := false
+			for _, e := range sc.Exchanged {
+				raw = raw || (e.Direction == "received" && e.Raw != "")
+			}
+			if !raw {
+				t.Error("the garbage is not in the scenario's transcript")
+			}
+		}
+	}
+}
+
+// No cross-talk: many copies of the same scenarios run at once, each must
+// pass and see only envelopes addressed to its own test peers.
+func TestParallelScenariosIsolated(t *testing.T) {
+	base := loadSuites(t)
+	var scs []*scenario.Scenario
+	for copyN := range 4 {
+		for _, sc := range base {
+			if !strings.HasPrefix(sc.ID, "lifecycle.") && !strings.HasPrefix(sc.ID, "delivery.") {
+				continue
+			}
+			c := *sc
+			c.ID = sc.ID + ".copy" + strconv.Itoa(copyN)
+			scs = append(scs, &c)
+		}
+	}
+	rep := runAgainst(t, "peer", Config{Scenarios: scs, Level: "core"})
+	dump(t, rep)
+	if rep.Summary.Fail+rep.Summary.Error+rep.Summary.Warn > 0 {
+		t.Fatalf("summary %+v", rep.Summary)
+	}
+	for _, sc := range rep.Scenarios {
+		mine := map[string]bool{}
+		for _, id := range sc.Peers {
+			mine[id] = true
+		}
+		for _, e := range sc.Exchanged {
+			if e.Direction != "received" || e.Envelope == nil {
+				continue
+			}
+			var env struct {
+				To   *string `json:"to"`
+				Kind string  `json:"kind"`
+			}
+			_ = jsonUnmarshal(e.Envelope, &env)
+			if env.Kind != "greet" && (env.To == nil || !mine[*env.To]) {
+				t.Errorf("%s saw an envelope for someone else: %s", sc.ID, e.Envelope)
+			}
+		}
+	}
+}
+
+func TestNoIUTProcessLeft(t *testing.T) {
+	rep := runAgainst(t, "peer", Config{Scenarios: loadSuites(t)[:1]})
+	if rep.Error != "" {
+		t.Fatal(rep.Error)
+	}
+	if rep.IUT.Exit == "" {
+		t.Fatal("exit status not recorded")
+	}
+	// Nothing in /proc may still run the test binary in IUT mode.
+	exe, _ := os.Executable()
+	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil || !strings.Contains(string(b), "AGHCHECK_TEST_IUT=") {
+			continue
+		}
+		pid, _ := strconv.Atoi(strings.Split(p, "/")[2])
+		if pid == os.Getpid() {
+			continue
+		}
+		if link, _ := os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "exe")); link == exe && !zombie(pid) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Errorf("IUT process %d survived the run", pid)
+		}
+	}
+}
+
+func zombie(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	f := strings.Fields(string(b))
+	return len(f) > 2 && f[2] == "Z"
+}
+
+func TestUsageErrors(t *testing.T) {
+	_, err := Run(t.Context(), Config{Level: "gold", Command: []string{"x"}})
+	var he *HarnessError
+	if !errors.As(err, &he) {
+		t.Fatalf("err %v", err)
+	}
+	if _, err := Run(t.Context(), Config{}); !errors.As(err, &he) {
+		t.Fatalf("no IUT: err %v", err)
+	}
+}

@@ -1,0 +1,279 @@
+package reporter
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/fatih/color"
+
+	"github.com/aghcheck/aghcheck/harness"
+)
+
+var (
+	runGreen  = color.New(color.FgGreen, color.Bold).SprintFunc()
+	runRed    = color.New(color.FgRed, color.Bold).SprintFunc()
+	runYellow = color.New(color.FgYellow, color.Bold).SprintFunc()
+	runCyan   = color.New(color.FgCyan).SprintFunc()
+	runFaint  = color.New(color.Faint).SprintFunc()
+)
+
+func runOutcome(o harness.Outcome) string {
+	label := fmt.Sprintf("%-5s", strings.ToUpper(string(o)))
+	switch o {
+	case harness.Pass:
+		return runGreen(label)
+	case harness.Fail, harness.Error:
+		return runRed(label)
+	case harness.Warn:
+		return runYellow(label)
+	}
+	return runFaint(label)
+}
+
+func runDur(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	}
+	return fmt.Sprintf("%.2fs", d.Seconds())
+}
+
+// RunProgress returns a callback that prints one line per finished
+// scenario: the live progress of a text run.
+func RunProgress(w io.Writer) func(*harness.ScenarioResult) {
+	return func(sc *harness.ScenarioResult) {
+		line := fmt.Sprintf("  %s %-16s %-46s %6s", runOutcome(sc.Outcome), sc.Suite, sc.ID, runDur(sc.Duration.D()))
+		if sc.Outcome != harness.Pass && sc.Message != "" {
+			line += "  " + runFaint(firstLine(sc.Message))
+		}
+		fmt.Fprintln(w, line)
+	}
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 140 {
+		s = s[:137] + "..."
+	}
+	return s
+}
+
+// RunHeader prints what the run is about to certify.
+func RunHeader(w io.Writer, level string, scenarios int) {
+	fmt.Fprintf(w, "aghcheck run: AGH Network v0 conformance, level %s, %d scenarios\n", level, scenarios)
+}
+
+// WriteRunText renders the end of a text run: skipped scenarios, failure
+// details with the exchanged envelopes, summaries by suite and level,
+// passive validation, and the claims.
+func WriteRunText(w io.Writer, rep *harness.Report, verbose bool) error {
+	b := rep.Broker
+	kind := "external"
+	if b.Embedded {
+		kind = "embedded"
+	}
+	js := ""
+	if b.JetStream {
+		js = " +JetStream"
+	}
+	fmt.Fprintf(w, "\nbroker   %s %s%s (workspace %s, channel %s)\n", kind, b.URL, js, b.Workspace, b.Channel)
+	if rep.IUT.PeerID != "" {
+		name := ""
+		if dn, ok := rep.IUT.Card["display_name"].(string); ok && dn != "" {
+			name = " (" + dn + ")"
+		}
+		fmt.Fprintf(w, "IUT      %s%s, greeted after %s, %d messages published", rep.IUT.PeerID, name, runDur(rep.IUT.Greeted.D()), rep.IUT.Messages)
+		if rep.IUT.Crashed {
+			fmt.Fprintf(w, ", %s", runRed("crashed: "+rep.IUT.Exit))
+		}
+		fmt.Fprintln(w)
+	}
+	if rep.Error != "" {
+		fmt.Fprintf(w, "\n%s %s\n", runRed("ERROR"), rep.Error)
+		if rep.IUT.Stderr != "" {
+			fmt.Fprintf(w, "IUT stderr (tail):\n%s\n", indent(tailLines(rep.IUT.Stderr, 15), "    "))
+		}
+	}
+
+	var skipped, bad []*harness.ScenarioResult
+	for _, sc := range rep.Scenarios {
+		switch sc.Outcome {
+		case harness.Skip:
+			skipped = append(skipped, sc)
+		case harness.Fail, harness.Error, harness.Warn:
+			bad = append(bad, sc)
+		}
+	}
+	if len(skipped) > 0 && (verbose || len(skipped) <= 12) {
+		fmt.Fprintln(w, "\nSkipped:")
+		for _, sc := range skipped {
+			fmt.Fprintf(w, "  %s %-46s %s\n", runOutcome(sc.Outcome), sc.ID, runFaint(sc.Message))
+		}
+	} else if len(skipped) > 0 {
+		fmt.Fprintf(w, "\n%d scenarios skipped (-v lists them)\n", len(skipped))
+	}
+	if len(bad) > 0 {
+		fmt.Fprintln(w, "\nDetails:")
+		for _, sc := range bad {
+			writeRunFailure(w, sc)
+		}
+	}
+
+	writeRunTables(w, rep)
+
+	p := rep.Passive
+	fmt.Fprintf(w, "\nPassive validation of everything the IUT published: %s  %d envelopes, %d invalid", runOutcome(p.Outcome), p.Envelopes, p.Invalid)
+	if p.Dropped > 0 {
+		fmt.Fprintf(w, ", %d dropped by the broker", p.Dropped)
+	}
+	fmt.Fprintln(w)
+	for _, f := range p.Findings {
+		fmt.Fprintf(w, "    %-6s %-28s ×%-4d %s\n", f.Level, f.Rule, f.Count, firstLine(f.Example))
+	}
+
+	fmt.Fprintln(w, "\nClaims:")
+	for _, c := range rep.Claims {
+		mark := runGreen("✔")
+		if !c.Earned {
+			mark = runRed("✘")
+		}
+		line := fmt.Sprintf("  %s %-22s", mark, c.Name)
+		if !c.Earned && len(c.Why) > 0 {
+			why := c.Why
+			if len(why) > 4 && !verbose {
+				why = append(why[:4:4], fmt.Sprintf("… %d more", len(c.Why)-4))
+			}
+			line += " " + runFaint(strings.Join(why, "; "))
+		}
+		fmt.Fprintln(w, line)
+	}
+	s := rep.Summary
+	verdict := runGreen("PASSED")
+	if !s.Passed {
+		verdict = runRed("NOT PASSED")
+	}
+	fmt.Fprintf(w, "\n%s  %d pass, %d fail, %d warn, %d skip, %d error; claim earned: %s (target %s); %s wall, %s of scenario time\n",
+		verdict, s.Pass, s.Fail, s.Warn, s.Skip, s.Error, runCyan(s.Claim), s.Target, runDur(rep.Duration.D()), runDur(s.ScenarioTime.D()))
+	return nil
+}
+
+func writeRunFailure(w io.Writer, sc *harness.ScenarioResult) {
+	fmt.Fprintf(w, "\n  %s %s  %s\n", runOutcome(sc.Outcome), sc.ID, sc.Title)
+	fmt.Fprintf(w, "        %s %s, %s, requirements %s\n", runFaint("in"), sc.File, sc.Level, strings.Join(sc.Requirements, ", "))
+	if sc.Message != "" {
+		fmt.Fprintf(w, "        %s\n", sc.Message)
+	}
+	for _, n := range sc.Notes {
+		if n != sc.Message {
+			fmt.Fprintf(w, "        %s %s\n", runFaint("note:"), firstLine(n))
+		}
+	}
+	for _, st := range sc.Steps {
+		if st.Outcome == harness.Pass {
+			continue
+		}
+		for _, e := range st.Expected {
+			b, _ := json.Marshal(e)
+			fmt.Fprintf(w, "        step %d expected: %s\n", st.Index, clip(string(b), 300))
+		}
+		for _, a := range st.Arrived {
+			fmt.Fprintf(w, "        step %d arrived:  %s\n", st.Index, clip(a, 300))
+		}
+	}
+	if len(sc.Exchanged) > 0 {
+		fmt.Fprintln(w, "        exchanged:")
+		for _, e := range sc.Exchanged {
+			who := "IUT →"
+			if e.Direction == "sent" {
+				who = e.Peer + " →"
+			}
+			body := string(e.Envelope)
+			if body == "" {
+				body = e.Raw
+			}
+			fmt.Fprintf(w, "          %7s %-10s %s %s\n", "+"+runDur(e.At.D()), who, runFaint(e.Subject), clip(body, 400))
+			for _, f := range e.Findings {
+				fmt.Fprintf(w, "                             %s %s\n", runRed("!"), f)
+			}
+		}
+	}
+}
+
+func writeRunTables(w io.Writer, rep *harness.Report) {
+	type row struct{ pass, fail, warn, skip, errs int }
+	add := func(r *row, o harness.Outcome) {
+		switch o {
+		case harness.Pass:
+			r.pass++
+		case harness.Fail:
+			r.fail++
+		case harness.Warn:
+			r.warn++
+		case harness.Skip:
+			r.skip++
+		case harness.Error:
+			r.errs++
+		}
+	}
+	suites := map[string]*row{}
+	levels := map[string]*row{}
+	for _, sc := range rep.Scenarios {
+		if suites[sc.Suite] == nil {
+			suites[sc.Suite] = &row{}
+		}
+		if levels[sc.Level] == nil {
+			levels[sc.Level] = &row{}
+		}
+		add(suites[sc.Suite], sc.Outcome)
+		add(levels[sc.Level], sc.Outcome)
+	}
+	names := make([]string, 0, len(suites))
+	for n := range suites {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	cell := func(n int, f func(a ...any) string) string {
+		s := fmt.Sprintf("%5d", n)
+		if n == 0 {
+			return runFaint(s)
+		}
+		return f(s)
+	}
+	print := func(label string, r *row) {
+		fmt.Fprintf(w, "  %-18s%s%s%s%s%s\n", label, cell(r.pass, runGreen), cell(r.fail, runRed), cell(r.warn, runYellow), cell(r.skip, runFaint), cell(r.errs, runRed))
+	}
+	fmt.Fprintf(w, "\n  %-18s%5s%5s%5s%5s%5s\n", "suite", "pass", "fail", "warn", "skip", "error")
+	for _, n := range names {
+		print(n, suites[n])
+	}
+	fmt.Fprintf(w, "  %-18s\n", "level")
+	for _, l := range []string{"MUST", "SHOULD", "MAY"} {
+		if levels[l] != nil {
+			print(l, levels[l])
+		}
+	}
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n-3] + "..."
+	}
+	return s
+}
+
+func indent(s, pre string) string {
+	return pre + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+pre)
+}
+
+func tailLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
