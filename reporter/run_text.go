@@ -238,7 +238,7 @@ func writeRunTables(w io.Writer, rep *harness.Report) {
 	}
 	sort.Strings(names)
 	cell := func(n int, f func(a ...any) string) string {
-		s := fmt.Sprintf("%5d", n)
+		s := fmt.Sprintf("%6d", n)
 		if n == 0 {
 			return runFaint(s)
 		}
@@ -247,7 +247,7 @@ func writeRunTables(w io.Writer, rep *harness.Report) {
 	print := func(label string, r *row) {
 		fmt.Fprintf(w, "  %-18s%s%s%s%s%s\n", label, cell(r.pass, runGreen), cell(r.fail, runRed), cell(r.warn, runYellow), cell(r.skip, runFaint), cell(r.errs, runRed))
 	}
-	fmt.Fprintf(w, "\n  %-18s%5s%5s%5s%5s%5s\n", "suite", "pass", "fail", "warn", "skip", "error")
+	fmt.Fprintf(w, "\n  %-18s%6s%6s%6s%6s%6s\n", "suite", "pass", "fail", "warn", "skip", "error")
 	for _, n := range names {
 		print(n, suites[n])
 	}

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"regexp"
+	"syscall"
+	"time"
+
+	"github.com/fatih/color"
+	"github.com/spf13/cobra"
+
+	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/harness/broker"
+	"github.com/aghcheck/aghcheck/harness/iut"
+	"github.com/aghcheck/aghcheck/harness/scenario"
+	"github.com/aghcheck/aghcheck/reporter"
+	"github.com/aghcheck/aghcheck/suites"
+)
+
+func init() { subcommands = append(subcommands, newRunCmd) }
+
+// suiteFlags select scenarios; shared by run and list.
+type suiteFlags struct {
+	dirs     []string
+	runRe    string
+	level    string
+	embedded bool
+}
+
+func (s *suiteFlags) add(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringArrayVar(&s.dirs, "suite", nil, "also load scenario files (*.yaml) from `DIR` (repeatable)")
+	f.StringVar(&s.runRe, "run", "", "only run scenarios whose id matches `REGEX`")
+	f.StringVar(&s.level, "level", "full", "claimed level: core, trust or full")
+	f.BoolVar(&s.embedded, "embedded", true, "include the built-in suites (--embedded=false plays only --suite files)")
+}
+
+func (s *suiteFlags) load() ([]*scenario.Scenario, *regexp.Regexp, error) {
+	if _, ok := harness.Levels[s.level]; !ok {
+		return nil, nil, &exitError{code: exitUsageErr, err: fmt.Errorf("--level %q: want core, trust or full", s.level)}
+	}
+	var re *regexp.Regexp
+	if s.runRe != "" {
+		var err error
+		if re, err = regexp.Compile(s.runRe); err != nil {
+			return nil, nil, &exitError{code: exitUsageErr, err: fmt.Errorf("--run: %w", err)}
+		}
+	}
+	var set scenario.Set
+	if s.embedded {
+		set = scenario.LoadFS(suites.FS(), ".", "embedded:")
+	}
+	for _, d := range s.dirs {
+		st, err := os.Stat(d)
+		if err != nil || !st.IsDir() {
+			return nil, nil, &exitError{code: exitUsageErr, err: fmt.Errorf("--suite %s: not a directory", d)}
+		}
+		set.Merge(scenario.LoadFS(os.DirFS(d), ".", d+"/"))
+	}
+	if err := set.Err(); err != nil {
+		return nil, nil, &exitError{code: exitUsageErr, err: err}
+	}
+	if len(set.Scenarios) == 0 {
+		return nil, nil, &exitError{code: exitUsageErr, err: errors.New("no scenarios to play")}
+	}
+	return set.Scenarios, re, nil
+}
+
+// iutCommand splits --iut and maps a leading "aghcheck" to this very
+// executable, so 'aghcheck run --iut "aghcheck peer"' works under go run
+// and without aghcheck on PATH.
+func iutCommand(line string) ([]string, error) {
+	argv, err := iut.Split(line)
+	if err != nil {
+		return nil, err
+	}
+	if argv[0] == "aghcheck" {
+		if exe, err := os.Executable(); err == nil {
+			argv[0] = exe
+		}
+	}
+	return argv, nil
+}
+
+func newRunCmd() *cobra.Command {
+	var (
+		sf                                 suiteFlags
+		iutLine, iutPeer, format, output   string
+		natsURL, natsToken, natsUser       string
+		natsPassword, natsCreds, workspace string
+		channel                            string
+		strict, verbose, noColor           bool
+		parallel                           int
+		timeout, stepTimeout, greetTimeout time.Duration
+		silence                            time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Certify a live AGH Network v0 peer by playing conformance scenarios at it",
+		Long: `run starts an embedded NATS broker (or uses --nats-url), starts the
+implementation under test (--iut 'COMMAND ARGS') or attaches to one already
+on the broker (--iut-peer ID), waits for its greet, plays every scenario in
+parallel as isolated test peers, validates passively every envelope the IUT
+publishes, and prints the conformance claim it earned.
+
+With neither --iut nor --iut-peer the built-in reference peer is certified
+('aghcheck peer'). The IUT gets its settings in the environment:
+AGH_NATS_URL, AGH_NATS_TOKEN, AGH_NATS_USER, AGH_NATS_PASSWORD,
+AGH_WORKSPACE_ID, AGH_CHANNEL and AGH_PEER_ID (a suggestion).
+
+Exit status: 0 when the claimed --level passes, 1 when it does not, 2 for
+usage or harness errors (including an IUT that never greets).`,
+		Example: `  aghcheck run
+  aghcheck run --iut './my-agent --join' --level core
+  aghcheck run --iut 'aghcheck peer --fault accept-expired' --run 'delivery\.'
+  aghcheck run --nats-url nats://nats.internal:4222 --nats-creds ci.creds --iut-peer reviewer.sess-1
+  aghcheck run --format junit -o conformance.xml`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if noColor {
+				color.NoColor = true
+			}
+			scs, re, err := sf.load()
+			if err != nil {
+				return err
+			}
+			if iutLine != "" && iutPeer != "" {
+				return &exitError{code: exitUsageErr, err: errors.New("--iut and --iut-peer are exclusive")}
+			}
+			if iutPeer != "" && natsURL == "" {
+				return &exitError{code: exitUsageErr, err: errors.New("--iut-peer needs --nats-url: a running peer cannot be on the embedded broker")}
+			}
+			switch format {
+			case "text", "json", "junit":
+			default:
+				return &exitError{code: exitUsageErr, err: fmt.Errorf("--format %q: want text, json or junit", format)}
+			}
+			cfg := harness.Config{
+				Scenarios: scs, Level: sf.level, Strict: strict, Select: re, Parallel: parallel,
+				Timeout: timeout, StepTimeout: stepTimeout, GreetTimeout: greetTimeout, SilenceWindow: silence,
+				IUTPeer: iutPeer, Workspace: workspace, Channel: channel, Version: version,
+			}
+			if iutPeer == "" {
+				if iutLine == "" {
+					iutLine = "aghcheck peer"
+				}
+				if cfg.Command, err = iutCommand(iutLine); err != nil {
+					return &exitError{code: exitUsageErr, err: fmt.Errorf("--iut: %w", err)}
+				}
+			}
+			if natsURL != "" {
+				cfg.External = &broker.Endpoint{URL: natsURL, Token: natsToken, User: natsUser, Password: natsPassword, Creds: natsCreds}
+			}
+			var out io.Writer = cmd.OutOrStdout()
+			if output != "" && output != "-" {
+				f, err := os.Create(output)
+				if err != nil {
+					return &exitError{code: exitUsageErr, err: err}
+				}
+				defer f.Close()
+				out = f
+			}
+			if format == "text" {
+				reporter.RunHeader(out, sf.level, len(scs))
+				cfg.Progress = reporter.RunProgress(out)
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			rep, runErr := harness.Run(ctx, cfg)
+			if rep == nil {
+				return &exitError{code: exitUsageErr, err: runErr}
+			}
+			switch format {
+			case "json":
+				err = reporter.WriteRunJSON(out, rep)
+			case "junit":
+				err = reporter.WriteRunJUnit(out, rep)
+			default:
+				err = reporter.WriteRunText(out, rep, verbose)
+			}
+			if err != nil {
+				return &exitError{code: exitUsageErr, err: fmt.Errorf("write report: %w", err)}
+			}
+			if runErr != nil {
+				return &exitError{code: exitUsageErr, err: runErr}
+			}
+			if !rep.Summary.Passed {
+				return &exitError{code: exitInvalid}
+			}
+			return nil
+		},
+	}
+	sf.add(cmd)
+	f := cmd.Flags()
+	f.StringVar(&iutLine, "iut", "", "start the implementation under test with `'COMMAND ARGS'` (default: the built-in reference peer)")
+	f.StringVar(&iutPeer, "iut-peer", "", "attach to the peer `ID` already running on --nats-url")
+	f.StringVar(&natsURL, "nats-url", "", "use this NATS server or cluster instead of an embedded broker")
+	f.StringVar(&natsToken, "nats-token", "", "token for --nats-url")
+	f.StringVar(&natsUser, "nats-user", "", "user for --nats-url")
+	f.StringVar(&natsPassword, "nats-password", "", "password for --nats-user")
+	f.StringVar(&natsCreds, "nats-creds", "", "credentials `FILE` for --nats-url")
+	f.StringVar(&workspace, "workspace", "", "workspace id of the run (default a fresh aghcheck-XXXXXXXX)")
+	f.StringVar(&channel, "channel", "conformance", "channel of the run")
+	f.StringVarP(&format, "format", "f", "text", "report format: text, json or junit")
+	f.StringVarP(&output, "output", "o", "", "write the report to `FILE` instead of stdout")
+	f.BoolVar(&strict, "strict", false, "treat warnings (SHOULD not met) as failures")
+	f.BoolVarP(&verbose, "verbose", "v", false, "list every skipped scenario and every reason a claim was not earned")
+	f.BoolVar(&noColor, "no-color", false, "plain text output (also when NO_COLOR is set or stdout is not a terminal)")
+	f.IntVar(&parallel, "parallel", 0, "scenarios played at once (default all)")
+	f.DurationVar(&timeout, "timeout", 10*time.Second, "time limit per scenario")
+	f.DurationVar(&stepTimeout, "step-timeout", 2*time.Second, "default time an expect step waits")
+	f.DurationVar(&silence, "silence", 300*time.Millisecond, "default expect_silence window")
+	f.DurationVar(&greetTimeout, "greet-timeout", 30*time.Second, "how long to wait for the IUT's greet")
+	return cmd
+}
+
+var _ = context.Background
