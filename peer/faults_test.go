@@ -117,6 +117,16 @@ func TestFaultsChangeBehaviour(t *testing.T) {
 			w["body"].(map[string]any)["text"] = "tampered"
 			r.sendRaw(agh.PeerSubject(testWS, testChannel, r.peerID), mustJSON(w))
 			wantReceipt(t, r.expect("receipt"), w, "accepted", "")
+			r.expect("trace")
+			r.expect("trace")
+			// Only the proof is overlooked: a wrong capability digest is
+			// still refused.
+			c := r.work("")
+			c["kind"] = "capability"
+			c["body"] = map[string]any{"capability": map[string]any{"id": "x", "summary": "s", "outcome": "o",
+				"digest": "sha256:" + strings.Repeat("0", 64)}}
+			r.send(c)
+			wantReceipt(t, r.expect("receipt"), c, "rejected", "verification_failed")
 		}},
 		{faultReceiptOnBroadcast, nil, func(t *testing.T, r *rig) {
 			r.send(r.work("where does it go"))

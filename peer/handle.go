@@ -95,31 +95,35 @@ func (p *peer) refusal(res agh.Result, env map[string]any) string {
 			fs = append(append([]rules.Finding(nil), fs...), tfs...)
 		}
 	}
+	ignoreTrust := p.faults[faultAcceptBadSignature]
 	ignore := map[string]bool{}
 	if p.faults[faultAcceptExpired] {
 		ignore["expired"] = true
 	}
-	if p.faults[faultAcceptBadSignature] {
-		ignore["verification_failed"] = true
-	}
 	if p.faults[faultAcceptMalformed] && env["kind"] == "say" && env["work_id"] != nil {
 		ignore["malformed"] = true
 	}
-	if len(ignore) > 0 {
+	if len(ignore) > 0 || ignoreTrust {
 		kept := fs[:0:0]
 		for _, f := range fs {
-			if !ignore[f.Rule.Reason] {
-				kept = append(kept, f)
+			// The trust fault overlooks the proof only: a bad capability
+			// digest is verification_failed too but stays refused.
+			if ignore[f.Rule.Reason] || (ignoreTrust && f.Rule.Profile == trustRuleProfile) {
+				continue
 			}
+			kept = append(kept, f)
 		}
 		fs = kept
 	}
 	reason := agh.RefusalReason(fs)
-	if reason == "" && state == string(trust.Rejected) && !ignore["verification_failed"] {
+	if reason == "" && state == string(trust.Rejected) && !ignoreTrust {
 		reason = "verification_failed"
 	}
 	return reason
 }
+
+// trustRuleProfile is the rules.Rule.Profile of the trust profile's rules.
+const trustRuleProfile = "agh-trust"
 
 // remember records (sender, id) for the replay window: at least the
 // replay age, and as long as the message itself stays fresh.
