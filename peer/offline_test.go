@@ -151,3 +151,29 @@ func BenchmarkHandleWhois(b *testing.B) {
 		*out = (*out)[:0]
 	}
 }
+
+// The presence cache keeps a greeting peer for two greet intervals.
+func TestPeerCacheExpiry(t *testing.T) {
+	p, _ := offline(t)
+	clock := time.Now()
+	p.now = func() time.Time { return clock }
+	greet := fmt.Appendf(nil, `{"protocol":"agh-network/v0","id":"msg_g1","workspace_id":%q,"kind":"greet","channel":%q,"from":"other.peer","to":null,"ts":%d,`+
+		`"body":{"peer_card":{"peer_id":"other.peer","profiles_supported":[],"capabilities":[],"artifacts_supported":[],"trust_modes_supported":[]}},"proof":null}`,
+		testWS, testChannel, clock.Unix())
+	p.handle(p.broadcast, greet)
+	if got := p.knownPeers(); len(got) != 1 || got[0] != "other.peer" {
+		t.Fatalf("after greet: %v", got)
+	}
+	clock = clock.Add(2*p.cfg.GreetInterval - time.Second)
+	if len(p.knownPeers()) != 1 {
+		t.Fatal("peer expired before two greet intervals")
+	}
+	clock = clock.Add(2 * time.Second)
+	if len(p.knownPeers()) != 0 {
+		t.Fatal("peer still known after two greet intervals")
+	}
+	p.sweep()
+	if len(p.peers) != 0 {
+		t.Error("sweep kept an expired peer")
+	}
+}
