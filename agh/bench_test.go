@@ -68,3 +68,16 @@ func BenchmarkCheckInvalid(b *testing.B) {
 		_ = c.Check(raws[k], vals[k])
 	}
 }
+
+// BenchmarkCheckFullSchema is BenchmarkCheck with the schema validator run
+// on every envelope, for comparison with the default fast path.
+func BenchmarkCheckFullSchema(b *testing.B) {
+	c := mustChecker(b, Options{Now: 1776366100, FullSchema: true})
+	raws, vals := benchCorpus(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		k := i % len(vals)
+		_ = c.Check(raws[k], vals[k])
+	}
+}
