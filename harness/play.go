@@ -28,13 +28,14 @@ func (e errHarness) Error() string { return e.err.Error() }
 
 // player runs one scenario.
 type player struct {
-	r       *runner
-	sc      *scenario.Scenario
-	ctx     *scenario.Context
-	in      *inbox
-	res     *ScenarioResult
-	peerIDs []string
-	mark    int // highest seq seen before the latest send
+	r        *runner
+	sc       *scenario.Scenario
+	ctx      *scenario.Context
+	in       *inbox
+	res      *ScenarioResult
+	peerIDs  []string
+	mark     int // highest seq seen before the latest send
+	greetSeq int // the IUT's opening greet, never "what arrived instead"
 }
 
 func randomHex(n int) string {
@@ -76,7 +77,7 @@ func (r *runner) play(ctx context.Context, sc *scenario.Scenario, res *ScenarioR
 		// The IUT greeted before any scenario started: every scenario may
 		// judge that greet, but silence windows start after it.
 		p.in.add(r.greet, true)
-		p.mark = r.greet.seq
+		p.mark, p.greetSeq = r.greet.seq, r.greet.seq
 	}
 
 	timeout := r.cfg.Timeout
@@ -584,7 +585,7 @@ func (p *player) unmatched(pats []map[string]any) []string {
 	defer p.in.mu.Unlock()
 	var out []string
 	for _, m := range p.in.msgs {
-		if p.in.consumed[m.seq] {
+		if p.in.consumed[m.seq] || m.seq == p.greetSeq {
 			continue
 		}
 		if len(out) == 8 {

@@ -1,0 +1,131 @@
+package scenario
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+func decode(t testing.TB, s string) any {
+	t.Helper()
+	d := json.NewDecoder(strings.NewReader(s))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestMatch(t *testing.T) {
+	env := `{"kind":"receipt","ts":1776366182,"to":"alice.x","reply_to":null,"body":{"status":"rejected","reason_code":"busy","tags":["a","b"]}}`
+	for _, tc := range []struct {
+		pat  string
+		ok   bool
+		why  string
+	}{
+		{`{"kind":"receipt"}`, true, ""},
+		{`{"kind":"trace"}`, false, `/kind: want "trace", got "receipt"`},
+		{`{"ts":1776366182.0}`, true, ""},
+		{`{"body":{"status":{"$in":["accepted","rejected"]}}}`, true, ""},
+		{`{"body":{"reason_code":{"$absent":true}}}`, false, "/body/reason_code: want absent"},
+		{`{"reply_to":{"$absent":true},"proof":{"$absent":true}}`, true, ""},
+		{`{"proof":{"$present":true}}`, false, "/proof: missing"},
+		{`{"body":{"tags":{"$contains":"b"}}}`, true, ""},
+		{`{"body":{"tags":["a"]}}`, false, "/body/tags"},
+		{`{"to":{"$regex":"^alice\\."}}`, true, ""},
+		{`{"body":{"status":{"$ne":"accepted"}}}`, true, ""},
+		{`{"body":{"$type":"object"}}`, true, ""},
+		{`{"body":{"missing":1}}`, false, "/body/missing: missing"},
+	} {
+		ok, why := Match(decode(t, tc.pat), decode(t, env))
+		if ok != tc.ok || !strings.Contains(why, tc.why) {
+			t.Errorf("Match(%s) = %v %q, want %v %q", tc.pat, ok, why, tc.ok, tc.why)
+		}
+	}
+}
+
+func TestRender(t *testing.T) {
+	now := time.Unix(1776366000, 0)
+	ctx := &Context{Workspace: "ws_alpha", Channel: "builders", IUT: "patch-worker.session-19", Tag: "abc",
+		Peers:    map[string]*TestPeer{"alice": {Name: "alice", ID: "ops-coordinator.session-42"}},
+		Captures: map[string]any{"card": map[string]any{"peer_id": "x"}},
+		Now:      func() time.Time { return now }}
+	v, err := ctx.Render(map[string]any{
+		"ts": "{{now}}", "exp": "{{ now+60 }}", "id": "{{id.open}}", "w": "{{work.w}}", "t": "{{thread.t}}",
+		"d": "{{direct.alice}}", "route": "{{iut.route}}", "text": "hi {{peer.alice}} at {{now-1}}", "card": "{{capture.card}}",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(v)
+	want := `{"card":{"peer_id":"x"},"d":"direct_a610973e3c0d915853982f4bfe1534e8","exp":1776366060,"id":"msg_abc_open","route":"c1cc4fe4b7b176627e58384f1a402819","t":"thread_abc_t","text":"hi ops-coordinator.session-42 at 1776365999","ts":1776366000,"w":"work_abc_w"}`
+	if string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	for _, bad := range []string{"{{nope}}", "{{peer.bob}}", "{{capture.none}}", "{{now*2}}", "{{id}}", "{{pad.x}}"} {
+		if _, err := ctx.Render(bad); err == nil {
+			t.Errorf("%s rendered without error", bad)
+		}
+	}
+}
+
+// Golden problems for the files in testdata/bad: each line of want.txt is
+// one problem lint must report.
+func TestParseProblems(t *testing.T) {
+	set := LoadFS(os.DirFS("testdata/bad"), ".", "bad/")
+	var got []string
+	for _, p := range set.Problems {
+		got = append(got, p.String())
+	}
+	sort.Strings(got)
+	want, err := os.ReadFile(filepath.Join("testdata", "bad.golden"))
+	if os.Getenv("UPDATE_GOLDEN") != "" {
+		os.WriteFile(filepath.Join("testdata", "bad.golden"), []byte(strings.Join(got, "\n")+"\n"), 0o644)
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := strings.Join(got, "\n") + "\n"; g != string(want) {
+		t.Errorf("problems:\n%s\nwant:\n%s", g, want)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		"scenarios: []",
+		"scenarios:\n  - id: abc\n    title: t\n    requirements: [SAY-TEXT]\n    level: MUST\n    claim: core-receiver\n    steps: [{wait: 1ms}]\n",
+		"{{{",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		scs, probs := Parse("fuzz.yaml", data, "fuzz")
+		if len(probs) == 0 {
+			for _, sc := range scs {
+				if sc.ID == "" || len(sc.Steps) == 0 {
+					t.Fatalf("accepted an incomplete scenario: %+v", sc)
+				}
+			}
+		}
+	})
+}
+
+func FuzzMatch(f *testing.F) {
+	f.Add(`{"a":{"$in":[1,"x"]}}`, `{"a":1}`)
+	f.Fuzz(func(t *testing.T, pat, val string) {
+		var p, v any
+		if json.Unmarshal([]byte(pat), &p) != nil || json.Unmarshal([]byte(val), &v) != nil {
+			return
+		}
+		ok, why := Match(p, v)
+		if ok != (why == "") {
+			t.Fatalf("ok=%v why=%q", ok, why)
+		}
+	})
+}
