@@ -24,9 +24,9 @@ func decode(t testing.TB, s string) any {
 func TestMatch(t *testing.T) {
 	env := `{"kind":"receipt","ts":1776366182,"to":"alice.x","reply_to":null,"body":{"status":"rejected","reason_code":"busy","tags":["a","b"]}}`
 	for _, tc := range []struct {
-		pat  string
-		ok   bool
-		why  string
+		pat string
+		ok  bool
+		why string
 	}{
 		{`{"kind":"receipt"}`, true, ""},
 		{`{"kind":"trace"}`, false, `/kind: want "trace", got "receipt"`},
