@@ -7,9 +7,9 @@ package peer
 
 import (
 	"crypto/ed25519"
-	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/aghcheck/aghcheck/trust"
 	"log/slog"
 	"os"
 	"strconv"
@@ -108,42 +108,19 @@ func ParseSeconds(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// KeyFromSeed turns a 32-byte hex seed into an Ed25519 private key.
-func KeyFromSeed(hexSeed string) (ed25519.PrivateKey, error) {
-	b, err := hex.DecodeString(strings.TrimSpace(hexSeed))
-	if err != nil {
-		return nil, fmt.Errorf("seed: %w", err)
-	}
-	if len(b) != ed25519.SeedSize {
-		return nil, fmt.Errorf("seed: want %d bytes, got %d", ed25519.SeedSize, len(b))
-	}
-	return ed25519.NewKeyFromSeed(b), nil
-}
-
-// KeyFromFile reads an Ed25519 key file: a hex seed (64 hex chars) or a hex
-// private key (128 hex chars), surrounding whitespace ignored.
-func KeyFromFile(path string) (ed25519.PrivateKey, error) {
+// KeyFromFile reads a key file in any form 'aghcheck keygen --out' writes
+// or trust.ParseKeyFile accepts, and returns the key and the file's
+// nickname ("" when it has none).
+func KeyFromFile(path string) (ed25519.PrivateKey, string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("key file: %w", err)
+		return nil, "", fmt.Errorf("key file: %w", err)
 	}
-	s := strings.TrimSpace(string(b))
-	switch len(s) {
-	case 2 * ed25519.SeedSize:
-		return KeyFromSeed(s)
-	case 2 * ed25519.PrivateKeySize:
-		raw, err := hex.DecodeString(s)
-		if err != nil {
-			return nil, fmt.Errorf("key file %s: %w", path, err)
-		}
-		k := ed25519.PrivateKey(raw)
-		// A private key embeds its public half; a mismatch means a corrupt file.
-		if !k.Public().(ed25519.PublicKey).Equal(ed25519.NewKeyFromSeed(k.Seed()).Public()) {
-			return nil, fmt.Errorf("key file %s: public half does not match the seed", path)
-		}
-		return k, nil
+	k, nick, err := trust.ParseKeyFile(b)
+	if err != nil {
+		return nil, "", fmt.Errorf("key file %s: %w", path, err)
 	}
-	return nil, fmt.Errorf("key file %s: want a 64-char hex seed or 128-char hex private key", path)
+	return k, nick, nil
 }
 
 // ErrConfig marks a configuration that cannot work (a usage error).

@@ -2,9 +2,10 @@ package peer
 
 import (
 	"context"
-	"encoding/hex"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"github.com/aghcheck/aghcheck/trust"
 	"net"
 	"os"
 	"path/filepath"
@@ -215,11 +216,11 @@ func TestKeyFiles(t *testing.T) {
 		ok            bool
 	}{
 		{"seed", seedHex + "\n", true},
-		{"private", hex.EncodeToString(k0), true},
+		{"keygen file", keyFileJSON(t, k0), true},
 		{"short", "abcd", false},
 		{"not hex", strings.Repeat("zz", 32), false},
 	} {
-		k, err := KeyFromFile(write(c.name, c.content))
+		k, _, err := KeyFromFile(write(c.name, c.content))
 		if (err == nil) != c.ok {
 			t.Errorf("%s: err %v", c.name, err)
 		}
@@ -227,7 +228,17 @@ func TestKeyFiles(t *testing.T) {
 			t.Errorf("%s: wrong key", c.name)
 		}
 	}
-	if _, err := KeyFromFile(filepath.Join(dir, "missing")); err == nil {
+	if _, _, err := KeyFromFile(filepath.Join(dir, "missing")); err == nil {
 		t.Error("missing key file accepted")
 	}
+}
+
+// keyFileJSON renders k the way 'aghcheck keygen --out' writes it.
+func keyFileJSON(t *testing.T, k ed25519.PrivateKey) string {
+	t.Helper()
+	b, err := trust.MarshalKeyFile(k, "patch-worker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/aghcheck/aghcheck/trust"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -76,9 +77,13 @@ SIGINT/SIGTERM and when the broker is gone for good.`,
 			case keyFile != "" && seed != "":
 				return &exitError{code: exitUsageErr, err: errors.New("--key and --seed are alternatives; give one")}
 			case keyFile != "":
-				cfg.Key, err = peer.KeyFromFile(keyFile)
+				var fileNick string
+				cfg.Key, fileNick, err = peer.KeyFromFile(keyFile)
+				if nick == "" {
+					nick = fileNick
+				}
 			case seed != "":
-				cfg.Key, err = peer.KeyFromSeed(seed)
+				cfg.Key, err = trust.KeyFromHex(seed)
 			case nick != "":
 				err = errors.New("--nickname needs --key or --seed (verified mode)")
 			}
