@@ -1,0 +1,109 @@
+package reporter
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/fatih/color"
+
+	"github.com/aghcheck/aghcheck/harness"
+)
+
+func runFixture() *harness.Report {
+	ms := func(n int) harness.Millis { return harness.Millis(time.Duration(n) * time.Millisecond) }
+	rep := &harness.Report{
+		Tool: "aghcheck", Version: "test", Protocol: "agh-network/v0", Level: "full",
+		Started:  time.Date(2026, 4, 16, 12, 0, 0, 0, time.UTC),
+		Duration: ms(412),
+		Broker:   harness.BrokerInfo{Embedded: true, URL: "nats://127.0.0.1:4222", Workspace: "aghcheck-0001", Channel: "conformance"},
+		IUT:      harness.IUTInfo{PeerID: "iut.0001", Card: map[string]any{"display_name": "test peer"}, Greeted: ms(40), Messages: 3},
+		Passive: harness.PassiveResult{Outcome: harness.Fail, Envelopes: 3, Invalid: 1, Findings: []harness.PassiveFinding{
+			{Rule: "NATS-PUBLISH-SUBJECT", Level: "MUST", Count: 1, Example: "error NATS-PUBLISH-SUBJECT: published on the wrong subject"}}},
+		Scenarios: []*harness.ScenarioResult{
+			{ID: "lifecycle.work-completes", Title: "Work completes", Suite: "core/lifecycle", File: "embedded:core/lifecycle/lifecycle.yaml",
+				Level: "MUST", Claim: "core-receiver", Requirements: []string{"LIFE-CORRELATION"}, Outcome: harness.Pass, Duration: ms(8)},
+			{ID: "nats.directed-replies-on-peer-subject", Title: "Replies on the peer subject", Suite: "nats", File: "embedded:nats/binding.yaml",
+				Level: "MUST", Claim: "nats", Requirements: []string{"NATS-PUBLISH-SUBJECT"}, Outcome: harness.Fail, Duration: ms(9),
+				Message: "step 2 (expect): the expected receipt(accepted) arrived on agh.network.v0.aghcheck-0001.conformance.broadcast, not on agh.network.v0.aghcheck-0001.conformance.peer.abc",
+				Steps: []harness.StepResult{{Index: 2, Kind: "expect", Outcome: harness.Fail, Expected: []map[string]any{{"kind": "receipt"}},
+					Arrived: []string{"receipt(accepted) msg_1 from iut.0001 on agh.network.v0.aghcheck-0001.conformance.broadcast"}}},
+				Exchanged: []*harness.ExchangedEntry{
+					{At: ms(100), Direction: "sent", Peer: "alice", Subject: "agh.network.v0.aghcheck-0001.conformance.peer.def", Envelope: json.RawMessage(`{"kind":"say"}`)},
+					{At: ms(102), Direction: "received", Subject: "agh.network.v0.aghcheck-0001.conformance.broadcast", Envelope: json.RawMessage(`{"kind":"receipt"}`),
+						Findings: []string{"error NATS-PUBLISH-SUBJECT: published on the wrong subject"}}}},
+			{ID: "delivery.duplicate-id", Title: "Dedupe", Suite: "core/delivery", Level: "SHOULD", Claim: "core-receiver",
+				Requirements: []string{"DELIV-DEDUPE"}, Outcome: harness.Warn, Duration: ms(300), Notes: []string{"step 3 (SHOULD): no duplicate receipt"}},
+			{ID: "trust.signed-work-accepted", Title: "Signed", Suite: "trust", Level: "MUST", Claim: "trust",
+				Requirements: []string{"TRUST-RX-ACCEPT-VERIFIED"}, Outcome: harness.Skip, Message: "not selected by --run"},
+		},
+		Summary: harness.Summary{Pass: 1, Fail: 1, Warn: 1, Skip: 1, Claim: "Core Receiver", Target: "Full Peer", ScenarioTime: ms(317)},
+		Claims: []harness.ClaimResult{{Name: "Core Receiver", Earned: true}, {Name: "NATS Peer", Why: []string{"nats.directed-replies-on-peer-subject: fail"}}},
+	}
+	return rep
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if os.Getenv("UPDATE_GOLDEN") != "" {
+		os.MkdirAll("testdata", 0o755)
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs:\n%s", name, got)
+	}
+}
+
+func TestRunWritersGolden(t *testing.T) {
+	color.NoColor = true
+	rep := runFixture()
+	var text bytes.Buffer
+	for _, sc := range rep.Scenarios {
+		RunProgress(&text)(sc)
+	}
+	if err := WriteRunText(&text, rep, false); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "run_text.golden", text.Bytes())
+
+	var junit bytes.Buffer
+	if err := WriteRunJUnit(&junit, rep); err != nil {
+		t.Fatal(err)
+	}
+	var parsed runJUnitSuites
+	if err := xml.Unmarshal(junit.Bytes(), &parsed); err != nil {
+		t.Fatalf("junit is not XML: %v", err)
+	}
+	if parsed.Tests != 5 || parsed.Failures != 2 || parsed.Skipped != 1 {
+		t.Errorf("junit counts tests=%d failures=%d skipped=%d", parsed.Tests, parsed.Failures, parsed.Skipped)
+	}
+	golden(t, "run_junit.golden", junit.Bytes())
+
+	var js bytes.Buffer
+	if err := WriteRunJSON(&js, rep); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Summary map[string]any `json:"summary"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"pass", "fail", "warn", "skip", "error", "claim"} {
+		if _, ok := doc.Summary[k]; !ok {
+			t.Errorf("json summary lacks %s", k)
+		}
+	}
+	golden(t, "run_json.golden", js.Bytes())
+}
