@@ -68,6 +68,11 @@ type Config struct {
 // report still says as much as was learned.
 type HarnessError struct{ Err error }
 
+// DefaultGreetTimeout bounds the wait for the IUT's first greet. It leaves
+// room under the 30 s promise for broker start-up and process clean-up, so a
+// peer that never greets ends the run well inside half a minute.
+const DefaultGreetTimeout = 20 * time.Second
+
 func (e *HarnessError) Error() string { return e.Err.Error() }
 func (e *HarnessError) Unwrap() error { return e.Err }
 
@@ -111,7 +116,7 @@ func (c *Config) defaults() {
 		c.SilenceWindow = 300 * time.Millisecond
 	}
 	if c.GreetTimeout <= 0 {
-		c.GreetTimeout = 30 * time.Second
+		c.GreetTimeout = DefaultGreetTimeout
 	}
 	if c.FloodLimit <= 0 {
 		c.FloodLimit = 5000

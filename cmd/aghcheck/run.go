@@ -215,7 +215,7 @@ usage or harness errors (including an IUT that never greets).`,
 	f.DurationVar(&timeout, "timeout", 10*time.Second, "time limit per scenario")
 	f.DurationVar(&stepTimeout, "step-timeout", 2*time.Second, "default time an expect step waits")
 	f.DurationVar(&silence, "silence", 300*time.Millisecond, "default expect_silence window")
-	f.DurationVar(&greetTimeout, "greet-timeout", 30*time.Second, "how long to wait for the IUT's greet")
+	f.DurationVar(&greetTimeout, "greet-timeout", harness.DefaultGreetTimeout, "how long to wait for the IUT's greet")
 	return cmd
 }
 
