@@ -1,0 +1,82 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestPointerEscapes(t *testing.T) {
+	for _, tc := range []struct {
+		tokens []string
+		want   string
+	}{
+		{nil, ""},
+		{[]string{"body", "peer_card", "peer_id"}, "/body/peer_card/peer_id"},
+		{[]string{"ext", "a/b~c"}, "/ext/a~1b~0c"},
+		{[]string{"items", "0"}, "/items/0"},
+		{[]string{""}, "/"},
+	} {
+		if got := Pointer(tc.tokens...); got != tc.want {
+			t.Errorf("Pointer(%q) = %q, want %q", tc.tokens, got, tc.want)
+		}
+	}
+}
+
+func TestRegisterRefusesDuplicatesAndIncompleteRules(t *testing.T) {
+	for name, r := range map[string]*Rule{
+		"duplicate id":   {ID: InputSyntax.ID, Profile: "input", Severity: Error, Clause: "x"},
+		"no id":          {Profile: "input", Severity: Error, Clause: "x"},
+		"no clause":      {ID: "TEST-NO-CLAUSE", Profile: "input", Severity: Error},
+		"no severity":    {ID: "TEST-NO-SEVERITY", Profile: "input", Clause: "x"},
+		"no profile set": {ID: "TEST-NO-PROFILE", Severity: Warning, Clause: "x"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Fatal("Register accepted it")
+				}
+			}()
+			Register(r)
+		})
+	}
+}
+
+func TestCatalogueIsOrderedAndLookupable(t *testing.T) {
+	all := All()
+	if len(all) == 0 {
+		t.Fatal("empty catalogue")
+	}
+	for i, r := range all {
+		got, ok := Lookup(r.ID)
+		if !ok || got != r {
+			t.Errorf("Lookup(%s) = %v, %v", r.ID, got, ok)
+		}
+		if i > 0 {
+			p := all[i-1]
+			if p.Profile > r.Profile || (p.Profile == r.Profile && p.ID >= r.ID) {
+				t.Errorf("%s/%s listed after %s/%s", r.Profile, r.ID, p.Profile, p.ID)
+			}
+		}
+	}
+	if _, ok := Lookup("NO-SUCH-RULE"); ok {
+		t.Error("Lookup found a rule that does not exist")
+	}
+}
+
+func TestFindingRendering(t *testing.T) {
+	f := New(InputDuplicateKey, "/body/text", "one member", "two")
+	f.Message = "member repeated"
+	s := f.String()
+	for _, want := range []string{"error", "INPUT-DUPLICATE-KEY", "/body/text", "member repeated", "expected one member, found two"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("%q lacks %q", s, want)
+		}
+	}
+	w := Finding{Rule: &Rule{ID: "W", Severity: Warning}}
+	if w.Severity(false) != Warning || w.Severity(true) != Error {
+		t.Error("strict mode must raise warnings to errors")
+	}
+	if Warning.Level() != "SHOULD" || Error.Level() != "MUST" {
+		t.Error("severity levels")
+	}
+}
