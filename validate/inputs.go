@@ -1,0 +1,120 @@
+package validate
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Input is one file (or standard input) to read documents from.
+type Input struct {
+	Path  string
+	Stdin bool
+	Lines bool // NDJSON by extension: every line is a document
+}
+
+// Name is how reports refer to the input.
+func (in Input) Name() string {
+	if in.Stdin {
+		return "<stdin>"
+	}
+	return in.Path
+}
+
+// isDocFile reports whether a file found under a directory is read.
+func isDocFile(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".json", ".ndjson", ".jsonl":
+		return true
+	}
+	return false
+}
+
+func isLinesFile(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".ndjson", ".jsonl":
+		return true
+	}
+	return false
+}
+
+// Expand turns command-line arguments into inputs: "-" is standard input,
+// a directory is searched recursively for *.json, *.ndjson and *.jsonl, an
+// argument with glob characters that names no file is expanded as a glob.
+// Every argument must yield at least one input; the error names the first
+// that does not, in one line.
+func Expand(args []string) ([]Input, error) {
+	if len(args) == 0 {
+		return nil, errors.New("no input: give a file, a directory, a glob or - for standard input")
+	}
+	var out []Input
+	seen := map[string]bool{}
+	stdin := false
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, Input{Path: p, Lines: isLinesFile(p)})
+		}
+	}
+	for _, a := range args {
+		if a == "-" {
+			if stdin {
+				return nil, errors.New("standard input (-) given more than once")
+			}
+			stdin = true
+			out = append(out, Input{Stdin: true})
+			continue
+		}
+		paths := []string{a}
+		if _, err := os.Stat(a); err != nil && strings.ContainsAny(a, "*?[") {
+			m, gerr := filepath.Glob(a)
+			if gerr != nil {
+				return nil, fmt.Errorf("bad glob %q: %w", a, gerr)
+			}
+			if len(m) == 0 {
+				return nil, fmt.Errorf("%s: the pattern matches no file", a)
+			}
+			paths = m
+		}
+		for _, p := range paths {
+			st, err := os.Stat(p)
+			if err != nil {
+				return nil, oneLine(err)
+			}
+			if !st.IsDir() {
+				add(p)
+				continue
+			}
+			n := len(out)
+			if err := walkDir(p, add); err != nil {
+				return nil, err
+			}
+			if len(out) == n {
+				return nil, fmt.Errorf("%s: no *.json, *.ndjson or *.jsonl file in this directory", p)
+			}
+		}
+	}
+	return out, nil
+}
+
+func walkDir(root string, add func(string)) error {
+	var found []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return oneLine(err)
+		}
+		if !d.IsDir() && isDocFile(d.Name()) && d.Type().IsRegular() {
+			found = append(found, p)
+		}
+		return nil
+	})
+	sort.Strings(found)
+	for _, p := range found {
+		add(p)
+	}
+	return err
+}
