@@ -2,6 +2,7 @@ package agh
 
 import (
 	"encoding/json"
+	"github.com/aghcheck/aghcheck/jsonx"
 	"sort"
 	"strconv"
 	"strings"
@@ -148,7 +149,7 @@ func (c *Checker) check(raw []byte, v any) Result {
 	}
 	env, ok := v.(map[string]any)
 	if !ok {
-		r.add(rules.InputNotObject, "", "object", typeName(v))
+		r.add(rules.InputNotObject, "", "object", jsonx.TypeName(v))
 		return Result{Findings: r.fs}
 	}
 	r.env = env
@@ -890,25 +891,6 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// typeName is the JSON type of a decoded value.
-func typeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "string"
-	case bool:
-		return "boolean"
-	case json.Number, float64, int, int64:
-		return "number"
-	case map[string]any:
-		return "object"
-	case []any:
-		return "array"
-	}
-	return "unknown"
-}
-
 // describe renders a decoded value briefly for a finding's "found".
 func describe(v any) string {
 	switch t := v.(type) {
@@ -932,5 +914,5 @@ func describe(v any) string {
 	case nil:
 		return "null"
 	}
-	return typeName(v)
+	return jsonx.TypeName(v)
 }

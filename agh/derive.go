@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/aghcheck/aghcheck/jsonx"
 	"sort"
 	"strings"
 
@@ -77,7 +78,7 @@ func Subject(env map[string]any) (string, error) {
 		}
 		return PeerSubject(ws, ch, to), nil
 	default:
-		return "", fmt.Errorf("to must be a string or null, found %s", typeName(to))
+		return "", fmt.Errorf("to must be a string or null, found %s", jsonx.TypeName(to))
 	}
 }
 
@@ -194,13 +195,13 @@ func NormalizeRequirements(list []string) ([]string, error) {
 func stringList(v any) ([]string, error) {
 	arr, ok := v.([]any)
 	if !ok {
-		return nil, fmt.Errorf("must be an array of strings, found %s", typeName(v))
+		return nil, fmt.Errorf("must be an array of strings, found %s", jsonx.TypeName(v))
 	}
 	out := make([]string, len(arr))
 	for i, e := range arr {
 		s, ok := e.(string)
 		if !ok {
-			return nil, fmt.Errorf("entry %d must be a string, found %s", i, typeName(e))
+			return nil, fmt.Errorf("entry %d must be a string, found %s", i, jsonx.TypeName(e))
 		}
 		out[i] = s
 	}

@@ -3,6 +3,7 @@ package redkey
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/aghcheck/aghcheck/jsonx"
 	"math"
 	"slices"
 	"strconv"
@@ -29,25 +30,6 @@ const (
 func (k kind) String() string {
 	return [...]string{"string", "string or null", "non-negative number", "non-negative integer",
 		"boolean", "object", "list of strings", "list"}[k]
-}
-
-// jsonType names the JSON type of a decoded value.
-func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "string"
-	case bool:
-		return "boolean"
-	case map[string]any:
-		return "object"
-	case []any:
-		return "array"
-	case json.Number, float64, float32, int, int64:
-		return "number"
-	}
-	return fmt.Sprintf("%T", v)
 }
 
 // number returns v as a float64 when it is a finite JSON number.
@@ -157,7 +139,7 @@ func describe(v any) string {
 	case bool:
 		return fmt.Sprintf("boolean %v", x)
 	}
-	return jsonType(v)
+	return jsonx.TypeName(v)
 }
 
 func quote(s string) string {

@@ -3,6 +3,7 @@ package scenario
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/aghcheck/aghcheck/jsonx"
 	"math/big"
 	"regexp"
 	"sort"
@@ -138,30 +139,12 @@ func applyOp(at, op string, arg, v any, present bool) (bool, string) {
 		}
 		return false, fmt.Sprintf("%s: want an array containing %s, got %s", where(at), short(arg), shortOrMissing(v, present))
 	case "$type":
-		if present && typeName(v) == arg {
+		if present && jsonx.TypeName(v) == arg {
 			return true, ""
 		}
 		return false, fmt.Sprintf("%s: want a %v, got %s", where(at), arg, shortOrMissing(v, present))
 	}
 	return false, fmt.Sprintf("%s: unknown operator %s", where(at), op)
-}
-
-func typeName(v any) string {
-	switch v.(type) {
-	case string:
-		return "string"
-	case json.Number, float64, int, int64:
-		return "number"
-	case map[string]any:
-		return "object"
-	case []any:
-		return "array"
-	case bool:
-		return "boolean"
-	case nil:
-		return "null"
-	}
-	return "unknown"
 }
 
 func scalarEqual(p, v any) bool {
