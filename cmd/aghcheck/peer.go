@@ -121,7 +121,7 @@ SIGINT/SIGTERM and when the broker is gone for good.`,
 	f.StringVar(&peerID, "peer-id", "", "v0 Peer ID (default $AGH_PEER_ID, else generated)")
 	f.StringVar(&displayName, "display-name", "", "Peer Card display_name (default \""+peer.DefaultDisplayName+"\")")
 	f.StringVar(&greet, "greet-interval", "", "seconds between presence greets (default $AGH_GREET_INTERVAL, else 30)")
-	f.StringVar(&keyFile, "key", "", "Ed25519 key file (hex seed or private key): verified mode")
+	f.StringVar(&keyFile, "key", "", "Ed25519 key `FILE` from 'aghcheck keygen --out' (or a bare hex seed): verified mode")
 	f.StringVar(&seed, "seed", "", "Ed25519 seed as 64 hex chars: verified mode")
 	f.StringVar(&nick, "nickname", "", "nickname of the verified handle nickname@fingerprint (default aghcheck-peer)")
 	f.StringArrayVar(&faults, "fault", nil, "switch on a deliberate fault (repeatable; see --list-faults)")
