@@ -1,0 +1,72 @@
+package reporter
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/aghcheck/aghcheck/rules"
+	"github.com/aghcheck/aghcheck/validate"
+)
+
+// githubReporter prints GitHub Actions workflow commands, which the runner
+// turns into annotations on the files and lines of a pull request:
+//
+//	::error file=msgs.ndjson,line=3,title=ENV-CHANNEL-GRAMMAR::at /channel: ...
+//
+// Warnings become ::warning (or ::error under --strict). Valid documents
+// print nothing; the summary line closes the log.
+type githubReporter struct {
+	w  io.Writer
+	bw *bufio.Writer
+	o  Options
+}
+
+func (r *githubReporter) Document(d *validate.Document) error {
+	if r.bw == nil {
+		r.bw = bufio.NewWriterSize(r.w, 64<<10)
+	}
+	for _, f := range d.Findings {
+		cmd := "error"
+		if f.Severity(r.o.Strict) == rules.Warning {
+			cmd = "warning"
+		}
+		var props []string
+		if d.Source != "<stdin>" {
+			props = append(props, "file="+escapeProperty(d.Source))
+			if d.Line > 0 {
+				props = append(props, "line="+strconv.Itoa(d.Line))
+			}
+		}
+		title := f.Rule.ID
+		if d.Index >= 0 {
+			title += " [" + strconv.Itoa(d.Index) + "]"
+		}
+		props = append(props, "title="+escapeProperty(title))
+		msg := Detail(f) + "\n" + f.Rule.Severity.Level() + ": " + f.Rule.Clause
+		if d.Source == "<stdin>" {
+			msg = Location(d) + ": " + msg
+		}
+		fmt.Fprintf(r.bw, "::%s %s::%s\n", cmd, strings.Join(props, ","), escapeData(msg))
+	}
+	return nil
+}
+
+func (r *githubReporter) Finish(s validate.Summary) error {
+	if r.bw == nil {
+		r.bw = bufio.NewWriterSize(r.w, 64<<10)
+	}
+	fmt.Fprintln(r.bw, SummaryLine(s))
+	return r.bw.Flush()
+}
+
+// Escaping as the Actions runner expects (toolkit's command.ts).
+var (
+	dataEscaper     = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+	propertyEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+)
+
+func escapeData(s string) string     { return dataEscaper.Replace(s) }
+func escapeProperty(s string) string { return propertyEscaper.Replace(s) }

@@ -1,0 +1,116 @@
+package reporter
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+
+	"github.com/aghcheck/aghcheck/validate"
+)
+
+// JSONDocument is one document in --format json; field names are stable.
+type JSONDocument struct {
+	Source   string        `json:"source"`
+	Line     int           `json:"line"`
+	Index    *int          `json:"index,omitempty"`
+	Profile  string        `json:"profile"`
+	Valid    bool          `json:"valid"`
+	Trust    string        `json:"trust,omitempty"`
+	Findings []JSONFinding `json:"findings"`
+}
+
+// JSONFinding is one finding in --format json.
+type JSONFinding struct {
+	Rule     string `json:"rule"`
+	Severity string `json:"severity"`
+	Level    string `json:"level"`
+	Pointer  string `json:"pointer"`
+	Expected string `json:"expected,omitempty"`
+	Found    string `json:"found,omitempty"`
+	Message  string `json:"message,omitempty"`
+	Clause   string `json:"clause"`
+	Source   string `json:"source,omitempty"`
+}
+
+// JSONSummary closes --format json.
+type JSONSummary struct {
+	Files     int  `json:"files"`
+	Documents int  `json:"documents"`
+	Valid     int  `json:"valid"`
+	Invalid   int  `json:"invalid"`
+	Errors    int  `json:"errors"`
+	Warnings  int  `json:"warnings"`
+	Strict    bool `json:"strict"`
+}
+
+// ToJSON converts a document to its --format json shape.
+func ToJSON(d *validate.Document, strict bool) JSONDocument {
+	j := JSONDocument{Source: d.Source, Line: d.Line, Profile: d.Profile, Valid: d.Valid, Trust: d.Trust,
+		Findings: make([]JSONFinding, 0, len(d.Findings))}
+	if d.Index >= 0 {
+		i := d.Index
+		j.Index = &i
+	}
+	for _, f := range d.Findings {
+		sev := f.Severity(strict)
+		j.Findings = append(j.Findings, JSONFinding{Rule: f.Rule.ID, Severity: sev.String(), Level: f.Rule.Severity.Level(),
+			Pointer: f.Pointer, Expected: f.Expected, Found: f.Found, Message: f.Message, Clause: f.Rule.Clause, Source: f.Rule.Source})
+	}
+	return j
+}
+
+// jsonReporter streams {"documents":[...],"summary":{...}}, one document per
+// line, so that memory stays flat however many documents there are. Quiet
+// leaves valid documents out.
+type jsonReporter struct {
+	w   io.Writer
+	bw  *bufio.Writer
+	enc *json.Encoder
+	o   Options
+	n   int
+	buf bytes.Buffer
+	doc *json.Encoder // into buf, so that HTML characters stay readable
+}
+
+func (r *jsonReporter) start() {
+	if r.bw == nil {
+		r.bw = bufio.NewWriterSize(r.w, 64<<10)
+		r.enc = json.NewEncoder(r.bw)
+		r.enc.SetEscapeHTML(false)
+		r.doc = json.NewEncoder(&r.buf)
+		r.doc.SetEscapeHTML(false)
+		r.bw.WriteString("{\"documents\": [\n")
+	}
+}
+
+func (r *jsonReporter) Document(d *validate.Document) error {
+	r.start()
+	if r.o.Quiet && d.Valid {
+		return nil
+	}
+	if r.n > 0 {
+		r.bw.WriteString(",\n")
+	}
+	r.n++
+	r.buf.Reset()
+	if err := r.doc.Encode(ToJSON(d, r.o.Strict)); err != nil {
+		return err
+	}
+	_, err := r.bw.Write(bytes.TrimRight(r.buf.Bytes(), "\n"))
+	return err
+}
+
+func (r *jsonReporter) Finish(s validate.Summary) error {
+	r.start()
+	if r.n > 0 {
+		r.bw.WriteString("\n")
+	}
+	r.bw.WriteString("],\n\"summary\": ")
+	if err := r.enc.Encode(JSONSummary{Files: s.Files, Documents: s.Documents, Valid: s.Valid, Invalid: s.Invalid,
+		Errors: s.Errors, Warnings: s.Warnings, Strict: r.o.Strict}); err != nil {
+		return err
+	}
+	r.bw.WriteString("}\n")
+	return r.bw.Flush()
+}

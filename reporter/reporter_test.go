@@ -1,0 +1,155 @@
+package reporter
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aghcheck/aghcheck/rules"
+	"github.com/aghcheck/aghcheck/validate"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+var ruleAdvice = &rules.Rule{ID: "TEST-ADVICE", Profile: "test", Severity: rules.Warning,
+	Clause: "A test document SHOULD carry advice.", Source: "reporter tests"}
+
+func init() { rules.Register(ruleAdvice) }
+
+// sample is a small run covering every shape a document result takes.
+func sample(strict bool) ([]validate.Document, validate.Summary) {
+	docs := []validate.Document{
+		{Source: "msgs/a.json", Line: 1, Index: -1, Profile: "agh", Trust: "verified"},
+		{Source: "msgs/b.ndjson", Line: 3, Index: -1, Profile: "agh", Trust: "unverified", Findings: []rules.Finding{
+			{Rule: rules.InputDuplicateKey, Pointer: "/body/text", Expected: "unique member names", Found: `"text" more than once`, Message: `duplicate member name "text" (the last value wins) at byte 80 (line 3, column 81)`},
+			{Rule: ruleAdvice, Pointer: "/ext", Expected: "advice", Found: "none"},
+		}},
+		{Source: "msgs/c.json", Line: 2, Index: 4, Profile: "", Findings: []rules.Finding{
+			{Rule: rules.InputSyntax, Expected: "',' or '}'", Found: "end of input", Message: "unexpected end of input after object member at byte 17 (line 2, column 9)"},
+		}},
+		{Source: "<stdin>", Line: 1, Index: -1, Profile: "olympus", Findings: []rules.Finding{
+			{Rule: ruleAdvice, Pointer: "/a,b:c", Message: "100% <odd> & \"quoted\"\nsecond line"},
+		}},
+	}
+	var s validate.Summary
+	for i := range docs {
+		d := &docs[i]
+		d.Valid = true
+		for _, f := range d.Findings {
+			if f.Severity(strict) == rules.Error {
+				d.Valid = false
+				s.Errors++
+			} else {
+				s.Warnings++
+			}
+		}
+		s.Documents++
+		if d.Valid {
+			s.Valid++
+		} else {
+			s.Invalid++
+		}
+	}
+	s.Files = 4
+	return docs, s
+}
+
+func render(t *testing.T, format string, o Options) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	r, err := New(format, &b, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, sum := sample(o.Strict)
+	for i := range docs {
+		if err := r.Document(&docs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Finish(sum); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestGolden(t *testing.T) {
+	for _, format := range Formats {
+		for _, v := range []struct {
+			suffix string
+			o      Options
+		}{{"", Options{}}, {"-quiet", Options{Quiet: true}}, {"-strict", Options{Strict: true}}} {
+			name := format + v.suffix
+			t.Run(name, func(t *testing.T) {
+				got := render(t, format, v.o)
+				path := filepath.Join("testdata", name+".golden")
+				if *update {
+					if err := os.WriteFile(path, got, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				want, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("output differs from %s (go test ./reporter -update):\n%s", path, got)
+				}
+				switch format {
+				case "json":
+					var x struct {
+						Documents []JSONDocument `json:"documents"`
+						Summary   JSONSummary    `json:"summary"`
+					}
+					if err := json.Unmarshal(got, &x); err != nil {
+						t.Fatalf("not JSON: %v", err)
+					}
+					if x.Summary.Documents != 4 {
+						t.Errorf("summary %+v", x.Summary)
+					}
+				case "junit":
+					var x JUnitSuites
+					if err := xml.Unmarshal(got, &x); err != nil {
+						t.Fatalf("not XML: %v", err)
+					}
+					if x.Tests != 4 {
+						t.Errorf("tests = %d", x.Tests)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestColor(t *testing.T) {
+	if plain := render(t, "text", Options{}); bytes.Contains(plain, []byte("\x1b[")) {
+		t.Error("colour escapes without Color")
+	}
+	if col := render(t, "text", Options{Color: true}); !bytes.Contains(col, []byte("\x1b[31;1minvalid")) {
+		t.Errorf("no red 'invalid' with Color:\n%q", col)
+	}
+}
+
+func TestUnknownFormat(t *testing.T) {
+	if _, err := New("yaml", nil, Options{}); err == nil || !strings.Contains(err.Error(), "text, json, junit, github") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestEmptyRun(t *testing.T) {
+	for _, f := range Formats {
+		var b bytes.Buffer
+		r, _ := New(f, &b, Options{})
+		if err := r.Finish(validate.Summary{}); err != nil {
+			t.Fatal(err)
+		}
+		if f == "json" && !json.Valid(b.Bytes()) {
+			t.Errorf("json of an empty run is not JSON: %s", b.String())
+		}
+	}
+}
