@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fatih/color"
+	"github.com/spf13/cobra"
+
+	"github.com/aghcheck/aghcheck/agh"
+	"github.com/aghcheck/aghcheck/reporter"
+	"github.com/aghcheck/aghcheck/rules"
+	"github.com/aghcheck/aghcheck/validate"
+)
+
+func init() { subcommands = append(subcommands, newValidateCmd) }
+
+// profileNames are the --profile values, in detection order.
+var profileNames = []string{"agh", "olympus", "redkey-wire", "redkey-card"}
+
+func newValidateCmd() *cobra.Command {
+	var (
+		format, profile, now, maxAge, compat string
+		strict, quiet, requireVerified       bool
+		errata                               []string
+		jobs                                 int
+	)
+	cmd := &cobra.Command{
+		Use:   "validate [flags] PATH...",
+		Short: "Check envelopes and messages in files, directories, globs or stdin",
+		Long: `Validate checks every document it is given against the JSON Schema and every
+semantic rule of its format, trust signatures included, and reports each
+finding with its rule id, JSON pointer, expected and found values and the
+clause it enforces.
+
+PATH is a file, a directory (searched recursively for *.json, *.ndjson and
+*.jsonl), a glob (quote it so the shell leaves it alone) or - for standard
+input. A file may hold one document, a JSON array of documents, or NDJSON
+(one document per line; a broken line costs only that line). Documents are
+streamed: none may exceed 1 MiB, and files of any size are read in bounded
+memory.
+
+Each document's format is detected (AGH Network v0, Olympus, RedKey wire,
+RedKey card, in that order); --profile forces one.
+
+Exit status: 0 every document is valid, 1 at least one is invalid,
+2 usage or input error (missing file, glob matching nothing, empty input).`,
+		Example: `  # one envelope, a directory and a glob
+  aghcheck validate msg.json
+  aghcheck validate fixtures/ 'captures/*.ndjson'
+
+  # from a pipe, as GitHub Actions annotations, warnings counted as errors
+  nats sub --raw 'agh.>' | aghcheck validate --format github --strict -
+
+  # freshness against the current time, signatures required
+  aghcheck validate --now now --max-replay-age 5m --require-verified msgs.ndjson
+
+  # read the documents as the reference runtime does
+  aghcheck validate --compat reference msgs.ndjson
+
+  # JUnit XML for a CI test report, only the failures on the terminal
+  aghcheck validate --format junit fixtures/ > validate.xml
+  aghcheck validate --quiet fixtures/`,
+		Args: cobra.ArbitraryArgs,
+	}
+	fs := cmd.Flags()
+	fs.StringVarP(&format, "format", "f", "text", "output `format`: "+strings.Join(reporter.Formats, ", "))
+	fs.BoolVar(&strict, "strict", false, "count SHOULD-level findings (warnings) as errors")
+	fs.BoolVarP(&quiet, "quiet", "q", false, "print only the findings of invalid documents and the summary")
+	fs.StringVar(&profile, "profile", "", "check every document as `NAME` instead of detecting its format: "+strings.Join(profileNames, "|"))
+	fs.StringVar(&now, "now", "", "check freshness against `TIME` (Unix seconds, or \"now\")")
+	fs.StringVar(&maxAge, "max-replay-age", "300s", "replay window for envelopes without expires_at (`AGE`: 300, 300s, 5m)")
+	fs.BoolVar(&requireVerified, "require-verified", false, "make envelopes whose trust state is unverified invalid")
+	fs.StringArrayVar(&errata, "errata", nil, "apply the alternative reading `NAME` of a documented erratum (repeatable; see docs/errata.md)")
+	fs.StringVar(&compat, "compat", "", "apply every erratum the `RUNTIME` implements: reference")
+	fs.IntVarP(&jobs, "jobs", "j", 0, "checking goroutines (default: one per CPU)")
+	buildFormats := addFormatFlags(fs)
+
+	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(reporter.Formats...))
+	_ = cmd.RegisterFlagCompletionFunc("profile", fixedCompletion(profileNames...))
+	_ = cmd.RegisterFlagCompletionFunc("compat", fixedCompletion("reference"))
+	_ = cmd.RegisterFlagCompletionFunc("now", fixedCompletion("now"))
+	_ = cmd.RegisterFlagCompletionFunc("max-replay-age", fixedCompletion("300s", "60s", "5m", "1h"))
+	_ = cmd.RegisterFlagCompletionFunc("errata", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		out := []string{"reference\tevery erratum the reference runtime implements"}
+		for _, e := range agh.ErrataNames() {
+			out = append(out, e.Name+"\t"+e.Description)
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	})
+	cmd.ValidArgsFunction = func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{"json", "ndjson", "jsonl"}, cobra.ShellCompDirectiveFilterFileExt
+	}
+
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		usage := func(err error) error { return &exitError{code: exitUsageErr, err: err} }
+		opts := agh.Options{RequireVerified: requireVerified}
+		var err error
+		if opts.Now, err = parseNow(now); err != nil {
+			return usage(err)
+		}
+		if opts.MaxReplayAge, err = parseAge(maxAge); err != nil {
+			return usage(err)
+		}
+		switch compat {
+		case "":
+		case "reference":
+			if err := opts.Errata.Set("reference"); err != nil {
+				return usage(err)
+			}
+		default:
+			return usage(fmt.Errorf("--compat: unknown runtime %q (known: reference)", compat))
+		}
+		for _, e := range errata {
+			if err := opts.Errata.Set(e); err != nil {
+				return usage(fmt.Errorf("--errata: %w", err))
+			}
+		}
+		checker, err := agh.NewChecker(opts)
+		if err != nil {
+			return usage(err)
+		}
+		others, err := buildFormats()
+		if err != nil {
+			return usage(err)
+		}
+		v, err := validate.New(validate.Options{
+			Profiles: append([]validate.Profile{aghProfile{checker}}, others...),
+			Force:    profile, Strict: strict, Workers: jobs, Stdin: cmd.InOrStdin(),
+		})
+		if err != nil {
+			return usage(fmt.Errorf("--profile: %w", err))
+		}
+		out := cmd.OutOrStdout()
+		rep, err := reporter.New(format, out, reporter.Options{
+			Strict: strict, Quiet: quiet,
+			// fatih/color has already looked at NO_COLOR, TERM=dumb and
+			// whether standard output is a terminal.
+			Color: out == os.Stdout && !color.NoColor,
+		})
+		if err != nil {
+			return usage(fmt.Errorf("--format: %w", err))
+		}
+		inputs, err := validate.Expand(args)
+		if err != nil {
+			return usage(err)
+		}
+		sum, runErr := v.Run(context.Background(), inputs, rep.Document)
+		if err := rep.Finish(sum); err != nil && runErr == nil {
+			runErr = err
+		}
+		if runErr != nil {
+			// Each input error on its own line, then exit 2: the check was
+			// not complete, whatever the documents said.
+			for _, line := range strings.Split(runErr.Error(), "\n") {
+				fmt.Fprintln(cmd.ErrOrStderr(), "aghcheck:", line)
+			}
+			return &exitError{code: exitUsageErr}
+		}
+		if sum.Invalid > 0 {
+			return &exitError{code: exitInvalid}
+		}
+		return nil
+	}
+	return cmd
+}
+
+// aghProfile adds the trust state to the agh engine's findings.
+type aghProfile struct{ *agh.Checker }
+
+func (p aghProfile) CheckTrust(raw []byte, v any) ([]rules.Finding, string) {
+	r := p.CheckValue(raw, v)
+	return r.Findings, r.Trust
+}
+
+func fixedCompletion(vals ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return vals, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// parseNow reads --now: "" (freshness off), "now", or Unix seconds.
+func parseNow(s string) (int64, error) {
+	switch s {
+	case "":
+		return 0, nil
+	case "now":
+		return time.Now().Unix(), nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("--now: want Unix seconds or \"now\", got %q", s)
+	}
+	return n, nil
+}
+
+// parseAge reads --max-replay-age: plain seconds or a Go duration.
+func parseAge(s string) (int64, error) {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if n <= 0 {
+			return 0, errors.New("--max-replay-age: must be positive")
+		}
+		return n, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < time.Second {
+		return 0, fmt.Errorf("--max-replay-age: want seconds (300) or a duration (300s, 5m), got %q", s)
+	}
+	return int64(d / time.Second), nil
+}
