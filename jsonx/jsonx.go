@@ -39,6 +39,9 @@ func Decode(data []byte) (v any, findings []rules.Finding, ok bool) {
 func DecodeLine(data []byte, firstLine int) (v any, findings []rules.Finding, ok bool) {
 	d := decoderPool.Get().(*decoder)
 	d.data, d.pos, d.depth, d.firstLine = data, 0, 0, firstLine
+	// One copy of the whole document; every string without escapes (and
+	// every number) is then a substring of it, free of allocation.
+	d.src = string(data)
 	d.findings, d.failed = nil, false
 	d.path = d.path[:0]
 
@@ -58,11 +61,8 @@ func DecodeLine(data []byte, firstLine int) (v any, findings []rules.Finding, ok
 	if !ok {
 		v = nil
 	}
-	d.data, d.findings = nil, nil
+	d.data, d.src, d.findings = nil, "", nil
 	d.path = d.path[:0]
-	if len(d.keys) > maxInterned {
-		d.keys = make(map[string]string, 64)
-	}
 	if cap(d.buf) > 64<<10 {
 		d.buf = nil
 	}
@@ -77,13 +77,8 @@ func Valid(data []byte) bool {
 	return ok && len(fs) == 0
 }
 
-// maxInterned bounds the per-decoder member-name cache: names repeat across
-// envelopes, so reusing their strings saves an allocation per member, but a
-// hostile stream of unique names must not grow it forever.
-const maxInterned = 4096
-
 var decoderPool = sync.Pool{New: func() any {
-	return &decoder{keys: make(map[string]string, 64), path: make([]pathElem, 0, 16)}
+	return &decoder{path: make([]pathElem, 0, 16)}
 }}
 
 type pathElem struct {
@@ -93,13 +88,13 @@ type pathElem struct {
 
 type decoder struct {
 	data      []byte
+	src       string // data as a string, for substrings
 	pos       int
 	depth     int
 	firstLine int
 	failed    bool
 	findings  []rules.Finding
 	path      []pathElem
-	keys      map[string]string
 	buf       []byte // scratch for strings with escapes
 }
 
@@ -206,7 +201,7 @@ func (d *decoder) value() any {
 	case '[':
 		return d.array()
 	case '"':
-		s, _ := d.str(false)
+		s, _ := d.str()
 		return s
 	case 't':
 		return d.literal("true", true)
@@ -256,7 +251,13 @@ func (d *decoder) object() any {
 		return nil
 	}
 	d.pos++ // '{'
-	m := make(map[string]any, 8)
+	// Envelopes have a dozen top-level members: sizing the top map for
+	// them saves a rehash per document.
+	hint := 8
+	if d.depth == 1 {
+		hint = 16
+	}
+	m := make(map[string]any, hint)
 	d.skipWS()
 	if d.pos < len(d.data) && d.data[d.pos] == '}' {
 		d.pos++
@@ -272,7 +273,7 @@ func (d *decoder) object() any {
 			d.failUnexpected("a member name (string)", " in object")
 			return nil
 		}
-		key, ok := d.str(true)
+		key, ok := d.str()
 		if !ok {
 			return nil
 		}
@@ -359,26 +360,16 @@ func (d *decoder) array() any {
 	}
 }
 
-// str decodes the string starting at d.pos ('"'). Member names go through the
-// intern cache.
-func (d *decoder) str(key bool) (string, bool) {
+// str decodes the string starting at d.pos ('"').
+func (d *decoder) str() (string, bool) {
 	start := d.pos + 1
 	i := start
 	data := d.data
 	for i < len(data) {
 		c := data[i]
 		if c == '"' {
-			raw := data[start:i]
 			d.pos = i + 1
-			if key && len(raw) <= 64 {
-				if s, ok := d.keys[string(raw)]; ok {
-					return s, true
-				}
-				s := string(raw)
-				d.keys[s] = s
-				return s, true
-			}
-			return string(raw), true
+			return d.src[start:i], true
 		}
 		if c == '\\' {
 			return d.strEscaped(start, i)
@@ -574,7 +565,7 @@ func (d *decoder) number() any {
 		}
 	}
 	d.pos = i
-	s := string(data[start:i])
+	s := d.src[start:i]
 	// Without an exponent a number needs over 308 integer digits to leave
 	// the float64 range, so the costly parse is only done when it can matter.
 	if exp || intDigits > 300 {

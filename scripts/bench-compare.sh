@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# bench-compare: aghcheck validate (NDJSON, every rule) against ajv-cli 5
+# (the seed's envelope JSON Schema only, draft 2020-12, same envelopes as one
+# JSON array), side by side on the same generated corpus. Prints wall time
+# and peak RSS of each (best of RUNS) and the wall-time ratio.
+#
+# Needs Go, node and npm; ajv-cli is installed with npm into a temp dir.
+# Environment: N (envelopes, default 100000), RUNS (default 3), BIN (aghcheck
+# binary, default bin/aghcheck, built if missing), KEEP=1 keeps the temp dir.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${N:-100000}
+RUNS=${RUNS:-3}
+BIN=${BIN:-bin/aghcheck}
+work=$(mktemp -d)
+if [ "${KEEP:-}" = 1 ]; then echo "temp dir: $work"; else trap 'rm -rf "$work"' EXIT; fi
+
+[ -x "$BIN" ] || go build -o "$BIN" ./cmd/aghcheck
+go run ./scripts/gen-envelopes -n "$N" -o "$work"
+
+echo "installing ajv-cli@5 into $work/npm ..."
+npm install --prefix "$work/npm" --no-audit --no-fund --loglevel=error ajv-cli@5 >/dev/null
+AJV="$work/npm/node_modules/.bin/ajv"
+"$AJV" help >/dev/null 2>&1 || { echo "ajv-cli did not install" >&2; exit 2; }
+
+# The seed schema describes one envelope; a two-line wrapper applies it to
+# every element of the array. --all-errors makes ajv check every envelope
+# instead of stopping at the first invalid one (the corpus has ~3% of them).
+cp schemas/agh-envelope.schema.json "$work/envelope.schema.json"
+cat > "$work/array.schema.json" <<'JSON'
+{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "array",
+ "items": {"$ref": "https://agh.dev/schemas/network/v0/envelope.schema.json"}}
+JSON
+
+# measure NAME CMD...: best wall time and its peak RSS over RUNS runs. Exit
+# status 1 (some envelopes invalid) is expected from both tools.
+measure() {
+  local name=$1; shift
+  local best="" best_rss=""
+  for _ in $(seq "$RUNS"); do
+    local rc=0
+    if [ -x /usr/bin/time ]; then
+      /usr/bin/time -f "%e %M" -o "$work/time" "$@" >/dev/null 2>"$work/err" || rc=$?
+      read -r wall rss < <(tail -n 1 "$work/time")
+    else
+      local t0 t1
+      t0=$(date +%s.%N); "$@" >/dev/null 2>"$work/err" || rc=$?; t1=$(date +%s.%N)
+      wall=$(echo "$t1 - $t0" | bc); rss=0
+    fi
+    if [ "$rc" -gt 1 ]; then echo "$name failed (exit $rc):" >&2; head -5 "$work/err" >&2; exit 2; fi
+    if [ -z "$best" ] || [ "$(echo "$wall < $best" | bc)" = 1 ]; then best=$wall; best_rss=$rss; fi
+  done
+  printf '%-9s wall %6.2f s   peak RSS %6.1f MiB\n' "$name" "$best" "$(echo "$best_rss / 1024" | bc -l)"
+  eval "${name}_wall=$best; ${name}_rss=$best_rss"
+}
+
+size=$(du -m "$work/envelopes.ndjson" | cut -f1)
+echo "corpus: $N envelopes, ${size} MB (NDJSON for aghcheck, JSON array for ajv); best of $RUNS runs"
+measure ajv "$AJV" validate --spec=draft2020 --all-errors --strict=false \
+  -s "$work/array.schema.json" -r "$work/envelope.schema.json" -d "$work/envelopes.json"
+measure aghcheck "$BIN" validate --quiet "$work/envelopes.ndjson"
+
+ratio=$(echo "$aghcheck_wall / $ajv_wall" | bc -l)
+printf 'ratio     aghcheck / ajv wall time = %.2f (target <= 0.50)\n' "$ratio"
+rss_mib=$(echo "$aghcheck_rss / 1024" | bc -l)
+printf 'aghcheck  peak RSS %.1f MiB (target <= 64 MiB)\n' "$rss_mib"
+ok=1
+[ "$(echo "$ratio <= 0.5" | bc)" = 1 ] || { echo "FAIL: aghcheck slower than half of ajv" >&2; ok=0; }
+[ "$(echo "$rss_mib <= 64" | bc)" = 1 ] || { echo "FAIL: aghcheck peak RSS above 64 MiB" >&2; ok=0; }
+[ "$ok" = 1 ]
