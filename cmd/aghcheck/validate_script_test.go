@@ -1,0 +1,87 @@
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+var updateScripts = flag.Bool("update-scripts", false, "rewrite the expected outputs in testdata/script/*.txtar")
+
+// TestMain lets testscript run this test binary as the aghcheck command, so
+// the end-to-end scripts exercise the real CLI (flags, exit codes, stdout
+// and stderr) without a separate build.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"aghcheck": func() { os.Exit(run(os.Args[1:])) },
+	})
+}
+
+// TestValidateScripts runs testdata/script/*.txtar: golden outputs for every
+// format, exit codes, every input form and bad input.
+func TestValidateScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:           "testdata/script",
+		UpdateScripts: *updateScripts,
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("NO_COLOR", "1")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"genbad": genBad,
+		},
+	})
+}
+
+// genBad KIND FILE [SIZE_MB] writes hostile input that a txtar archive
+// cannot hold (raw bytes, huge files) into the script's work directory.
+func genBad(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: genbad KIND FILE [SIZE_MB]")
+	}
+	f, err := os.Create(ts.MkAbs(args[1]))
+	ts.Check(err)
+	defer func() { ts.Check(f.Close()) }()
+	w := bufio.NewWriterSize(f, 1<<20)
+	mb := 1
+	if len(args) > 2 {
+		mb, err = strconv.Atoi(args[2])
+		ts.Check(err)
+	}
+	const env = `{"protocol":"agh-network/v0","workspace_id":"ws_alpha","channel":"builders","id":"s%d","kind":"say","surface":"thread","thread_id":"thread_release","from":"ops-coordinator.session-42","to":null,"ts":1776366120,"body":{"text":"%s"},"proof":null}`
+	switch args[0] {
+	case "utf8": // invalid UTF-8 inside a string, then a good line
+		fmt.Fprintf(w, env+"\n", 1, "caf\xe9")
+		fmt.Fprintf(w, env+"\n", 2, "ok")
+	case "binary": // ELF-like junk with NUL bytes
+		for i := range 4096 {
+			w.WriteByte(byte(i*7 + i/3))
+		}
+	case "deep": // 200 levels of arrays inside the body
+		fmt.Fprintf(w, env+"\n", 1, "x")
+		w.WriteString(`{"protocol":"agh-network/v0","body":` + strings.Repeat("[", 200) + strings.Repeat("]", 200) + "}\n")
+	case "huge-line": // one line of SIZE_MB megabytes: a giant string member
+		w.WriteString(`{"protocol":"agh-network/v0","body":{"text":"`)
+		chunk := strings.Repeat("a", 1<<20)
+		for range mb {
+			w.WriteString(chunk)
+		}
+		w.WriteString("\"}}\n")
+		fmt.Fprintf(w, env+"\n", 2, "after the giant")
+	case "many": // SIZE_MB megabytes of valid envelopes, one per line
+		n := 0
+		for size := 0; size < mb<<20; n++ {
+			k, _ := fmt.Fprintf(w, env+"\n", n, "hello "+strconv.Itoa(n))
+			size += k
+		}
+	default:
+		ts.Fatalf("genbad: unknown kind %q", args[0])
+	}
+	ts.Check(w.Flush())
+}
