@@ -1,6 +1,7 @@
 package reporter
 
 import (
+	"bufio"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -53,6 +54,7 @@ type JUnitProperty struct {
 
 // JUnitCase is one test case (here: one document).
 type JUnitCase struct {
+	XMLName   xml.Name      `xml:"testcase"`
 	Name      string        `xml:"name,attr"`
 	Classname string        `xml:"classname,attr"`
 	Time      string        `xml:"time,attr,omitempty"`
@@ -95,31 +97,36 @@ func WriteJUnit(w io.Writer, s *JUnitSuites) error {
 }
 
 // junitReporter makes one suite per input file and one case per document.
-// Suites carry counts in their attributes, so the XML is built in memory and
-// written at the end; a case is a few short strings, so even 100,000
-// documents stay in a few megabytes (valid cases hold no text at all).
+// Suites carry counts in their attributes, so cases are kept until the end,
+// in a compact form (a valid document costs a few words: no strings of its
+// own), and are turned into XML one at a time.
 type junitReporter struct {
 	w      io.Writer
 	o      Options
-	suites []JUnitSuite
+	suites []junitSuite
+}
+
+type junitSuite struct {
+	name     string
+	failures int
+	cases    []junitCase
+}
+
+type junitCase struct {
+	line, index int32
+	profile     string // shared with every other document of the profile
+	failure     *JUnitFailure
+	out         string
 }
 
 func (r *junitReporter) Document(d *validate.Document) error {
-	if len(r.suites) == 0 || r.suites[len(r.suites)-1].Name != d.Source {
-		r.suites = append(r.suites, JUnitSuite{Name: d.Source})
+	if len(r.suites) == 0 || r.suites[len(r.suites)-1].name != d.Source {
+		r.suites = append(r.suites, junitSuite{name: d.Source})
 	}
 	s := &r.suites[len(r.suites)-1]
-	name := "line " + strconv.Itoa(d.Line)
-	if d.Index >= 0 {
-		name = fmt.Sprintf("[%d] line %d", d.Index, d.Line)
-	}
-	if d.Profile != "" {
-		name += " (" + d.Profile + ")"
-	}
-	c := JUnitCase{Name: name, Classname: d.Source}
-	s.Tests++
+	c := junitCase{line: int32(d.Line), index: int32(d.Index), profile: d.Profile}
 	if !d.Valid {
-		s.Failures++
+		s.failures++
 		errs, warns := counts(d, r.o.Strict)
 		var first string
 		var text strings.Builder
@@ -134,23 +141,70 @@ func (r *junitReporter) Document(d *validate.Document) error {
 		if warns > 0 {
 			msg += ", " + plural(warns, "warning")
 		}
-		c.Failure = &JUnitFailure{Message: msg + ": " + first, Type: first, Text: text.String()}
+		c.failure = &JUnitFailure{Message: msg + ": " + first, Type: first, Text: text.String()}
 	} else if len(d.Findings) > 0 && !r.o.Quiet {
 		var text strings.Builder
 		for _, f := range d.Findings {
 			fmt.Fprintf(&text, "%s: warning %s %s\n", Location(d), f.Rule.ID, Detail(f))
 		}
-		c.SystemOut = &JUnitText{Text: text.String()}
+		c.out = text.String()
 	}
-	s.Cases = append(s.Cases, c)
+	s.cases = append(s.cases, c)
 	return nil
 }
 
-func (r *junitReporter) Finish(sum validate.Summary) error {
-	root := &JUnitSuites{Name: "aghcheck validate", Suites: r.suites}
-	for _, s := range r.suites {
-		root.Tests += s.Tests
-		root.Failures += s.Failures
+func (c junitCase) xml(source string) JUnitCase {
+	name := "line " + strconv.Itoa(int(c.line))
+	if c.index >= 0 {
+		name = fmt.Sprintf("[%d] line %d", c.index, c.line)
 	}
-	return WriteJUnit(r.w, root)
+	if c.profile != "" {
+		name += " (" + c.profile + ")"
+	}
+	jc := JUnitCase{Name: name, Classname: source, Failure: c.failure}
+	if c.out != "" {
+		jc.SystemOut = &JUnitText{Text: c.out}
+	}
+	return jc
+}
+
+func (r *junitReporter) Finish(sum validate.Summary) error {
+	bw := bufio.NewWriterSize(r.w, 64<<10)
+	bw.WriteString(xml.Header)
+	enc := xml.NewEncoder(bw)
+	enc.Indent("", "  ")
+	tests, failures := 0, 0
+	for _, s := range r.suites {
+		tests += len(s.cases)
+		failures += s.failures
+	}
+	attr := func(k string, v any) xml.Attr { return xml.Attr{Name: xml.Name{Local: k}, Value: fmt.Sprint(v)} }
+	root := xml.StartElement{Name: xml.Name{Local: "testsuites"}, Attr: []xml.Attr{
+		attr("name", "aghcheck validate"), attr("tests", tests), attr("failures", failures), attr("errors", 0)}}
+	if err := enc.EncodeToken(root); err != nil {
+		return err
+	}
+	for _, s := range r.suites {
+		st := xml.StartElement{Name: xml.Name{Local: "testsuite"}, Attr: []xml.Attr{
+			attr("name", s.name), attr("tests", len(s.cases)), attr("failures", s.failures), attr("errors", 0)}}
+		if err := enc.EncodeToken(st); err != nil {
+			return err
+		}
+		for _, c := range s.cases {
+			if err := enc.Encode(c.xml(s.name)); err != nil {
+				return err
+			}
+		}
+		if err := enc.EncodeToken(st.End()); err != nil {
+			return err
+		}
+	}
+	if err := enc.EncodeToken(root.End()); err != nil {
+		return err
+	}
+	if err := enc.Flush(); err != nil {
+		return err
+	}
+	bw.WriteString("\n")
+	return bw.Flush()
 }
