@@ -70,7 +70,7 @@ Exit status: 0 every document is valid, 1 at least one is invalid,
 		Args: cobra.ArbitraryArgs,
 	}
 	fs := cmd.Flags()
-	fs.StringVarP(&format, "format", "f", "text", "output `format`: "+strings.Join(reporter.Formats, ", "))
+	fs.StringVarP(&format, "format", "f", "text", "output `FORMAT`: "+strings.Join(reporter.Formats, ", "))
 	fs.BoolVar(&strict, "strict", false, "count SHOULD-level findings (warnings) as errors")
 	fs.BoolVarP(&quiet, "quiet", "q", false, "print only the findings of invalid documents and the summary")
 	fs.StringVar(&profile, "profile", "", "check every document as `NAME` instead of detecting its format: "+strings.Join(profileNames, "|"))
