@@ -1,0 +1,36 @@
+package main
+
+import "testing"
+
+func TestParseAge(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"300", 300, true}, {"300s", 300, true}, {"5m", 300, true}, {"1h30m", 5400, true},
+		{"0", 0, false}, {"-5", 0, false}, {"500ms", 0, false}, {"soon", 0, false}, {"", 0, false},
+	} {
+		got, err := parseAge(tc.in)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("parseAge(%q) = %d, %v; want %d, ok=%v", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestParseNow(t *testing.T) {
+	if n, err := parseNow(""); n != 0 || err != nil {
+		t.Errorf("empty: %d %v", n, err)
+	}
+	if n, err := parseNow("1776366120"); n != 1776366120 || err != nil {
+		t.Errorf("unix: %d %v", n, err)
+	}
+	if n, err := parseNow("now"); n < 1700000000 || err != nil {
+		t.Errorf("now: %d %v", n, err)
+	}
+	for _, bad := range []string{"yesterday", "-1", "0", "1.5"} {
+		if _, err := parseNow(bad); err == nil {
+			t.Errorf("parseNow(%q) accepted", bad)
+		}
+	}
+}
