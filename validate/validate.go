@@ -102,7 +102,7 @@ func (v *Validator) CheckDocument(raw []byte, line int) Document {
 		obj, isObj := val.(map[string]any)
 		p := v.forced
 		if !isObj {
-			d.Findings = append(d.Findings, rules.New(rules.InputNotObject, "", "object", jsonx.Describe(val)))
+			d.Findings = append(d.Findings, rules.New(rules.InputNotObject, "", "object", jsonx.TypeName(val)))
 		} else {
 			if p == nil {
 				for _, q := range v.opts.Profiles {
