@@ -5,7 +5,7 @@ PKGS      ?= ./...
 FUZZTIME  ?= 20s
 BIN       ?= bin/aghcheck
 
-.PHONY: all build test race bench bench-compare fuzz lint docs clean
+.PHONY: all build test bench bench-compare bench-process bench-run fuzz lint docs clean
 
 all: build
 
@@ -23,6 +23,14 @@ bench:
 ## bench-compare: aghcheck vs ajv-cli on the same 100,000 generated envelopes.
 bench-compare: build
 	./scripts/bench-compare.sh
+
+## bench-process: whole-process timings of aghcheck validate (every input form and format).
+bench-process: build
+	./scripts/bench-process.sh
+
+## bench-run: whole-process timings of aghcheck run against the built-in reference peer.
+bench-run:
+	./scripts/bench-run.sh
 
 ## fuzz: run every fuzz target for FUZZTIME each.
 fuzz:

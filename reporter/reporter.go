@@ -96,8 +96,16 @@ func orNone(s string) string {
 
 // SummaryLine is the closing line every format prints or embeds.
 func SummaryLine(s validate.Summary) string {
-	return fmt.Sprintf("%d documents, %d valid, %d invalid, %d errors, %d warnings",
-		s.Documents, s.Valid, s.Invalid, s.Errors, s.Warnings)
+	return fmt.Sprintf("%s, %d valid, %d invalid, %s, %s",
+		count(s.Documents, "document"), s.Valid, s.Invalid, count(s.Errors, "error"), count(s.Warnings, "warning"))
+}
+
+// count renders n with its noun, plural unless n is 1.
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func counts(d *validate.Document, strict bool) (errs, warns int) {
