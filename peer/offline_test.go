@@ -99,9 +99,9 @@ func FuzzParseScript(f *testing.F) {
 		if json.Unmarshal(data, &v) != nil {
 			return
 		}
-		start := stSubmitted
+		start := agh.StateSubmitted
 		if !opening {
-			start = stNeedsInput
+			start = agh.StateNeedsInput
 		}
 		s, err := parseScript(v, opening)
 		if err != nil || s.check(start) != nil {

@@ -9,34 +9,11 @@ import (
 
 var capabilityDigest = agh.CapabilityDigest
 
-// Work states of the lifecycle.
-const (
-	stSubmitted  = "submitted"
-	stWorking    = "working"
-	stNeedsInput = "needs_input"
-	stCompleted  = "completed"
-	stFailed     = "failed"
-	stCanceled   = "canceled"
-)
-
-func terminal(state string) bool {
-	return state == stCompleted || state == stFailed || state == stCanceled
-}
-
-// legal reports whether the target may report next after state. Progress
-// (working → working) is allowed; nothing leaves a terminal state and
-// nothing returns to submitted.
+// legal reports whether the target may report next after state: the
+// protocol's transition table (agh.CanTransition), less a repeated
+// "submitted", which a target never reports once it holds the work.
 func legal(state, next string) bool {
-	if terminal(state) || next == stSubmitted {
-		return false
-	}
-	switch next {
-	case stWorking, stFailed, stCanceled:
-		return true
-	case stNeedsInput, stCompleted:
-		return state != stSubmitted
-	}
-	return false
+	return next != agh.StateSubmitted && agh.CanTransition(state, next)
 }
 
 // work is one unit of work where this peer is the target.
@@ -83,7 +60,7 @@ func (p *peer) lifecycle(env map[string]any) {
 		}
 		p.cancel(env, w)
 	case "trace":
-		if terminal(w.state) {
+		if agh.IsTerminal(w.state) {
 			p.receipt(env, &w.where, "rejected", "work_closed", "work is "+w.state, false)
 		}
 		// The initiator does not report progress on our work: ignored.
@@ -94,13 +71,13 @@ func (p *peer) lifecycle(env map[string]any) {
 
 func (p *peer) open(env map[string]any, wid string, c *container) {
 	from, _ := env["from"].(string)
-	w := &work{initiator: from, where: *c, state: stSubmitted, updated: p.now()}
+	w := &work{initiator: from, where: *c, state: agh.StateSubmitted, updated: p.now()}
 	p.work[wid] = w
 	ext, _ := env["ext"].(map[string]any)
 	if p.faults[faultRejectUnknownExt] {
 		for k := range ext {
 			if k != ControlExt {
-				w.state = stFailed
+				w.state = agh.StateFailed
 				p.receipt(env, c, "rejected", "malformed", "unknown extension "+k, true)
 				return
 			}
@@ -112,7 +89,7 @@ func (p *peer) open(env map[string]any, wid string, c *container) {
 			err = s.check(w.state)
 		}
 		if err != nil {
-			w.state = stFailed
+			w.state = agh.StateFailed
 			p.receipt(env, c, "rejected", "malformed", ControlExt+": "+err.Error(), false)
 			return
 		}
@@ -120,16 +97,16 @@ func (p *peer) open(env map[string]any, wid string, c *container) {
 		return
 	}
 	p.receipt(env, c, "accepted", "", "", p.faults[faultAcceptMalformed])
-	p.trace(env, w, map[string]any{"state": stWorking}, p.faults[faultAcceptMalformed])
-	p.trace(env, w, map[string]any{"state": stCompleted, "result": echoResult(env)}, p.faults[faultAcceptMalformed])
+	p.trace(env, w, map[string]any{"state": agh.StateWorking}, p.faults[faultAcceptMalformed])
+	p.trace(env, w, map[string]any{"state": agh.StateCompleted, "result": echoResult(env)}, p.faults[faultAcceptMalformed])
 }
 
 // continuation handles a say/capability from the initiator on open work.
 func (p *peer) continuation(env map[string]any, w *work) {
-	if terminal(w.state) {
-		if p.faults[faultReopenTerminal] && w.state == stCompleted {
+	if agh.IsTerminal(w.state) {
+		if p.faults[faultReopenTerminal] && w.state == agh.StateCompleted {
 			p.receipt(env, &w.where, "accepted", "", "", true)
-			p.trace(env, w, map[string]any{"state": stWorking}, true)
+			p.trace(env, w, map[string]any{"state": agh.StateWorking}, true)
 			return
 		}
 		p.receipt(env, &w.where, "rejected", "work_closed", "work is "+w.state, false)
@@ -148,26 +125,26 @@ func (p *peer) continuation(env map[string]any, w *work) {
 		p.play(env, w, s)
 		return
 	}
-	if w.state != stNeedsInput {
+	if w.state != agh.StateNeedsInput {
 		// Work that is not waiting for input takes the message as
 		// conversation; the lifecycle does not move.
 		return
 	}
-	p.trace(env, w, map[string]any{"state": stWorking}, false)
-	p.trace(env, w, map[string]any{"state": stCompleted, "result": echoResult(env)}, false)
+	p.trace(env, w, map[string]any{"state": agh.StateWorking}, false)
+	p.trace(env, w, map[string]any{"state": agh.StateCompleted, "result": echoResult(env)}, false)
 }
 
 // cancel applies the initiator's receipt status=canceled.
 func (p *peer) cancel(env map[string]any, w *work) {
 	switch {
-	case w.state == stCanceled && !p.faults[faultCancelNotIdem]:
+	case w.state == agh.StateCanceled && !p.faults[faultCancelNotIdem]:
 		// Cancellation is idempotent: already done, nothing new to say.
-	case w.state == stCanceled:
-		p.trace(env, w, map[string]any{"state": stCanceled}, true)
-	case terminal(w.state):
+	case w.state == agh.StateCanceled:
+		p.trace(env, w, map[string]any{"state": agh.StateCanceled}, true)
+	case agh.IsTerminal(w.state):
 		p.receipt(env, &w.where, "rejected", "work_closed", "work is "+w.state, false)
 	default:
-		p.trace(env, w, map[string]any{"state": stCanceled, "message": "canceled by the initiator"}, false)
+		p.trace(env, w, map[string]any{"state": agh.StateCanceled, "message": "canceled by the initiator"}, false)
 	}
 }
 
@@ -288,14 +265,14 @@ func quoteState(s string) string {
 // opening, accepted starts it and rejected fails it; a receipt on a
 // continuation acknowledges the message without moving the work.
 func (s *script) afterReceipt(state string) string {
-	if state != stSubmitted {
+	if state != agh.StateSubmitted {
 		return state
 	}
 	switch s.receipt {
 	case "accepted":
-		return stWorking
+		return agh.StateWorking
 	case "rejected":
-		return stFailed
+		return agh.StateFailed
 	}
 	return state
 }
