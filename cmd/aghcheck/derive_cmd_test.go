@@ -1,41 +1,9 @@
 package main
 
 import (
-	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// runCapturing runs the CLI in-process with stdin, returning its exit code,
-// stdout and stderr.
-func runCapturing(t *testing.T, stdin string, args ...string) (int, string, string) {
-	t.Helper()
-	dir := t.TempDir()
-	in := filepath.Join(dir, "stdin")
-	if err := os.WriteFile(in, []byte(stdin), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	inF, err := os.Open(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer inF.Close()
-	outF, _ := os.Create(filepath.Join(dir, "stdout"))
-	errF, _ := os.Create(filepath.Join(dir, "stderr"))
-	oldIn, oldOut, oldErr := os.Stdin, os.Stdout, os.Stderr
-	os.Stdin, os.Stdout, os.Stderr = inF, outF, errF
-	code := run(args)
-	os.Stdin, os.Stdout, os.Stderr = oldIn, oldOut, oldErr
-	read := func(f *os.File) string {
-		f.Seek(0, io.SeekStart)
-		b, _ := io.ReadAll(f)
-		f.Close()
-		return string(b)
-	}
-	return code, read(outF), read(errF)
-}
 
 func TestDeriveCommands(t *testing.T) {
 	const fx = "../../fixtures/agh/"
@@ -69,7 +37,7 @@ func TestDeriveCommands(t *testing.T) {
 		{"unknown derivation", "", []string{"derive", "colour"}, 2, "", "unknown derivation"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, out, errOut := runCapturing(t, tc.stdin, tc.args...)
+			code, out, errOut := runCLI(t, tc.stdin, tc.args...)
 			if code != tc.code {
 				t.Errorf("exit %d, want %d (stderr %q)", code, tc.code, errOut)
 			}

@@ -5,6 +5,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 )
 
@@ -32,13 +33,17 @@ func (e *exitError) Error() string {
 func (e *exitError) Unwrap() error { return e.err }
 
 func main() {
-	os.Exit(run(os.Args[1:]))
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// run executes the CLI and maps errors to exit codes. Tests call it directly.
-func run(args []string) int {
+// run executes the CLI with the given streams and maps errors to exit codes.
+// Tests call it directly, in-process.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRootCmd()
 	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
 	err := root.Execute()
 	if err == nil {
 		return exitOK
@@ -46,10 +51,10 @@ func run(args []string) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(os.Stderr, "aghcheck:", ee.err)
+			fmt.Fprintln(stderr, "aghcheck:", ee.err)
 		}
 		return ee.code
 	}
-	fmt.Fprintln(os.Stderr, "aghcheck:", err)
+	fmt.Fprintln(stderr, "aghcheck:", err)
 	return exitUsageErr
 }

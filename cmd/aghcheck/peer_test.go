@@ -147,7 +147,7 @@ func TestPeerHelperProcess(t *testing.T) {
 	if os.Getenv("AGHCHECK_PEER_HELPER") != "1" {
 		t.Skip("helper process only")
 	}
-	os.Exit(run([]string{"peer"}))
+	os.Exit(run([]string{"peer"}, os.Stdin, os.Stdout, os.Stderr))
 }
 
 // A real peer process stops cleanly, exit 0, on SIGTERM and SIGINT.

@@ -11,7 +11,7 @@ import (
 
 func TestRulesCommand(t *testing.T) {
 	all := rules.All()
-	code, out, errOut := runCapturing(t, "", "rules")
+	code, out, errOut := runCLI(t, "", "rules")
 	if code != 0 || errOut != "" {
 		t.Fatalf("rules: exit %d, %q", code, errOut)
 	}
@@ -21,7 +21,7 @@ func TestRulesCommand(t *testing.T) {
 		}
 	}
 
-	code, out, _ = runCapturing(t, "", "rules", "--format", "json", "--profile", "agh")
+	code, out, _ = runCLI(t, "", "rules", "--format", "json", "--profile", "agh")
 	var list []map[string]string
 	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) == 0 {
 		t.Fatalf("json: exit %d, %q", code, out)
@@ -36,7 +36,7 @@ func TestRulesCommand(t *testing.T) {
 	}
 
 	for _, bad := range [][]string{{"rules", "--format", "yaml"}, {"rules", "--profile", "nope"}, {"rules", "extra"}} {
-		if code, _, errOut := runCapturing(t, "", bad...); code != 2 || errOut == "" {
+		if code, _, errOut := runCLI(t, "", bad...); code != 2 || errOut == "" {
 			t.Errorf("%v: exit %d, %q", bad, code, errOut)
 		}
 	}
@@ -44,7 +44,7 @@ func TestRulesCommand(t *testing.T) {
 
 // docs/rules.md is the markdown catalogue; it must match what the binary prints.
 func TestRulesDocUpToDate(t *testing.T) {
-	code, out, _ := runCapturing(t, "", "rules", "--format", "markdown")
+	code, out, _ := runCLI(t, "", "rules", "--format", "markdown")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}

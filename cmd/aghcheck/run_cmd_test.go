@@ -1,31 +1,18 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// runAghcheck runs the command tree in-process with stdout captured.
+// runAghcheck is runCLI for tests that only read stdout and the exit code.
 func runAghcheck(t *testing.T, args ...string) (string, int) {
 	t.Helper()
-	root := newRootCmd()
-	var out, errb bytes.Buffer
-	root.SetOut(&out)
-	root.SetErr(&errb)
-	root.SetArgs(args)
-	if err := root.Execute(); err != nil {
-		var ee *exitError
-		if errors.As(err, &ee) {
-			return out.String(), ee.code
-		}
-		return out.String(), exitUsageErr
-	}
-	return out.String(), exitOK
+	code, out, _ := runCLI(t, "", args...)
+	return out, code
 }
 
 func TestListAndLintEmbedded(t *testing.T) {

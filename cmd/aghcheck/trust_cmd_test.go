@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,30 +16,6 @@ const (
 	trustFixtures = "../../fixtures/trust"
 	goldenSeedHex = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 )
-
-// runCLI runs the real command tree in-process the way run does, with
-// stdin, stdout and stderr captured.
-func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	root := newRootCmd()
-	var out, errb bytes.Buffer
-	root.SetIn(strings.NewReader(stdin))
-	root.SetOut(&out)
-	root.SetErr(&errb)
-	root.SetArgs(args)
-	code = exitOK
-	if err := root.Execute(); err != nil {
-		code = exitUsageErr
-		var ee *exitError
-		if errors.As(err, &ee) {
-			code, err = ee.code, ee.err
-		}
-		if err != nil {
-			fmt.Fprintln(&errb, "aghcheck:", err)
-		}
-	}
-	return code, out.String(), errb.String()
-}
 
 func readFixture(t *testing.T, name string) string {
 	t.Helper()

@@ -19,7 +19,7 @@ var updateScripts = flag.Bool("update-scripts", false, "rewrite the expected out
 // and stderr) without a separate build.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"aghcheck": func() { os.Exit(run(os.Args[1:])) },
+		"aghcheck": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
 
