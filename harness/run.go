@@ -364,6 +364,8 @@ func (r *runner) gate(sc *scenario.Scenario, rep *Report) string {
 		return fmt.Sprintf("the IUT does not advertise trust mode %s", sc.Requires.TrustMode)
 	case sc.Requires.JetStream && r.js == nil:
 		return "the broker has no JetStream"
+	case sc.Requires.JoinGreet && r.greet == nil:
+		return "the IUT joined before the run (attached with --iut-peer), so its join greet was not observed"
 	}
 	return ""
 }

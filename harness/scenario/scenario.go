@@ -42,6 +42,10 @@ type Requires struct {
 	Profile   string `json:"profile,omitempty"`    // in the Peer Card's profiles_supported
 	TrustMode string `json:"trust_mode,omitempty"` // in trust_modes_supported
 	JetStream bool   `json:"jetstream,omitempty"`
+	// JoinGreet needs the greet the IUT sends when it joins, which only a
+	// run that starts the IUT (--iut) sees; an attached peer (--iut-peer)
+	// joined before the run.
+	JoinGreet bool `json:"join_greet,omitempty"`
 }
 
 // Peer is a test peer the harness plays. Its id is fresh per run: name plus

@@ -1,0 +1,106 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/aghcheck/aghcheck/harness/broker"
+	"github.com/aghcheck/aghcheck/peer"
+)
+
+// TestAttachToRunningPeer certifies a peer that is already on a broker the
+// harness did not start (--nats-url with user credentials, --iut-peer): the
+// way a user certifies a peer that runs elsewhere.
+func TestAttachToRunningPeer(t *testing.T) {
+	srv, err := server.NewServer(&server.Options{
+		Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true,
+		Username: "ci", Password: "s3cret",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Start()
+	defer srv.Shutdown()
+	if !srv.ReadyForConnections(5 * time.Second) {
+		t.Fatal("nats-server not ready")
+	}
+	ep := broker.Endpoint{URL: srv.ClientURL(), User: "ci", Password: "s3cret"}
+
+	const ws, ch, id = "ws_attach", "builders", "remote-peer.session-1"
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- peer.Run(ctx, peer.Config{
+			URL: ep.URL, User: ep.User, Password: ep.Password,
+			Workspace: ws, Channel: ch, PeerID: id,
+		})
+	}()
+	defer func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil && !errors.Is(err, context.Canceled) {
+				t.Errorf("peer: %v", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Error("peer did not stop")
+		}
+	}()
+
+	rep, err := Run(context.Background(), Config{
+		Scenarios:    loadSuites(t),
+		External:     &ep,
+		IUTPeer:      id,
+		Workspace:    ws,
+		Channel:      ch,
+		Select:       regexp.MustCompile(`^(kinds|lifecycle)\.`),
+		GreetTimeout: 10 * time.Second,
+	})
+	if rep == nil {
+		t.Fatalf("no report: %v", err)
+	}
+	dump(t, rep)
+	if rep.Error != "" {
+		t.Fatalf("harness error: %s", rep.Error)
+	}
+	if rep.IUT.PeerID != id {
+		t.Errorf("attached to %q, want %q", rep.IUT.PeerID, id)
+	}
+	s := rep.Summary
+	if s.Pass == 0 || s.Fail+s.Error+s.Warn > 0 {
+		t.Errorf("summary %+v, want only passes", s)
+	}
+}
+
+// Attaching with the wrong credentials is a harness error, not an IUT failure.
+func TestAttachWithBadCredentialsIsHarnessError(t *testing.T) {
+	srv, err := server.NewServer(&server.Options{
+		Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true,
+		Username: "ci", Password: "s3cret",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Start()
+	defer srv.Shutdown()
+	if !srv.ReadyForConnections(5 * time.Second) {
+		t.Fatal("nats-server not ready")
+	}
+	ep := broker.Endpoint{URL: srv.ClientURL(), User: "ci", Password: "wrong"}
+	rep, err := Run(context.Background(), Config{
+		Scenarios: loadSuites(t), External: &ep, IUTPeer: "nobody.session-1",
+		GreetTimeout: 2 * time.Second,
+	})
+	var he *HarnessError
+	if !errors.As(err, &he) {
+		t.Fatalf("err = %v, want a HarnessError", err)
+	}
+	if rep != nil && rep.Summary.Fail > 0 {
+		t.Errorf("bad credentials blamed on the IUT: %+v", rep.Summary)
+	}
+}
