@@ -42,7 +42,7 @@ type Config struct {
 	Timeout       time.Duration // per scenario (default 10s)
 	StepTimeout   time.Duration // per expect step (default 2s)
 	SilenceWindow time.Duration // default expect_silence window (300ms)
-	GreetTimeout  time.Duration // waiting for the IUT's greet (default 30s)
+	GreetTimeout  time.Duration // waiting for the IUT's greet (default DefaultGreetTimeout)
 
 	// External, when set, is the broker to use instead of an embedded one.
 	External *broker.Endpoint
