@@ -17,19 +17,7 @@ import (
 // harness did not start (--nats-url with user credentials, --iut-peer): the
 // way a user certifies a peer that runs elsewhere.
 func TestAttachToRunningPeer(t *testing.T) {
-	srv, err := server.NewServer(&server.Options{
-		Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true,
-		Username: "ci", Password: "s3cret",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.Start()
-	defer srv.Shutdown()
-	if !srv.ReadyForConnections(5 * time.Second) {
-		t.Fatal("nats-server not ready")
-	}
-	ep := broker.Endpoint{URL: srv.ClientURL(), User: "ci", Password: "s3cret"}
+	ep := startPasswordServer(t)
 
 	const ws, ch, id = "ws_attach", "builders", "remote-peer.session-1"
 	ctx, cancel := context.WithCancel(context.Background())
@@ -79,19 +67,8 @@ func TestAttachToRunningPeer(t *testing.T) {
 
 // Attaching with the wrong credentials is a harness error, not an IUT failure.
 func TestAttachWithBadCredentialsIsHarnessError(t *testing.T) {
-	srv, err := server.NewServer(&server.Options{
-		Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true,
-		Username: "ci", Password: "s3cret",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.Start()
-	defer srv.Shutdown()
-	if !srv.ReadyForConnections(5 * time.Second) {
-		t.Fatal("nats-server not ready")
-	}
-	ep := broker.Endpoint{URL: srv.ClientURL(), User: "ci", Password: "wrong"}
+	ep := startPasswordServer(t)
+	ep.Password = "wrong"
 	rep, err := Run(context.Background(), Config{
 		Scenarios: loadSuites(t), External: &ep, IUTPeer: "nobody.session-1",
 		GreetTimeout: 2 * time.Second,
@@ -103,4 +80,24 @@ func TestAttachWithBadCredentialsIsHarnessError(t *testing.T) {
 	if rep != nil && rep.Summary.Fail > 0 {
 		t.Errorf("bad credentials blamed on the IUT: %+v", rep.Summary)
 	}
+}
+
+// startPasswordServer starts a nats-server that only user ci / s3cret may
+// use, standing in for a deployment the harness did not start, and returns
+// its endpoint. It is shut down when the test ends.
+func startPasswordServer(t *testing.T) broker.Endpoint {
+	t.Helper()
+	srv, err := server.NewServer(&server.Options{
+		Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true,
+		Username: "ci", Password: "s3cret",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Start()
+	t.Cleanup(srv.Shutdown)
+	if !srv.ReadyForConnections(5 * time.Second) {
+		t.Fatal("nats-server not ready")
+	}
+	return broker.Endpoint{URL: srv.ClientURL(), User: "ci", Password: "s3cret"}
 }
