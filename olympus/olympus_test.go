@@ -2,6 +2,7 @@ package olympus
 
 import (
 	"flag"
+	"github.com/aghcheck/aghcheck/internal/golden"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,7 +14,7 @@ import (
 	"github.com/aghcheck/aghcheck/rules"
 )
 
-var update = flag.Bool("update", false, "re-sign the Olympus fixtures with fixtures/olympus/hmac.key")
+var resignFixtures = flag.Bool("resign", false, "re-sign the Olympus fixtures with fixtures/olympus/hmac.key")
 
 const fixtures = "../fixtures/olympus"
 
@@ -60,7 +61,7 @@ func ids(fs []rules.Finding) []string {
 }
 
 func TestFixtures(t *testing.T) {
-	if *update {
+	if *resignFixtures {
 		resign(t)
 	}
 	p := fixtureProfile(t)
@@ -141,8 +142,6 @@ func resign(t *testing.T) {
 	}
 }
 
-var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/findings.golden")
-
 // TestFindingsGolden pins what people read: pointer, expected, found and
 // message of every finding the invalid fixtures produce.
 func TestFindingsGolden(t *testing.T) {
@@ -156,18 +155,5 @@ func TestFindingsGolden(t *testing.T) {
 			b.WriteString("  " + f.String() + "\n")
 		}
 	}
-	golden := filepath.Join("testdata", "findings.golden")
-	if *updateGolden {
-		os.MkdirAll("testdata", 0o755)
-		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b.String() != string(want) {
-		t.Errorf("findings differ from %s (run with -update-golden and review the diff):\n%s", golden, b.String())
-	}
+	golden.Check(t, filepath.Join("testdata", "findings.golden"), []byte(b.String()))
 }

@@ -1,7 +1,7 @@
 package redkey
 
 import (
-	"flag"
+	"github.com/aghcheck/aghcheck/internal/golden"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,8 +14,6 @@ import (
 	"github.com/aghcheck/aghcheck/rules"
 	"github.com/aghcheck/aghcheck/validate"
 )
-
-var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/findings.golden")
 
 const fixtures = "../fixtures/redkey"
 
@@ -164,20 +162,7 @@ func TestFindingsGolden(t *testing.T) {
 			b.WriteString("  " + f.String() + "\n")
 		}
 	}
-	golden := filepath.Join("testdata", "findings.golden")
-	if *updateGolden {
-		os.MkdirAll("testdata", 0o755)
-		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b.String() != string(want) {
-		t.Errorf("findings differ from %s (run with -update-golden and review the diff)", golden)
-	}
+	golden.Check(t, filepath.Join("testdata", "findings.golden"), []byte(b.String()))
 }
 
 func TestRoleTopicBoundary(t *testing.T) {

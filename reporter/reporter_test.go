@@ -4,8 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
-	"flag"
-	"os"
+	"github.com/aghcheck/aghcheck/internal/golden"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,8 +12,6 @@ import (
 	"github.com/aghcheck/aghcheck/rules"
 	"github.com/aghcheck/aghcheck/validate"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 var ruleAdvice = &rules.Rule{ID: "TEST-ADVICE", Profile: "test", Severity: rules.Warning,
 	Clause: "A test document SHOULD carry advice.", Source: "reporter tests"}
@@ -88,18 +85,7 @@ func TestGolden(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				got := render(t, format, v.o)
 				path := filepath.Join("testdata", name+".golden")
-				if *update {
-					if err := os.WriteFile(path, got, 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(got, want) {
-					t.Errorf("output differs from %s (go test ./reporter -update):\n%s", path, got)
-				}
+				golden.Check(t, path, got)
 				switch format {
 				case "json":
 					var x struct {

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
-	"os"
+	"github.com/aghcheck/aghcheck/internal/golden"
 	"path/filepath"
 	"testing"
 	"time"
@@ -47,24 +47,6 @@ func runFixture() *harness.Report {
 	return rep
 }
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if os.Getenv("UPDATE_GOLDEN") != "" {
-		os.MkdirAll("testdata", 0o755)
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs:\n%s", name, got)
-	}
-}
-
 func TestRunWritersGolden(t *testing.T) {
 	color.NoColor = true
 	rep := runFixture()
@@ -75,7 +57,7 @@ func TestRunWritersGolden(t *testing.T) {
 	if err := WriteRunText(&text, rep, false); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "run_text.golden", text.Bytes())
+	golden.Check(t, filepath.Join("testdata", "run_text.golden"), text.Bytes())
 
 	var junit bytes.Buffer
 	if err := WriteRunJUnit(&junit, rep); err != nil {
@@ -88,7 +70,7 @@ func TestRunWritersGolden(t *testing.T) {
 	if parsed.Tests != 5 || parsed.Failures != 2 || parsed.Skipped != 1 {
 		t.Errorf("junit counts tests=%d failures=%d skipped=%d", parsed.Tests, parsed.Failures, parsed.Skipped)
 	}
-	golden(t, "run_junit.golden", junit.Bytes())
+	golden.Check(t, filepath.Join("testdata", "run_junit.golden"), junit.Bytes())
 
 	var js bytes.Buffer
 	if err := WriteRunJSON(&js, rep); err != nil {
@@ -105,5 +87,5 @@ func TestRunWritersGolden(t *testing.T) {
 			t.Errorf("json summary lacks %s", k)
 		}
 	}
-	golden(t, "run_json.golden", js.Bytes())
+	golden.Check(t, filepath.Join("testdata", "run_json.golden"), js.Bytes())
 }
