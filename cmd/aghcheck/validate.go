@@ -28,6 +28,7 @@ func newValidateCmd() *cobra.Command {
 	var (
 		format, profile, now, maxAge, compat string
 		strict, quiet, requireVerified       bool
+		fullSchema                           bool
 		errata                               []string
 		jobs                                 int
 	)
@@ -77,6 +78,7 @@ Exit status: 0 every document is valid, 1 at least one is invalid,
 	fs.StringVar(&now, "now", "", "check freshness against `TIME` (Unix seconds, or \"now\")")
 	fs.StringVar(&maxAge, "max-replay-age", "300s", "replay window for envelopes without expires_at (`AGE`: 300, 300s, 5m)")
 	fs.BoolVar(&requireVerified, "require-verified", false, "make envelopes whose trust state is unverified invalid")
+	fs.BoolVar(&fullSchema, "full-schema", false, "agh: also run the JSON Schema validator on envelopes the native rules find clean (slower; same verdicts)")
 	fs.StringArrayVar(&errata, "errata", nil, "apply the alternative reading `NAME` of a documented erratum (repeatable; see docs/errata.md)")
 	fs.StringVar(&compat, "compat", "", "apply every erratum the `RUNTIME` implements: reference")
 	fs.IntVarP(&jobs, "jobs", "j", 0, "checking goroutines (default: one per CPU)")
@@ -100,7 +102,7 @@ Exit status: 0 every document is valid, 1 at least one is invalid,
 
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		usage := func(err error) error { return &exitError{code: exitUsageErr, err: err} }
-		opts := agh.Options{RequireVerified: requireVerified}
+		opts := agh.Options{RequireVerified: requireVerified, FullSchema: fullSchema}
 		var err error
 		if opts.Now, err = parseNow(now); err != nil {
 			return usage(err)
