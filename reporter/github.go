@@ -16,8 +16,9 @@ import (
 //
 //	::error file=msgs.ndjson,line=3,title=ENV-CHANNEL-GRAMMAR::at /channel: ...
 //
-// Warnings become ::warning (or ::error under --strict). Valid documents
-// print nothing; the summary line closes the log.
+// Warnings become ::warning (or ::error under --strict). With --quiet the
+// findings of valid documents (their warnings) are left out, as in the other
+// formats; the summary line closes the log.
 type githubReporter struct {
 	w  io.Writer
 	bw *bufio.Writer
@@ -27,6 +28,9 @@ type githubReporter struct {
 func (r *githubReporter) Document(d *validate.Document) error {
 	if r.bw == nil {
 		r.bw = bufio.NewWriterSize(r.w, 64<<10)
+	}
+	if r.o.Quiet && d.Valid {
+		return nil
 	}
 	for _, f := range d.Findings {
 		cmd := "error"
