@@ -349,3 +349,22 @@ func benchFixture(b *testing.B, p validate.Profile, name string) {
 		}
 	}
 }
+
+// TestTimestampLeapSecond: RFC 3339 allows second 60 at 23:59 UTC (in any
+// offset), and nowhere else; time.Parse alone refuses every second 60.
+func TestTimestampLeapSecond(t *testing.T) {
+	for ts, want := range map[string]bool{
+		"2016-12-31T23:59:60Z":      true,
+		"2016-12-31T23:59:60.5Z":    true,
+		"2017-01-01T08:59:60+09:00": true,
+		"2016-12-31T18:59:60-05:00": true,
+		"2016-12-31T23:58:60Z":      false,
+		"2016-12-31T12:59:60Z":      false,
+		"2016-12-31T23:59:61Z":      false,
+		"2016-12-31T24:00:00Z":      false,
+	} {
+		if got := timestampProblem(ts) == ""; got != want {
+			t.Errorf("%s: valid = %v, want %v (%q)", ts, got, want, timestampProblem(ts))
+		}
+	}
+}

@@ -118,10 +118,25 @@ func timestampProblem(s string) string {
 	if !tsPattern.MatchString(s) {
 		return "not in the form YYYY-MM-DDThh:mm:ss[.fff](Z|±hh:mm)"
 	}
-	if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
+	if _, err := time.Parse(time.RFC3339Nano, s); err != nil && !leapSecond(s) {
 		return "not a real date and time"
 	}
 	return ""
+}
+
+// leapSecond reports whether s (already of tsPattern's shape) is a valid
+// leap second: RFC 3339 allows second 60 at 23:59 UTC, which time.Parse
+// refuses.
+func leapSecond(s string) bool {
+	if s[17:19] != "60" {
+		return false
+	}
+	t, err := time.Parse(time.RFC3339Nano, s[:17]+"59"+s[19:])
+	if err != nil {
+		return false
+	}
+	t = t.UTC()
+	return t.Hour() == 23 && t.Minute() == 59
 }
 
 const pl = "/payload"
