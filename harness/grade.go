@@ -147,7 +147,14 @@ func grade(rep *Report, cfg Config, target string) {
 		s.Passed = s.Fail == 0 && s.Error == 0 && rep.Passive.Outcome != Fail && s.Pass+s.Warn > 0
 	}
 	if rep.Error != "" {
-		s.Passed = false
+		// A run that could not be carried out earns nothing.
+		s.Passed, s.Claim = false, "none"
+		for i := range rep.Claims {
+			if rep.Claims[i].Earned {
+				rep.Claims[i].Earned = false
+				rep.Claims[i].Why = []string{"the run was not carried out: " + rep.Error}
+			}
+		}
 	}
 }
 

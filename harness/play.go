@@ -84,6 +84,7 @@ func (r *runner) play(ctx context.Context, sc *scenario.Scenario, res *ScenarioR
 	if sc.Timeout > 0 {
 		timeout = time.Duration(sc.Timeout)
 	}
+	runCtx := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
@@ -93,6 +94,11 @@ func (r *runner) play(ctx context.Context, sc *scenario.Scenario, res *ScenarioR
 		out, msg, sr := p.step(ctx, i, &st)
 		sr.Index, sr.Kind, sr.Outcome, sr.Message = i+1, st.Kind(), out, msg
 		sr.Duration = Millis(time.Since(stepStart))
+		if out == Fail && runCtx.Err() != nil {
+			// The run was interrupted, not the IUT found wanting.
+			out, msg = Error, "run interrupted: "+msg
+			sr.Outcome, sr.Message = out, msg
+		}
 		if out == Fail || out == Error {
 			switch {
 			case out == Fail && st.Level == "SHOULD":

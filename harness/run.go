@@ -309,8 +309,16 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	sem := make(chan struct{}, par)
 	var wg sync.WaitGroup
 	for _, i := range play {
+		// An interrupted run starts nothing more; fail below marks the
+		// scenarios left unplayed as errors.
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
 		wg.Add(1)
-		sem <- struct{}{}
 		go func(i int) {
 			defer wg.Done()
 			defer func() { <-sem }()
@@ -323,6 +331,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}(i)
 	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return fail(fmt.Errorf("run interrupted: %w", err))
+	}
 
 	// Let the last publications arrive before judging the IUT as a sender.
 	_ = nc.Flush()

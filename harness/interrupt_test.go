@@ -1,0 +1,44 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// An interrupted run (Ctrl-C) is a harness condition: the scenarios it
+// cut short are errors, never failures blamed on the IUT, no claim is
+// earned and Run reports a harness error (exit status 2).
+func TestInterruptedRunBlamesNobody(t *testing.T) {
+	cfg := Config{Scenarios: loadSuites(t), Command: selfIUT(t), Env: []string{"AGHCHECK_TEST_IUT=silent"},
+		GreetTimeout: 10 * time.Second, Parallel: 2}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg.Progress = func(*ScenarioResult) { cancel() } // interrupt once the first scenarios end
+	rep, err := Run(ctx, cfg)
+	if rep == nil {
+		t.Fatalf("no report: %v", err)
+	}
+	var he *HarnessError
+	if !errors.As(err, &he) || rep.Error == "" {
+		t.Errorf("err %v, report error %q: want a harness error", err, rep.Error)
+	}
+	if rep.Summary.Passed || rep.Summary.Claim != "none" {
+		t.Errorf("summary %+v: an interrupted run earns nothing", rep.Summary)
+	}
+	interrupted := 0
+	for _, sc := range rep.Scenarios {
+		if sc.Outcome == Error {
+			interrupted++
+		}
+	}
+	if interrupted == 0 {
+		t.Error("no scenario was recorded as cut short by the interrupt")
+	}
+	// Only the scenarios that ended before the interrupt (at most the
+	// two in flight) may have failed.
+	if n := rep.Summary.Fail + rep.Summary.Warn; n > 2 {
+		t.Errorf("%d scenarios failed or warned: the interrupt was blamed on the IUT", n)
+	}
+}
