@@ -94,9 +94,9 @@ func (r *runner) play(ctx context.Context, sc *scenario.Scenario, res *ScenarioR
 		out, msg, sr := p.step(ctx, i, &st)
 		sr.Index, sr.Kind, sr.Outcome, sr.Message = i+1, st.Kind(), out, msg
 		sr.Duration = Millis(time.Since(stepStart))
-		if out == Fail && runCtx.Err() != nil {
+		if (out == Fail || out == Error) && runCtx.Err() != nil {
 			// The run was interrupted, not the IUT found wanting.
-			out, msg = Error, "run interrupted: "+msg
+			out, msg = Error, "run interrupted"
 			sr.Outcome, sr.Message = out, msg
 		}
 		if out == Fail || out == Error {
@@ -289,7 +289,8 @@ func (p *player) step(ctx context.Context, i int, st *scenario.Step) (Outcome, s
 		case <-time.After(time.Duration(st.Wait)):
 			return Pass, "", sr
 		case <-ctx.Done():
-			return Fail, "scenario timeout during wait", sr
+			// A wait judges nothing: the harness's time limit is too short.
+			return Error, "scenario timeout during wait (raise --timeout)", sr
 		}
 	}
 }
@@ -635,10 +636,11 @@ func (p *player) silence(ctx context.Context, s *scenario.Silence, sr *StepResul
 	if window == 0 {
 		window = p.r.cfg.SilenceWindow
 	}
+	cut := false
 	select {
 	case <-time.After(window):
 	case <-ctx.Done():
-		return Fail, "scenario timeout during a silence window", *sr
+		cut = true
 	}
 	p.in.mu.Lock()
 	defer p.in.mu.Unlock()
@@ -651,6 +653,11 @@ func (p *player) silence(ctx context.Context, s *scenario.Silence, sr *StepResul
 			sr.Arrived = []string{p.describe(m)}
 			return Fail, fmt.Sprintf("expected silence for %s, but the IUT sent %s", window, describeKind(m)), *sr
 		}
+	}
+	if cut {
+		// Nothing broke the silence: the harness's own time limit ended
+		// the window early, so the step has no verdict on the IUT.
+		return Error, fmt.Sprintf("scenario timeout during a %s silence window (raise --timeout)", window), *sr
 	}
 	return Pass, "", *sr
 }
