@@ -36,8 +36,15 @@ func Decode(data []byte) (v any, findings []rules.Finding, ok bool) {
 // DecodeLine is Decode for a document that starts on line firstLine of a
 // larger input, so that positions in messages point into that input.
 func DecodeLine(data []byte, firstLine int) (v any, findings []rules.Finding, ok bool) {
+	return DecodeAt(data, firstLine, 1, 0)
+}
+
+// DecodeAt is Decode for a document that starts at byte offset (0-based) of
+// a larger input, on line firstLine and column firstCol (1-based), so that
+// the byte offset, line and column in messages all point into that input.
+func DecodeAt(data []byte, firstLine, firstCol, offset int) (v any, findings []rules.Finding, ok bool) {
 	d := decoderPool.Get().(*decoder)
-	d.data, d.pos, d.depth, d.firstLine = data, 0, 0, firstLine
+	d.data, d.pos, d.depth, d.firstLine, d.firstCol, d.offset = data, 0, 0, firstLine, firstCol, offset
 	// One copy of the whole document; every string without escapes (and
 	// every number) is then a substring of it, free of allocation.
 	d.src = string(data)
@@ -91,6 +98,8 @@ type decoder struct {
 	pos       int
 	depth     int
 	firstLine int
+	firstCol  int
+	offset    int // offset of data[0] in the input
 	failed    bool
 	findings  []rules.Finding
 	path      []pathElem
@@ -126,7 +135,7 @@ func (d *decoder) where(off int) string {
 	if off > len(d.data) {
 		off = len(d.data)
 	}
-	line, col := d.firstLine, 1
+	line, col := d.firstLine, d.firstCol
 	for i := 0; i < off; i++ {
 		if d.data[i] == '\n' {
 			line++
@@ -135,7 +144,7 @@ func (d *decoder) where(off int) string {
 			col++
 		}
 	}
-	return fmt.Sprintf("at byte %d (line %d, column %d)", off, line, col)
+	return fmt.Sprintf("at byte %d (line %d, column %d)", d.offset+off, line, col)
 }
 
 // fail records the finding that makes the document undecodable. Only the

@@ -18,6 +18,8 @@ const MaxDocument = 1 << 20
 // could not be cut out (too large, not JSON at all), the finding that says why.
 type rawDoc struct {
 	line  int
+	col   int // column (1-based, in characters) where the document starts
+	off   int // byte offset (0-based) of the document in its input
 	index int // position in a top-level array, -1 otherwise
 	raw   []byte
 	fail  *rules.Finding
@@ -38,7 +40,9 @@ type splitter struct {
 	eof      bool
 	err      error
 	line     int // line number of buf[lpos]
+	col      int // column of buf[lpos] on that line (1-based, in characters)
 	lpos     int
+	base     int               // offset of buf[0] in the input
 	emit     func(rawDoc) bool // false stops the split
 	stopped  bool
 	docs     int
@@ -47,7 +51,7 @@ type splitter struct {
 const readChunk = 256 << 10
 
 func newSplitter(r io.Reader, emit func(rawDoc) bool) *splitter {
-	return &splitter{r: r, buf: make([]byte, MaxDocument+readChunk+1), line: 1, emit: emit}
+	return &splitter{r: r, buf: make([]byte, MaxDocument+readChunk+1), line: 1, col: 1, emit: emit}
 }
 
 // fill compacts the window to the front and reads more. It returns false at
@@ -59,6 +63,7 @@ func (s *splitter) fill() bool {
 	if s.pos > 0 {
 		s.lineAt(s.pos)
 		n := copy(s.buf, s.buf[s.pos:s.end])
+		s.base += s.pos
 		s.pos, s.end, s.lpos = 0, n, 0
 	}
 	if s.end == len(s.buf) {
@@ -83,10 +88,34 @@ func (s *splitter) fill() bool {
 // lineAt returns the line number of buf[p]; p never moves backwards.
 func (s *splitter) lineAt(p int) int {
 	if p > s.lpos {
-		s.line += bytes.Count(s.buf[s.lpos:p], nl)
+		seg := s.buf[s.lpos:p]
+		if i := bytes.LastIndexByte(seg, '\n'); i >= 0 {
+			s.line += bytes.Count(seg[:i+1], nl)
+			s.col = 1 + columns(seg[i+1:])
+		} else {
+			s.col += columns(seg)
+		}
 		s.lpos = p
 	}
 	return s.line
+}
+
+// columns counts the characters in b as the decoder does: every byte that
+// does not continue a UTF-8 sequence.
+func columns(b []byte) int {
+	n := 0
+	for _, c := range b {
+		if c < 0x80 || c >= 0xC0 {
+			n++
+		}
+	}
+	return n
+}
+
+// at returns a document starting at buf[p] on line: its position in the input.
+func (s *splitter) at(p, line, index int, raw []byte) rawDoc {
+	s.lineAt(p)
+	return rawDoc{line: line, col: s.col, off: s.base + p, index: index, raw: raw}
 }
 
 var nl = []byte{'\n'}
@@ -181,7 +210,7 @@ func (s *splitter) lineDoc(b []byte, at int) {
 		s.tooLarge(s.lineAt(at), -1, len(t), "")
 		return
 	}
-	s.send(rawDoc{line: s.lineAt(at), index: -1, raw: t})
+	s.send(s.at(at, s.lineAt(at), -1, t))
 }
 
 // skipLongLine drops a line longer than MaxDocument up to its newline.
@@ -349,7 +378,7 @@ func (s *splitter) value(line, index int, top bool) bool {
 		s.pos += k
 		return sc.done()
 	}
-	s.send(rawDoc{line: line, index: index, raw: s.buf[s.pos : s.pos+k]})
+	s.send(s.at(s.pos, line, index, s.buf[s.pos:s.pos+k]))
 	s.pos += k
 	return sc.done()
 }

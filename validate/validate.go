@@ -95,8 +95,14 @@ func (v *Validator) ProfileNames() []string {
 // CheckDocument decodes and checks one document's bytes; line is where it
 // starts in its input (for messages).
 func (v *Validator) CheckDocument(raw []byte, line int) Document {
+	return v.checkAt(raw, line, 1, 0)
+}
+
+// checkAt is CheckDocument for a document that starts at column col and
+// byte offset off of its input.
+func (v *Validator) checkAt(raw []byte, line, col, off int) Document {
 	d := Document{Line: line, Index: -1}
-	val, fs, ok := jsonx.DecodeLine(raw, line)
+	val, fs, ok := jsonx.DecodeAt(raw, line, col, off)
 	d.Findings = fs
 	if ok {
 		obj, isObj := val.(map[string]any)
@@ -255,7 +261,7 @@ func (v *Validator) checkBatch(b *batch) {
 			d = Document{Findings: []rules.Finding{*rd.fail}}
 			d.Valid = !hasErrors(d.Findings, v.opts.Strict)
 		} else {
-			d = v.CheckDocument(rd.raw, rd.line)
+			d = v.checkAt(rd.raw, rd.line, rd.col, rd.off)
 		}
 		d.Source, d.Line, d.Index = b.source, rd.line, rd.index
 		b.out[i] = d

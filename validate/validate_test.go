@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"unicode/utf8"
 
 	"github.com/aghcheck/aghcheck/rules"
 )
@@ -114,6 +115,44 @@ func TestSplitForms(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPositionsInInput: the byte offset, line and column in a decoder
+// message point into the input, also for documents that do not start a line
+// (array elements, concatenated values) and after the read buffer has moved
+// on (long lines with multi-byte characters).
+func TestPositionsInInput(t *testing.T) {
+	pad := `{"tiny":1,"ok":true,"pad":"` + strings.Repeat("é", 400<<10) + `"}`
+	dup := `{"tiny":1,"ok":true,"ok":true}`
+	for _, in := range []string{
+		dup,
+		"[ " + dup + "]",
+		`{"tiny":"é","ok":true} ` + dup,
+		`{"tiny":1,"ok":true}` + "\n\n  " + dup,
+		"[" + pad + "," + pad + ",\n " + pad + ", " + dup + "]",
+	} {
+		at := strings.LastIndex(in, dup) + len(dup) - 1 // the decoder notes a repeated member after its value
+		line := 1 + strings.Count(in[:at], "\n")
+		col := 1 + utf8.RuneCountInString(in[strings.LastIndex(in[:at], "\n")+1:at])
+		want := fmt.Sprintf("at byte %d (line %d, column %d)", at, line, col)
+		for _, r := range []io.Reader{strings.NewReader(in), iotest.HalfReader(strings.NewReader(in))} {
+			o := Options{Workers: 2, Stdin: r}
+			v := newTestValidator(t, o)
+			var msgs []string
+			_, err := v.Run(context.Background(), []Input{{Stdin: true}}, func(d *Document) error {
+				for _, f := range d.Findings {
+					msgs = append(msgs, f.Message)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(msgs) != 1 || !strings.HasSuffix(msgs[0], want) {
+				t.Errorf("input %.40q...: messages %q, want one ending %q", in, msgs, want)
+			}
+		}
 	}
 }
 
