@@ -142,19 +142,25 @@ func grade(rep *Report, cfg Config, target string) {
 			s.Passed = c.Earned
 		}
 	}
-	if rep.Selection != "" {
-		// A narrowed run cannot earn a claim; it passes when what ran passed.
-		s.Passed = s.Fail == 0 && s.Error == 0 && rep.Passive.Outcome != Fail && s.Pass+s.Warn > 0
-	}
-	if rep.Error != "" {
-		// A run that could not be carried out earns nothing.
-		s.Passed, s.Claim = false, "none"
+	withhold := func(why string) {
+		s.Claim = "none"
 		for i := range rep.Claims {
 			if rep.Claims[i].Earned {
 				rep.Claims[i].Earned = false
-				rep.Claims[i].Why = []string{"the run was not carried out: " + rep.Error}
+				rep.Claims[i].Why = []string{why}
 			}
 		}
+	}
+	if rep.Selection != "" {
+		// A narrowed run cannot earn a claim (its passive verdict saw only
+		// part of the IUT's traffic); it passes when what ran passed.
+		s.Passed = s.Fail == 0 && s.Error == 0 && rep.Passive.Outcome != Fail && s.Pass+s.Warn > 0
+		withhold("a run narrowed by --run earns no claim")
+	}
+	if rep.Error != "" {
+		// A run that could not be carried out earns nothing.
+		s.Passed = false
+		withhold("the run was not carried out: " + rep.Error)
 	}
 }
 
