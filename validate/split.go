@@ -120,6 +120,9 @@ func (s *splitter) at(p, line, index int, raw []byte) rawDoc {
 
 var nl = []byte{'\n'}
 
+// bom is U+FEFF in UTF-8, which editors on Windows put before a JSON text.
+var bom = []byte{0xEF, 0xBB, 0xBF}
+
 func (s *splitter) send(d rawDoc) {
 	if s.stopped {
 		return
@@ -335,8 +338,11 @@ func (s *splitter) value(line, index int, top bool) bool {
 	default:
 		// Not the start of any value: resynchronising inside one JSON text is
 		// guesswork, so one finding covers the rest of the file.
-		s.failAt(line, index, rules.InputSyntax, "a JSON value", quoteByte(c),
-			"unexpected "+quoteByte(c)+" where a JSON value should start; the rest of the file is skipped")
+		found, msg := quoteByte(c), "unexpected "+quoteByte(c)+" where a JSON value should start"
+		if bytes.HasPrefix(s.buf[s.pos:s.end], bom) {
+			found, msg = "byte order mark U+FEFF", "a UTF-8 byte order mark where a JSON value should start (RFC 8259 §8.1: JSON senders MUST NOT add one; save the file without it)"
+		}
+		s.failAt(line, index, rules.InputSyntax, "a JSON value", found, msg+"; the rest of the file is skipped")
 		return false
 	}
 	var sc scanState

@@ -156,6 +156,22 @@ func TestPositionsInInput(t *testing.T) {
 	}
 }
 
+// TestByteOrderMark: a BOM (Windows editors add one) is named as such, not
+// as an unexplained byte 0xef.
+func TestByteOrderMark(t *testing.T) {
+	v := newTestValidator(t, Options{Stdin: strings.NewReader("\xef\xbb\xbf[{\"tiny\":1,\"ok\":true}]")})
+	var fs []rules.Finding
+	if _, err := v.Run(context.Background(), []Input{{Stdin: true}}, func(d *Document) error {
+		fs = append(fs, d.Findings...)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(fs) != 1 || fs[0].Rule != rules.InputSyntax || !strings.Contains(fs[0].Message, "byte order mark") || fs[0].Found != "byte order mark U+FEFF" {
+		t.Errorf("findings %+v", fs)
+	}
+}
+
 func TestEmptyInputs(t *testing.T) {
 	for _, in := range []string{"", "  \n\t", "[]", "[ ]\n"} {
 		_, sum, err := runReader(t, Options{}, "a.json", strings.NewReader(in))
