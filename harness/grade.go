@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"github.com/aghcheck/aghcheck/peer"
 	"sort"
 
 	"github.com/aghcheck/aghcheck/rules"
@@ -45,6 +46,8 @@ func grade(rep *Report, cfg Config, target string) {
 	}
 	earned := map[string]bool{}
 	whyNot := map[string][]string{}
+	caveats := map[string][]string{}
+	controlOnly := controlOnlyRequirements(rep, cfg)
 	for _, c := range claimOrder {
 		var why []string
 		tested := map[string]bool{}
@@ -69,16 +72,22 @@ func grade(rep *Report, cfg Config, target string) {
 				}
 			}
 		}
-		var untested []string
+		var untested, unexercised []string
 		for id := range cited {
 			if r, ok := rules.Lookup(id); ok && r.Severity == rules.Error && !tested[id] {
-				untested = append(untested, id)
+				if controlOnly[id] {
+					unexercised = append(unexercised, id)
+				} else {
+					untested = append(untested, id)
+				}
 			}
 		}
 		sort.Strings(untested)
+		sort.Strings(unexercised)
 		for _, id := range untested {
 			why = append(why, "untested: "+id)
 		}
+		caveats[c] = unexercised
 		if c == "core-sender" {
 			switch rep.Passive.Outcome {
 			case Fail:
@@ -96,11 +105,30 @@ func grade(rep *Report, cfg Config, target string) {
 		whyNot[c] = why
 	}
 	core := earned["core-sender"] && earned["core-receiver"]
+	// A claim inherits the caveats of the claims it is built on.
+	union := func(cs ...string) []string {
+		var out []string
+		for _, c := range cs {
+			out = append(out, caveats[c]...)
+		}
+		sort.Strings(out)
+		return out
+	}
+	unexercisedOf := map[string][]string{
+		"Core Sender":          union("core-sender"),
+		"Core Receiver":        union("core-receiver"),
+		"Core Peer":            union("core-sender", "core-receiver"),
+		"Trust Peer":           union("core-sender", "core-receiver", "trust"),
+		"NATS Peer":            union("core-sender", "core-receiver", "nats"),
+		"Full Peer":            union("core-sender", "core-receiver", "trust", "nats"),
+		"JetStream (optional)": union("jetstream"),
+	}
 	add := func(name string, ok bool, why []string) {
 		rc := ClaimResult{Name: name, Earned: ok}
 		if !ok {
 			rc.Why = why
 		}
+		rc.Unexercised = unexercisedOf[name]
 		rep.Claims = append(rep.Claims, rc)
 	}
 	add("Core Sender", earned["core-sender"], whyNot["core-sender"])
@@ -204,4 +232,39 @@ func requirementTable(rep *Report) []RequirementResult {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
+}
+
+// ControlProfile is the profile the reference peer advertises for its
+// test-only control extension (docs/control-extension.md).
+const ControlProfile = peer.ControlExt
+
+// controlOnlyRequirements are the requirements that only scenarios skipped
+// for lack of the aghcheck.control/v1 advertisement cite in this run: a
+// third-party peer cannot be driven into those states by protocol messages
+// alone, so it must not be failed for lacking a test-only extension.
+func controlOnlyRequirements(rep *Report, cfg Config) map[string]bool {
+	if advertises(rep.IUT.Card, "profiles_supported", ControlProfile) {
+		return nil
+	}
+	gated := map[string]bool{}
+	for _, sc := range cfg.Scenarios {
+		if sc.Requires.Profile == ControlProfile {
+			gated[sc.ID] = true
+		}
+	}
+	only, reached := map[string]bool{}, map[string]bool{}
+	for _, sc := range rep.Scenarios {
+		controlSkip := sc.Outcome == Skip && gated[sc.ID]
+		for _, id := range sc.Requirements {
+			if controlSkip {
+				only[id] = true
+			} else {
+				reached[id] = true
+			}
+		}
+	}
+	for id := range reached {
+		delete(only, id)
+	}
+	return only
 }

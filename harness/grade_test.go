@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"github.com/aghcheck/aghcheck/harness/scenario"
 	"strings"
 	"testing"
 )
@@ -79,5 +80,78 @@ func TestGradeNarrowedRunEarnsNoClaim(t *testing.T) {
 	}
 	if !rep.Summary.Passed {
 		t.Errorf("summary %+v: what ran passed", rep.Summary)
+	}
+}
+
+// A requirement that only control-extension scenarios reach is not held
+// against a peer that does not advertise the extension (issue: third-party
+// peers are never failed for lacking it), and it is not counted as passed
+// either: the claim lists it as unexercised.
+func TestGradeControlOnlyRequirementIsACaveat(t *testing.T) {
+	gated := &scenario.Scenario{ID: "r.cancel", Requires: scenario.Requires{Profile: ControlProfile}}
+	cfg := Config{Scenarios: []*scenario.Scenario{gated}}
+	outcomes := map[string]Outcome{"s.greet": Pass, "r.terminal": Pass, "r.cancel": Skip, "r.dedupe": Pass}
+
+	rep := gradeFixture(outcomes)
+	grade(rep, cfg, "Core Peer")
+	c := claim(rep, "Core Receiver")
+	if !c.Earned || len(c.Unexercised) != 1 || c.Unexercised[0] != "LIFE-CANCEL-IDEMPOTENT" {
+		t.Fatalf("Core Receiver %+v, want earned with LIFE-CANCEL-IDEMPOTENT unexercised", c)
+	}
+	if p := claim(rep, "Core Peer"); !p.Earned || len(p.Unexercised) != 1 {
+		t.Errorf("Core Peer %+v, want the caveat inherited", p)
+	}
+	if s := claim(rep, "Core Sender"); len(s.Unexercised) != 0 {
+		t.Errorf("Core Sender %+v carries a receiver caveat", s)
+	}
+	for _, rr := range rep.Requirements {
+		if rr.ID == "LIFE-CANCEL-IDEMPOTENT" && rr.Outcome == Pass {
+			t.Errorf("requirement %+v counted as passed", rr)
+		}
+	}
+
+	// A peer that advertises the extension but whose gated scenario was
+	// skipped anyway (here: not selected) gets no such allowance.
+	rep = gradeFixture(outcomes)
+	rep.IUT.Card = map[string]any{"profiles_supported": []any{ControlProfile}}
+	grade(rep, cfg, "Core Peer")
+	if c := claim(rep, "Core Receiver"); c.Earned {
+		t.Errorf("Core Receiver %+v earned though the advertised extension went untested", c)
+	}
+
+	// Nor does a requirement that an ungated scenario also cites.
+	rep = gradeFixture(outcomes)
+	rep.Scenarios = append(rep.Scenarios, &ScenarioResult{ID: "r.cancel2", Claim: "core-receiver", Level: "MUST",
+		Requirements: []string{"LIFE-CANCEL-IDEMPOTENT"}, Outcome: Skip})
+	grade(rep, cfg, "Core Peer")
+	if c := claim(rep, "Core Receiver"); c.Earned {
+		t.Errorf("Core Receiver %+v earned though an ungated scenario left the requirement untested", c)
+	}
+}
+
+// End to end: a correct peer without the control extension (as a
+// third-party peer would be) is not failed for lacking it. The scenarios
+// that need it are skipped, their requirements are listed as unexercised,
+// and every claim is still earned.
+func TestPeerWithoutControlExtensionEarnsClaims(t *testing.T) {
+	rep := runAgainst(t, "plain-peer", Config{})
+	dump(t, rep)
+	if rep.Error != "" {
+		t.Fatalf("harness error: %s", rep.Error)
+	}
+	s := rep.Summary
+	if s.Fail+s.Error+s.Warn > 0 || s.Skip == 0 || !s.Passed || s.Claim != "Full Peer" {
+		t.Fatalf("summary %+v, want a passing Full Peer with the gated scenarios skipped", s)
+	}
+	full := claim(rep, "Full Peer")
+	if len(full.Unexercised) == 0 {
+		t.Fatalf("Full Peer %+v names no unexercised requirement", full)
+	}
+	for _, id := range full.Unexercised {
+		for _, rr := range rep.Requirements {
+			if rr.ID == id && rr.Outcome == Pass {
+				t.Errorf("unexercised %s counted as passed", id)
+			}
+		}
 	}
 }

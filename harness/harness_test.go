@@ -34,10 +34,11 @@ func runTestIUT(mode string) int {
 	}
 	name, arg, _ := strings.Cut(mode, ":")
 	switch name {
-	case "peer":
+	case "peer", "plain-peer":
 		if arg != "" {
 			cfg.Faults = strings.Split(arg, ",")
 		}
+		cfg.NoControl = name == "plain-peer"
 		if err := peer.Run(ctx, cfg); err != nil && ctx.Err() == nil {
 			fmt.Fprintln(os.Stderr, "peer:", err)
 			return 1

@@ -89,6 +89,12 @@ type ClaimResult struct {
 	Earned bool   `json:"earned"`
 	// Why explains a claim not earned: failing scenarios, untested requirements.
 	Why []string `json:"why,omitempty"`
+	// Unexercised lists MUST requirements of the claim that only scenarios
+	// driving the IUT through the aghcheck.control/v1 test extension can
+	// reach, for an IUT that does not advertise it. They are not counted as
+	// passed; they are not held against a peer that lacks a test-only
+	// extension either. The claim is earned with this caveat.
+	Unexercised []string `json:"unexercised,omitempty"`
 }
 
 // RequirementResult is one requirement id across the scenarios citing it.

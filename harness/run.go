@@ -359,15 +359,7 @@ func lastLine(s string) string {
 
 func (r *runner) gate(sc *scenario.Scenario, rep *Report) string {
 	card := rep.IUT.Card
-	has := func(key, want string) bool {
-		list, _ := card[key].([]any)
-		for _, v := range list {
-			if v == want {
-				return true
-			}
-		}
-		return false
-	}
+	has := func(key, want string) bool { return advertises(card, key, want) }
 	switch {
 	case sc.Requires.Profile != "" && !has("profiles_supported", sc.Requires.Profile):
 		return fmt.Sprintf("the IUT does not advertise profile %s", sc.Requires.Profile)
@@ -477,4 +469,16 @@ func (r *runner) passive(rep *Report) {
 		pr.Findings = append(pr.Findings, PassiveFinding{Rule: "NATS-PUBLISH-RATE", Level: "MUST", Count: b.iutCount,
 			Example: fmt.Sprintf("the IUT published %d messages during the run (limit %d)", b.iutCount, r.cfg.FloodLimit)})
 	}
+}
+
+// advertises reports whether the Peer Card's list key (profiles_supported,
+// trust_modes_supported, ...) holds want.
+func advertises(card map[string]any, key, want string) bool {
+	list, _ := card[key].([]any)
+	for _, v := range list {
+		if v == want {
+			return true
+		}
+	}
+	return false
 }

@@ -50,6 +50,10 @@ type Config struct {
 
 	// Faults names the deliberate misbehaviours to switch on (see Faults).
 	Faults []string
+	// NoControl makes the peer behave like a third-party peer without the
+	// test-only control extension: it neither advertises nor honours
+	// aghcheck.control/v1 (an ext key it then ignores like any other).
+	NoControl bool
 
 	// Key, when set, selects verified mode: every envelope is signed with
 	// the trust profile and from is Nickname@fingerprint(Key).

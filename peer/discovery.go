@@ -28,7 +28,10 @@ func buildCatalog() ([]map[string]any, error) {
 }
 
 func (p *peer) peerCard() map[string]any {
-	profiles := []any{protocolV0, ControlExt}
+	profiles := []any{protocolV0}
+	if !p.cfg.NoControl {
+		profiles = append(profiles, ControlExt)
+	}
 	modes := []any{"unverified"}
 	if p.cfg.Key != nil {
 		profiles = append(profiles, trustProfile)

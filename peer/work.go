@@ -83,7 +83,7 @@ func (p *peer) open(env map[string]any, wid string, c *container) {
 			}
 		}
 	}
-	if raw, ok := ext[ControlExt]; ok {
+	if raw, ok := ext[ControlExt]; ok && !p.cfg.NoControl {
 		s, err := parseScript(raw, true)
 		if err == nil {
 			err = s.check(w.state)
@@ -113,7 +113,7 @@ func (p *peer) continuation(env map[string]any, w *work) {
 		return
 	}
 	ext, _ := env["ext"].(map[string]any)
-	if raw, ok := ext[ControlExt]; ok {
+	if raw, ok := ext[ControlExt]; ok && !p.cfg.NoControl {
 		s, err := parseScript(raw, false)
 		if err == nil {
 			err = s.check(w.state)

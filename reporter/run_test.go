@@ -42,7 +42,7 @@ func runFixture() *harness.Report {
 				Requirements: []string{"TRUST-RX-ACCEPT-VERIFIED"}, Outcome: harness.Skip, Message: "not selected by --run"},
 		},
 		Summary: harness.Summary{Pass: 1, Fail: 1, Warn: 1, Skip: 1, Claim: "Core Receiver", Target: "Full Peer", ScenarioTime: ms(317)},
-		Claims:  []harness.ClaimResult{{Name: "Core Receiver", Earned: true}, {Name: "NATS Peer", Why: []string{"nats.directed-replies-on-peer-subject: fail"}}},
+		Claims:  []harness.ClaimResult{{Name: "Core Receiver", Earned: true, Unexercised: []string{"LIFE-NEEDS-INPUT-RESUME"}}, {Name: "NATS Peer", Why: []string{"nats.directed-replies-on-peer-subject: fail"}}},
 	}
 	return rep
 }

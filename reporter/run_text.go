@@ -137,6 +137,7 @@ func WriteRunText(w io.Writer, rep *harness.Report, verbose bool) error {
 	}
 
 	fmt.Fprintln(w, "\nClaims:")
+	lastCaveat := ""
 	for _, c := range rep.Claims {
 		mark := runGreen("✔")
 		if !c.Earned {
@@ -149,6 +150,16 @@ func WriteRunText(w io.Writer, rep *harness.Report, verbose bool) error {
 				why = append(why[:4:4], fmt.Sprintf("… %d more", len(c.Why)-4))
 			}
 			line += " " + runFaint(strings.Join(why, "; "))
+		}
+		if c.Earned && len(c.Unexercised) > 0 {
+			// Claims built on one another share a caveat: spell it out once.
+			list := strings.Join(c.Unexercised, ", ")
+			if list == lastCaveat {
+				line += " " + runFaint("(same caveat)")
+			} else {
+				line += " " + runFaint(fmt.Sprintf("(not exercised without %s: %s)", harness.ControlProfile, list))
+			}
+			lastCaveat = list
 		}
 		fmt.Fprintln(w, line)
 	}

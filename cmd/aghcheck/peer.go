@@ -25,6 +25,7 @@ func newPeerCmd() *cobra.Command {
 		greet, keyFile, seed, nick string
 		faults                     []string
 		listFaults, verbose        bool
+		noControl                  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "peer",
@@ -92,6 +93,7 @@ SIGINT/SIGTERM and when the broker is gone for good.`,
 			}
 			cfg.Nickname = nick
 			cfg.Faults = faults
+			cfg.NoControl = noControl
 			level := slog.LevelInfo
 			if verbose {
 				level = slog.LevelDebug
@@ -126,6 +128,7 @@ SIGINT/SIGTERM and when the broker is gone for good.`,
 	f.StringVar(&nick, "nickname", "", "nickname of the verified handle nickname@fingerprint (default aghcheck-peer)")
 	f.StringArrayVar(&faults, "fault", nil, "switch on a deliberate fault (repeatable; see --list-faults)")
 	f.BoolVar(&listFaults, "list-faults", false, "list the deliberate faults and exit")
+	f.BoolVar(&noControl, "no-control", false, "behave like a third-party peer: neither advertise nor honour the aghcheck.control/v1 test extension")
 	f.BoolVarP(&verbose, "verbose", "v", false, "log every envelope received and sent")
 	return cmd
 }
