@@ -106,6 +106,13 @@ func endsSentence(tok, next string) bool {
 	if next == "" {
 		return true
 	}
+	// A short capitalised word with a period, before a lower-case word or a
+	// number, reads as an abbreviation aghcheck does not list ("the Jan.
+	// release", "No. 5"): doubtful, so no boundary. "Tests pass. output_ref
+	// ..." still ends a sentence.
+	if first, _ := firstRune(next); (unicode.IsLower(first) || unicode.IsDigit(first)) && shortCapitalised(core[:end]) {
+		return false
+	}
 	if abbreviations[word] || dottedLetters(word) || isDigits(core[:end]) {
 		return false
 	}
@@ -144,4 +151,19 @@ func firstRune(s string) (rune, bool) {
 		return r, true
 	}
 	return 0, false
+}
+
+// shortCapitalised matches "Jan", "No", "Dept": one capital letter and at
+// most three lower-case letters, the shape of an abbreviation.
+func shortCapitalised(w string) bool {
+	rs := []rune(w)
+	if len(rs) < 2 || len(rs) > 4 || !unicode.IsUpper(rs[0]) {
+		return false
+	}
+	for _, r := range rs[1:] {
+		if !unicode.IsLower(r) {
+			return false
+		}
+	}
+	return true
 }

@@ -41,6 +41,11 @@ func TestSentences(t *testing.T) {
 		{"Tests pass. output_ref written to Storage.", 2},
 		// ellipses
 		{"Wait... then go.", 1},
+		{"The Jan. release ships.", 1},
+		{"No. 5 is done.", 1},
+		{"Ship it. Then rest.", 2},
+		{"It ships. (then we rest)", 2},
+		{"Ask Bob. he knows.", 1}, // reads like "Jan. release": fewer, by design
 		{"Wait... Then go.", 2},
 		{"Wait… then go.", 1},
 		{"Wait… Then go.", 2},
