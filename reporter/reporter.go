@@ -97,11 +97,12 @@ func orNone(s string) string {
 // SummaryLine is the closing line every format prints or embeds.
 func SummaryLine(s validate.Summary) string {
 	return fmt.Sprintf("%s, %d valid, %d invalid, %s, %s",
-		count(s.Documents, "document"), s.Valid, s.Invalid, count(s.Errors, "error"), count(s.Warnings, "warning"))
+		Plural(s.Documents, "document"), s.Valid, s.Invalid, Plural(s.Errors, "error"), Plural(s.Warnings, "warning"))
 }
 
-// count renders n with its noun, plural unless n is 1.
-func count(n int, noun string) string {
+// Plural renders n with its noun, plural unless n is 1 ("1 error",
+// "2 errors").
+func Plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}

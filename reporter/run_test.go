@@ -6,8 +6,10 @@ import (
 	"encoding/xml"
 	"github.com/aghcheck/aghcheck/internal/golden"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/fatih/color"
 
@@ -88,4 +90,17 @@ func TestRunWritersGolden(t *testing.T) {
 		}
 	}
 	golden.Check(t, filepath.Join("testdata", "run_json.golden"), js.Bytes())
+}
+
+func TestClipKeepsUTF8Whole(t *testing.T) {
+	s := strings.Repeat("é", 100) // 200 bytes
+	for n := 4; n < 60; n++ {
+		got := clip(s, n)
+		if !utf8.ValidString(got) || len(got) > n || !strings.HasSuffix(got, "...") {
+			t.Fatalf("clip(_, %d) = %q", n, got)
+		}
+	}
+	if clip("short", 10) != "short" {
+		t.Error("clip changed a short string")
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/fatih/color"
 
@@ -57,10 +58,7 @@ func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
-	if len(s) > 140 {
-		s = s[:137] + "..."
-	}
-	return s
+	return clip(s, 140)
 }
 
 // RunHeader prints what the run is about to certify.
@@ -270,11 +268,16 @@ func writeRunTables(w io.Writer, rep *harness.Report) {
 	}
 }
 
+// clip shortens s to at most n bytes, never splitting a UTF-8 character.
 func clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n-3] + "..."
+	if len(s) <= n {
+		return s
 	}
-	return s
+	cut := n - 3
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
 }
 
 func indent(s, pre string) string {

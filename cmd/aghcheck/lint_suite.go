@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/aghcheck/aghcheck/reporter"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -48,7 +49,7 @@ the built-in suites. Exit status 1 lists every problem found.`,
 				fmt.Fprintln(cmd.OutOrStdout(), p)
 			}
 			if len(set.Problems) > 0 {
-				return &exitError{code: exitInvalid, err: fmt.Errorf("%d problems in %d scenarios", len(set.Problems), checked)}
+				return &exitError{code: exitInvalid, err: fmt.Errorf("%s in %s", reporter.Plural(len(set.Problems), "problem"), reporter.Plural(checked, "scenario"))}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%d scenarios ok\n", checked)
 			return nil

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
+	"slices"
 	"syscall"
 	"time"
 
@@ -67,6 +68,9 @@ func (s *suiteFlags) load() ([]*scenario.Scenario, *regexp.Regexp, error) {
 	}
 	if len(set.Scenarios) == 0 {
 		return nil, nil, &exitError{code: exitUsageErr, err: errors.New("no scenarios to play")}
+	}
+	if re != nil && !slices.ContainsFunc(set.Scenarios, func(sc *scenario.Scenario) bool { return re.MatchString(sc.ID) }) {
+		return nil, nil, &exitError{code: exitUsageErr, err: fmt.Errorf("--run %q matches no scenario id (see aghcheck list)", s.runRe)}
 	}
 	return set.Scenarios, re, nil
 }

@@ -89,3 +89,16 @@ func TestIUTCommandMapsAghcheck(t *testing.T) {
 		t.Fatalf("%q", argv)
 	}
 }
+
+// --run that matches nothing is a usage error, caught before any broker or
+// IUT is started.
+func TestRunSelectionMatchingNothing(t *testing.T) {
+	code, _, errOut := runCLI(t, "", "run", "--run", "^no-such-scenario$")
+	if code != exitUsageErr || !strings.Contains(errOut, "matches no scenario id") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	code, _, _ = runCLI(t, "", "list", "--run", "^no-such-scenario$")
+	if code != exitUsageErr {
+		t.Fatalf("list: exit %d, want %d", code, exitUsageErr)
+	}
+}
