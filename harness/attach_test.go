@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"regexp"
@@ -100,4 +101,31 @@ func startPasswordServer(t *testing.T) broker.Endpoint {
 		t.Fatal("nats-server not ready")
 	}
 	return broker.Endpoint{URL: srv.ClientURL(), User: "ci", Password: "s3cret"}
+}
+
+// On a shared broker the IUT's peer id may also be at work in another
+// workspace; that traffic is not part of the run (it would otherwise be
+// taken for the IUT's answer to the harness's whois, or counted as its
+// publications).
+func TestAttachIgnoresOtherWorkspaces(t *testing.T) {
+	bus := newBus(time.Now(), "ws_run", "builders", false, 100, time.Now)
+	bus.expectIUT("remote-peer.session-1")
+	other := []byte(`{"protocol":"agh-network/v0","id":"m1","workspace_id":"ws_other","kind":"greet","channel":"builders",` +
+		`"from":"remote-peer.session-1","ts":1,"body":{"peer_card":{"peer_id":"remote-peer.session-1","profiles_supported":[],` +
+		`"capabilities":[],"artifacts_supported":[],"trust_modes_supported":[]}}}`)
+	bus.receive("agh.network.v0.ws_other.builders.broadcast", other)
+	if len(bus.passive) != 0 || bus.iutCount != 0 {
+		t.Fatalf("another workspace's traffic was attributed to the IUT: %d passive, %d counted", len(bus.passive), bus.iutCount)
+	}
+	select {
+	case m := <-bus.greeted:
+		t.Fatalf("took a greet from another workspace for the IUT's: %s", m.subject)
+	default:
+	}
+	// The same envelope in this run's workspace is the IUT's.
+	mine := bytes.Replace(other, []byte("ws_other"), []byte("ws_run"), 1)
+	bus.receive("agh.network.v0.ws_run.builders.broadcast", mine)
+	if len(bus.passive) != 1 {
+		t.Fatalf("the IUT's own greet was not attributed: %d passive", len(bus.passive))
+	}
 }

@@ -149,8 +149,9 @@ func (b *bus) receive(subject string, data []byte) {
 	m := &message{at: time.Since(b.start), subject: subject, raw: bytes.Clone(data)}
 	// Decode cheaply first: attribution needs from.
 	var probe struct {
-		From string `json:"from"`
-		Kind string `json:"kind"`
+		From      string `json:"from"`
+		Kind      string `json:"kind"`
+		Workspace string `json:"workspace_id"`
 	}
 	_ = json.Unmarshal(data, &probe)
 
@@ -162,7 +163,11 @@ func (b *bus) receive(subject string, data []byte) {
 		// Learn the IUT from its first greet.
 		b.iut, iut = probe.From, probe.From
 	}
-	m.fromIUT = b.embedded || (iut != "" && probe.From == iut)
+	// On a shared broker the same peer id may be at work in other
+	// workspaces: only what it publishes into this run's workspace (by
+	// subject or by envelope) is its part in the run.
+	inRun := strings.HasPrefix(subject, agh.SubjectPrefix+"."+b.workspace+".") || probe.Workspace == b.workspace
+	m.fromIUT = b.embedded || (iut != "" && probe.From == iut && inRun)
 	if !m.fromIUT {
 		b.mu.Unlock()
 		return
