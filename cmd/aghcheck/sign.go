@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/aghcheck/aghcheck/agh"
 	"os"
 
 	"github.com/aghcheck/aghcheck/jcs"
@@ -46,7 +47,8 @@ The key comes from a key file written by 'aghcheck keygen --out' (or a file
 holding just the 64-hex-digit seed), or from --seed for fixtures. The
 nickname comes from --nickname, else from the key file.
 
-Nothing else is changed or checked: run 'aghcheck validate' on the output to
+Nothing else is changed or checked (except that a note on stderr says when the
+new from makes a direct room's direct_id stale): run 'aghcheck validate' on the output to
 check the envelope itself. The output is indented JSON with members in
 canonical order; --compact prints the canonical bytes themselves. Either way
 a trailing newline follows. ENVELOPE.json may be - for standard input.
@@ -80,7 +82,13 @@ func (o *signOptions) run(cmd *cobra.Command, path string) error {
 		if err != nil {
 			return &exitError{code: exitUsageErr, err: err}
 		}
-		sign = func(env map[string]any) error { return trust.Sign(env, priv, nickname) }
+		sign = func(env map[string]any) error {
+			if err := trust.Sign(env, priv, nickname); err != nil {
+				return err
+			}
+			warnStaleDirectID(cmd, env)
+			return nil
+		}
 	case "olympus":
 		key, err := olympus.LoadKey(o.hmacKeyFile)
 		if err == nil && key == nil {
@@ -188,4 +196,22 @@ func renderCanonicalJSON(v any, compact bool) ([]byte, error) {
 	}
 	b.WriteByte('\n')
 	return b.Bytes(), nil
+}
+
+// warnStaleDirectID says so when signing changed from under a direct-room
+// envelope: the room is derived from the two peers, so the envelope's
+// direct_id no longer names it and validate will report it.
+func warnStaleDirectID(cmd *cobra.Command, env map[string]any) {
+	if env["surface"] != "direct" {
+		return
+	}
+	ws, _ := env["workspace_id"].(string)
+	ch, _ := env["channel"].(string)
+	from, _ := env["from"].(string)
+	to, _ := env["to"].(string)
+	want, err := agh.DirectID(ws, ch, from, to)
+	if err != nil || env["direct_id"] == want {
+		return
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "aghcheck: note: from is now %s, so this direct room's id is %s (the envelope says %v); set direct_id and sign again\n", from, want, env["direct_id"])
 }

@@ -61,3 +61,25 @@ func TestSignOlympusNeedsKey(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 }
+
+// Signing a direct-room envelope changes from, so its direct_id no longer
+// names the room: sign says so (and how to fix it) instead of leaving the
+// user to discover ENV-DIRECT-ID-DERIVATION later.
+func TestSignWarnsOfStaleDirectID(t *testing.T) {
+	env := `{"protocol":"agh-network/v0","id":"m1","workspace_id":"ws_alpha","kind":"say","channel":"builders",` +
+		`"surface":"direct","direct_id":"direct_a610973e3c0d915853982f4bfe1534e8","from":"ops-coordinator.session-42",` +
+		`"to":"patch-worker.session-19","ts":1776366140,"body":{"text":"hi"},"proof":null}`
+	seed := strings.Repeat("00", 32)
+	code, out, errOut := runCLI(t, env, "sign", "--seed", seed, "--nickname", "ops", "-")
+	if code != exitOK || out == "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if !strings.Contains(errOut, "direct room's id is direct_") || strings.Count(errOut, "\n") != 1 {
+		t.Fatalf("stderr %q, want one note about the direct room id", errOut)
+	}
+	code, _, errOut = runCLI(t, strings.Replace(env, `"surface":"direct","direct_id":"direct_a610973e3c0d915853982f4bfe1534e8"`, `"surface":"thread","thread_id":"thread_x"`, 1),
+		"sign", "--seed", seed, "--nickname", "ops", "-")
+	if code != exitOK || errOut != "" {
+		t.Fatalf("thread envelope: exit %d, stderr %q", code, errOut)
+	}
+}
