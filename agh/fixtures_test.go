@@ -1,12 +1,9 @@
 package agh
 
 import (
+	"github.com/aghcheck/aghcheck/internal/fixturetest"
 	"path/filepath"
-	"reflect"
-	"sort"
 
-	"github.com/aghcheck/aghcheck/rules"
-	"strings"
 	"testing"
 )
 
@@ -28,22 +25,6 @@ func TestValidFixtures(t *testing.T) {
 func TestInvalidFixtures(t *testing.T) {
 	c := mustChecker(t, Options{})
 	for _, f := range fixtureFiles(t, "invalid") {
-		name := filepath.Base(f)
-		list, _, ok := strings.Cut(name, "__")
-		if !ok {
-			t.Errorf("%s: name must be RULE-ID__what.json", name)
-			continue
-		}
-		res := checkFile(t, c, f)
-		want := strings.Split(list, "+")
-		sort.Strings(want)
-		if got := ids(res.Findings); !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: rules %v, want exactly %v%s", name, got, want, dump(res.Findings))
-		}
-		for _, id := range want {
-			if _, ok := rules.Lookup(id); !ok {
-				t.Errorf("%s: %s is not in the catalogue", name, id)
-			}
-		}
+		fixturetest.Exactly(t, f, checkFile(t, c, f).Findings)
 	}
 }

@@ -2,6 +2,7 @@ package olympus
 
 import (
 	"flag"
+	"github.com/aghcheck/aghcheck/internal/fixturetest"
 	"github.com/aghcheck/aghcheck/internal/golden"
 	"os"
 	"path/filepath"
@@ -88,14 +89,8 @@ func TestFixtures(t *testing.T) {
 					}
 					return
 				}
-				want := strings.SplitN(name, "__", 2)[0]
-				if len(got) == 0 {
-					t.Fatalf("want %s, got no finding", want)
-				}
+				fixturetest.Exactly(t, name, got)
 				for _, f := range got {
-					if f.Rule.ID != want {
-						t.Fatalf("want only %s, got %v", want, got)
-					}
 					if f.Rule.Profile != "olympus" && f.Rule.Profile != "input" {
 						t.Errorf("rule %s has profile %s", f.Rule.ID, f.Rule.Profile)
 					}

@@ -1,6 +1,7 @@
 package redkey
 
 import (
+	"github.com/aghcheck/aghcheck/internal/fixturetest"
 	"github.com/aghcheck/aghcheck/internal/golden"
 	"os"
 	"path/filepath"
@@ -88,15 +89,7 @@ func TestFixtures(t *testing.T) {
 						}
 						return
 					}
-					want := strings.SplitN(name, "__", 2)[0]
-					if len(got) == 0 {
-						t.Fatalf("want %s, got no finding", want)
-					}
-					for _, f := range got {
-						if f.Rule.ID != want {
-							t.Fatalf("want only %s, got %v", want, got)
-						}
-					}
+					fixturetest.Exactly(t, name, got)
 				})
 			}
 		}
