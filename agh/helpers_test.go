@@ -1,10 +1,9 @@
 package agh
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
+	"github.com/aghcheck/aghcheck/internal/jsontest"
 	"os"
 	"path/filepath"
 	"sort"
@@ -14,18 +13,8 @@ import (
 	"github.com/aghcheck/aghcheck/rules"
 )
 
-// decode mirrors jsonx's value model (json.Number for numbers) so the engine
-// can be tested on its own.
-func decode(t testing.TB, b []byte) any {
-	t.Helper()
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		t.Fatalf("decode: %v", err)
-	}
-	return v
-}
+// decode decodes b as the tool does.
+func decode(t testing.TB, b []byte) any { t.Helper(); return jsontest.Decode(t, b) }
 
 func mustChecker(t testing.TB, o Options) *Checker {
 	t.Helper()

@@ -4,24 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/aghcheck/aghcheck/internal/jsontest"
 	"math"
 	"strconv"
 	"strings"
 	"testing"
 )
 
-// decode parses with encoding/json + UseNumber, which yields the same value
-// shapes as jsonx.Decode for well-formed input.
-func decode(t testing.TB, s string) any {
-	t.Helper()
-	d := json.NewDecoder(strings.NewReader(s))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		t.Fatalf("decode %q: %v", s, err)
-	}
-	return v
-}
+// decode decodes s as the tool does (jsonx), the input jcs.Canonicalize is built for.
+func decode(t testing.TB, s string) any { t.Helper(); return jsontest.Decode(t, []byte(s)) }
 
 // RFC 8785 Appendix B: IEEE 754 bit patterns and their canonical text.
 var rfcNumbers = []struct {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"encoding/json"
+	"github.com/aghcheck/aghcheck/internal/jsontest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -198,12 +199,10 @@ func TestSignGolden(t *testing.T) {
 	}
 	// --nickname overrides the key file's, and the result verifies.
 	code, out, _ = runCLI(t, "", "sign", "--key", key, "--nickname", "reviewer", filepath.Join(trustFixtures, "unsigned/say.json"))
-	var env map[string]any
-	d := json.NewDecoder(strings.NewReader(out))
-	d.UseNumber()
-	if err := d.Decode(&env); code != 0 || err != nil {
-		t.Fatalf("code %d, %v", code, err)
+	if code != 0 {
+		t.Fatalf("code %d", code)
 	}
+	env := jsontest.Object(t, []byte(out))
 	if env["from"] != "reviewer@56475aa75463474c0285df5dbf2bcab7" {
 		t.Errorf("from = %v", env["from"])
 	}

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"encoding/json"
+	"github.com/aghcheck/aghcheck/internal/jsontest"
 	"os"
 	"path/filepath"
 	"sort"
@@ -10,16 +11,7 @@ import (
 	"time"
 )
 
-func decode(t testing.TB, s string) any {
-	t.Helper()
-	d := json.NewDecoder(strings.NewReader(s))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
+func decode(t testing.TB, s string) any { t.Helper(); return jsontest.Decode(t, []byte(s)) }
 
 func TestMatch(t *testing.T) {
 	env := `{"kind":"receipt","ts":1776366182,"to":"alice.x","reply_to":null,"body":{"status":"rejected","reason_code":"busy","tags":["a","b"]}}`
