@@ -66,8 +66,24 @@ type BrokerInfo struct {
 	Embedded  bool   `json:"embedded"`
 	URL       string `json:"url"`
 	JetStream bool   `json:"jetstream"`
-	Workspace string `json:"workspace_id"`
-	Channel   string `json:"channel"`
+	// JetStreamReplicas is the replication of the run's stream (3 on a
+	// cluster that can hold it).
+	JetStreamReplicas int    `json:"jetstream_replicas,omitempty"`
+	Workspace         string `json:"workspace_id"`
+	Channel           string `json:"channel"`
+	// Outages are the times the harness lost its broker connection.
+	Outages []Outage `json:"outages,omitempty"`
+}
+
+// Outage is one loss of the harness's broker connection during the run.
+// Times are since the run started; zero means it did not happen.
+type Outage struct {
+	Lost     Millis `json:"lost_at_ms"`
+	Restored Millis `json:"restored_at_ms,omitempty"`
+	// IUTGreeted is when the IUT greeted again after the reconnect.
+	IUTGreeted Millis `json:"iut_greeted_at_ms,omitempty"`
+	// Scenarios were in flight: their outcome is error (not judged).
+	Scenarios []string `json:"scenarios,omitempty"`
 }
 
 // IUTInfo is what the run learned about the implementation under test.

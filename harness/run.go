@@ -83,10 +83,13 @@ type runner struct {
 	ch    string
 	nc    *nats.Conn
 	js    jetstream.JetStream
-	bus   *bus
-	iutID string
-	greet *message
-	proc  *iut.Process
+	// stream is the run's JetStream stream (when one was set up).
+	stream jetstream.StreamConfig
+	bus    *bus
+	link   *link
+	iutID  string
+	greet  *message
+	proc   *iut.Process
 
 	iutDone  <-chan struct{}
 	progress sync.Mutex
@@ -207,12 +210,15 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep.Broker.URL = ep.URL
 
 	r.bus = newBus(r.start, r.ws, r.ch, cfg.External == nil, cfg.FloodLimit, cfg.Now)
-	nc, err := ep.Connect("aghcheck-harness", nats.NoEcho(), nats.ErrorHandler(func(_ *nats.Conn, s *nats.Subscription, err error) {
+	r.link = newLink(r.start, cfg.GreetTimeout)
+	ctx, stopLink := r.link.guard(ctx)
+	defer stopLink()
+	nc, err := ep.Connect("aghcheck-harness", append(r.link.options(), nats.NoEcho(), nats.ErrorHandler(func(_ *nats.Conn, s *nats.Subscription, err error) {
 		if errors.Is(err, nats.ErrSlowConsumer) && s != nil {
 			n, _ := s.Dropped()
 			r.bus.noteDropped(n)
 		}
-	}))
+	}))...)
 	if err != nil {
 		return fail(err)
 	}
@@ -234,6 +240,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			rep.Broker.JetStream = false // scenarios needing it will skip
 		} else {
 			rep.Broker.JetStream = true
+			rep.Broker.JetStreamReplicas = r.stream.Replicas
+			defer r.dropStream()
 		}
 	}
 
@@ -285,6 +293,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		r.greet = greet
 	}
 	rep.IUT.PeerID = r.iutID
+	if err := r.link.watch(nc, r.ws, r.ch, r.iutID); err != nil {
+		return fail(err)
+	}
 	rep.IUT.Greeted = Millis(greet.at)
 	if body, ok := greet.env["body"].(map[string]any); ok {
 		rep.IUT.Card, _ = body["peer_card"].(map[string]any)
@@ -315,6 +326,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
 		}
+		r.link.ready(ctx)
 		if ctx.Err() != nil {
 			break
 		}
@@ -322,7 +334,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		go func(i int) {
 			defer wg.Done()
 			defer func() { <-sem }()
+			from := r.link.mark()
 			r.play(ctx, cfg.Scenarios[i], results[i])
+			r.link.judge(results[i], from)
 			if cfg.Progress != nil {
 				r.progress.Lock()
 				cfg.Progress(results[i])
@@ -332,13 +346,14 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return fail(fmt.Errorf("run interrupted: %w", err))
+		return fail(fmt.Errorf("run interrupted: %w", context.Cause(ctx)))
 	}
 
 	// Let the last publications arrive before judging the IUT as a sender.
 	_ = nc.Flush()
 	time.Sleep(20 * time.Millisecond)
 	r.passive(rep)
+	r.link.report(rep, cfg.Strict)
 	if r.proc != nil && r.proc.Exited() && !r.proc.StoppedByHarness() {
 		rep.IUT.Crashed = true
 	}
@@ -374,26 +389,49 @@ func (r *runner) gate(sc *scenario.Scenario, rep *Report) string {
 }
 
 // setupJetStream creates a stream over this run's workspace so scenarios
-// can publish through JetStream.
+// can publish through JetStream. On a cluster the stream is replicated on
+// three nodes when the cluster can hold that, so the JetStream scenarios
+// prove the profile on a stream that survives losing a node.
 func (r *runner) setupJetStream(ctx context.Context) error {
 	js, err := jetstream.New(r.nc)
 	if err != nil {
 		return fmt.Errorf("jetstream: %w", err)
 	}
-	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	_, err = js.CreateStream(cctx, jetstream.StreamConfig{
+	sc := jetstream.StreamConfig{
 		Name:       "AGHCHECK_" + strings.NewReplacer("-", "_", ".", "_").Replace(r.ws),
 		Subjects:   []string{agh.SubjectPrefix + "." + r.ws + ".>"},
 		Storage:    jetstream.MemoryStorage,
 		MaxMsgSize: broker.MaxPayload,
 		MaxAge:     time.Minute,
-	})
-	if err != nil {
-		return fmt.Errorf("jetstream stream: %w", err)
+		Replicas:   1,
 	}
-	r.js = js
+	create := func() error {
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		_, err := js.CreateStream(cctx, sc)
+		return err
+	}
+	if r.nc.ConnectedClusterName() != "" {
+		sc.Replicas = 3
+		if create() != nil {
+			sc.Replicas = 1 // a cluster of fewer than three JetStream nodes
+		}
+	}
+	if sc.Replicas == 1 {
+		if err := create(); err != nil {
+			return fmt.Errorf("jetstream stream: %w", err)
+		}
+	}
+	r.js, r.stream = js, sc
 	return nil
+}
+
+// dropStream deletes the run's stream: on an external deployment it would
+// otherwise outlive the run.
+func (r *runner) dropStream() {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_ = r.js.DeleteStream(ctx, r.stream.Name)
 }
 
 // askWhois asks an already running peer for its card, for --iut-peer.

@@ -203,7 +203,7 @@ usage or harness errors (including an IUT that never greets).`,
 	f := cmd.Flags()
 	f.StringVar(&iutLine, "iut", "", "start the implementation under test with `'COMMAND ARGS'` (default: the built-in reference peer)")
 	f.StringVar(&iutPeer, "iut-peer", "", "attach to the peer `ID` already running on --nats-url")
-	f.StringVar(&natsURL, "nats-url", "", "use this NATS server or cluster instead of an embedded broker")
+	f.StringVar(&natsURL, "nats-url", "", "use this NATS server or cluster (`URL[,URL...]`, tried in order) instead of an embedded broker")
 	f.StringVar(&natsToken, "nats-token", "", "token for --nats-url")
 	f.StringVar(&natsUser, "nats-user", "", "user for --nats-url")
 	f.StringVar(&natsPassword, "nats-password", "", "password for --nats-user")

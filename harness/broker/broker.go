@@ -23,7 +23,7 @@ const MaxPayload = 1 << 20
 // Endpoint is how a client reaches a broker: the URL plus at most one kind of
 // credential. It is also what the IUT is told through its environment.
 type Endpoint struct {
-	URL      string
+	URL      string // one server, or several comma-separated (a cluster)
 	Token    string
 	User     string
 	Password string
@@ -106,9 +106,13 @@ func (b *Broker) cleanup() {
 	}
 }
 
-// Connect opens a client connection to e with extra options appended.
+// Connect opens a client connection to e with extra options appended. A URL
+// may list several servers of a cluster, comma-separated: they are tried in
+// the order given (not shuffled, as nats.go would), so the first names the
+// node the connection lands on while it is up and the others are where it
+// goes when that node goes away.
 func (e Endpoint) Connect(name string, extra ...nats.Option) (*nats.Conn, error) {
-	opts := []nats.Option{nats.Name(name), nats.Timeout(5 * time.Second)}
+	opts := []nats.Option{nats.Name(name), nats.Timeout(5 * time.Second), nats.DontRandomize()}
 	switch {
 	case e.Creds != "":
 		opts = append(opts, nats.UserCredentials(e.Creds))

@@ -86,6 +86,8 @@ var (
 		"A NATS peer MUST accept envelopes up to 1 MiB serialized.", natsSrc+" §Connection configuration")
 	NatsFlood = r("NATS-PUBLISH-RATE", "agh-nats", rules.Error, "",
 		"A peer MUST NOT flood the channel: it publishes in response to traffic and for presence, not unbounded.", deliverySrc)
+	NatsRegreet = r("NATS-GREET-RECONNECT", "agh-nats", rules.Warning, "",
+		"A NATS peer SHOULD publish greet again after reconnecting to the broker.", natsSrc+" §Joining a channel")
 	JetStreamReceipt = r("NATS-JETSTREAM-ACK-NOT-RECEIPT", "agh-nats", rules.Error, "",
 		"A JetStream publish acknowledgement is not an AGH acceptance: an envelope delivered through a stream gets the same receipt, and a replayed id the same deduplication, as on NATS Core.", natsSrc+" §JetStream persistence profile")
 )
@@ -104,7 +106,7 @@ func init() {
 		LifeContainer, LifeNonParticipant, LifeNeedsInput, LifeNoInvention,
 		DelivExpired, DelivExpiredReceipt, DelivReplayAge, DelivDedupe, DelivMalformed, DelivFailureClasses, DelivGarbage,
 		DiscGreet, DiscWhoisDirected, DiscWhoisBroadcast, DiscCatalog, ExtUnknownIgnored,
-		NatsSubject, NatsListen, NatsPayload, NatsFlood, JetStreamReceipt,
+		NatsSubject, NatsListen, NatsPayload, NatsFlood, NatsRegreet, JetStreamReceipt,
 		TrustRxReject, TrustRxAccept,
 	)
 }

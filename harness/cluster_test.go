@@ -1,0 +1,253 @@
+package harness
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/aghcheck/aghcheck/harness/broker"
+	"github.com/aghcheck/aghcheck/harness/scenario"
+)
+
+// Credentials of the test deployments: clients and routes both authenticate.
+const (
+	clusterUser, clusterPassword = "ci", "s3cret"
+	routeUser, routePassword     = "route", "r0ute"
+)
+
+// node is one in-process nats-server of a test deployment that the harness
+// did not start, standing in for a user's own NATS.
+type node struct {
+	name string
+	opts *server.Options
+	srv  *server.Server
+}
+
+// start runs the node and waits until it accepts clients.
+func (n *node) start(t *testing.T) {
+	t.Helper()
+	if err := n.boot(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.srv.Shutdown() })
+}
+
+// boot starts the node's server (again, after stop, on the same ports: a
+// restart comes back where the clients look for it).
+func (n *node) boot() error {
+	srv, err := server.NewServer(n.opts)
+	if err != nil {
+		return fmt.Errorf("%s: %w", n.name, err)
+	}
+	srv.Start()
+	if !srv.ReadyForConnections(10 * time.Second) {
+		srv.Shutdown()
+		return fmt.Errorf("%s not ready", n.name)
+	}
+	n.opts.Port = srv.Addr().(*net.TCPAddr).Port
+	n.srv = srv
+	return nil
+}
+
+// restart stops the node, leaves it down for a moment and starts it again,
+// then waits until a client named like prefix is back on it.
+func (n *node) restart(down time.Duration, prefix string) error {
+	n.stop()
+	time.Sleep(down)
+	if err := n.boot(); err != nil {
+		return err
+	}
+	for deadline := time.Now().Add(10 * time.Second); !n.hosts(prefix); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s did not reconnect to %s", prefix, n.name)
+		}
+	}
+	return nil
+}
+
+func (n *node) stop() {
+	n.srv.Shutdown()
+	n.srv.WaitForShutdown()
+}
+
+func (n *node) url() string { return n.srv.ClientURL() }
+
+// hosts reports whether a client connection whose name starts with prefix
+// is on this node.
+func (n *node) hosts(prefix string) bool {
+	cz, err := n.srv.Connz(&server.ConnzOptions{})
+	if err != nil {
+		return false
+	}
+	return slices.ContainsFunc(cz.Conns, func(c *server.ConnInfo) bool { return strings.HasPrefix(c.Name, prefix) })
+}
+
+func nodeOptions(name string) *server.Options {
+	return &server.Options{
+		ServerName: name, Host: "127.0.0.1", Port: server.RANDOM_PORT, NoLog: true, NoSigs: true,
+		Username: clusterUser, Password: clusterPassword, MaxPayload: broker.MaxPayload,
+	}
+}
+
+// startNode starts a single server with user authentication.
+func startNode(t *testing.T, name string) *node {
+	t.Helper()
+	n := &node{name: name, opts: nodeOptions(name)}
+	n.start(t)
+	return n
+}
+
+// startCluster starts one JetStream cluster node per name, routed to each
+// other over loopback with route authentication, and waits until the routes
+// are a full mesh and JetStream has elected its meta leader.
+func startCluster(t *testing.T, names ...string) []*node {
+	t.Helper()
+	// Every node is configured with the routes of all, so the route ports
+	// are picked (and released) before any node starts.
+	var routes []*url.URL
+	ports := make([]int, len(names))
+	for i := range names {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ports[i] = l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		routes = append(routes, &url.URL{Scheme: "nats-route", User: url.UserPassword(routeUser, routePassword),
+			Host: fmt.Sprintf("127.0.0.1:%d", ports[i])})
+	}
+	nodes := make([]*node, len(names))
+	for i, name := range names {
+		o := nodeOptions(name)
+		o.JetStream, o.StoreDir = true, t.TempDir()
+		o.Cluster = server.ClusterOpts{Name: "aghcheck-test", Host: "127.0.0.1", Port: ports[i],
+			Username: routeUser, Password: routePassword}
+		o.Routes = routes
+		nodes[i] = &node{name: name, opts: o}
+		nodes[i].start(t)
+	}
+	waitFor(t, "a full mesh of routes and a JetStream meta leader", 20*time.Second, func() bool {
+		leader := false
+		for _, n := range nodes {
+			if n.srv.NumRemotes() != len(nodes)-1 || !n.srv.JetStreamIsCurrent() {
+				return false
+			}
+			leader = leader || n.srv.JetStreamIsLeader()
+		}
+		return leader
+	})
+	return nodes
+}
+
+// waitFor polls cond until it holds, failing the test after limit.
+func waitFor(t *testing.T, what string, limit time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s after %s", what, limit)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// jetStreamLast orders the scenarios so that those publishing through
+// JetStream are played last, after a node loss made early in the run.
+func jetStreamLast(scs []*scenario.Scenario) []*scenario.Scenario {
+	out := slices.Clone(scs)
+	slices.SortStableFunc(out, func(a, b *scenario.Scenario) int {
+		switch {
+		case a.Requires.JetStream == b.Requires.JetStream:
+			return 0
+		case b.Requires.JetStream:
+			return -1
+		}
+		return 1
+	})
+	return out
+}
+
+// The harness on node A (given A and B as its URLs), the reference peer on
+// node C: the full suite passes across the cluster, JetStream on a stream
+// replicated on all three nodes; then again while node B is shut down in the
+// middle of the run: nothing is lost and nothing is blamed on the IUT.
+func TestCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a three-node cluster")
+	}
+	nodes := startCluster(t, "A", "B", "C")
+	a, b, c := nodes[0], nodes[1], nodes[2]
+	ep := broker.Endpoint{URL: a.url() + "," + b.url(), User: clusterUser, Password: clusterPassword}
+
+	run := func(t *testing.T, midRun func(done int)) *Report {
+		t.Helper()
+		var (
+			mu                 sync.Mutex
+			done               int
+			harnessA, iutC, js bool
+		)
+		cfg := Config{
+			Scenarios: jetStreamLast(loadSuites(t)),
+			External:  &ep,
+			// The IUT is told node C only (the last AGH_NATS_URL wins).
+			Env:      []string{"AGH_NATS_URL=" + c.url()},
+			Parallel: 6,
+			Progress: func(sc *ScenarioResult) {
+				mu.Lock()
+				defer mu.Unlock()
+				done++
+				if done == 1 {
+					harnessA, iutC = a.hosts("aghcheck-harness"), c.hosts("aghcheck peer ")
+					js = !b.hosts("aghcheck")
+				}
+				if midRun != nil {
+					midRun(done)
+				}
+			},
+		}
+		rep := runAgainst(t, "peer", cfg)
+		dump(t, rep)
+		if rep.Error != "" {
+			t.Fatalf("harness error: %s\nstderr: %s", rep.Error, rep.IUT.Stderr)
+		}
+		if !harnessA || !iutC || !js {
+			t.Errorf("harness on A: %v, IUT on C: %v, nothing on B: %v; want all true", harnessA, iutC, js)
+		}
+		if s := rep.Summary; s.Pass != len(rep.Scenarios) || !s.Passed || s.Claim != "Full Peer" {
+			t.Errorf("summary %+v, want every scenario to pass and Full Peer", s)
+		}
+		if !rep.Broker.JetStream || rep.Broker.JetStreamReplicas != 3 {
+			t.Errorf("jetstream %v with %d replicas, want an R3 stream", rep.Broker.JetStream, rep.Broker.JetStreamReplicas)
+		}
+		if len(rep.Broker.Outages) != 0 {
+			t.Errorf("outages %+v, want none: the harness's node stayed up", rep.Broker.Outages)
+		}
+		return rep
+	}
+
+	t.Run("full-suite", func(t *testing.T) { run(t, nil) })
+	t.Run("node-B-lost-mid-run", func(t *testing.T) {
+		stopped := false
+		run(t, func(done int) {
+			// Progress runs with the next scenario held back, so the
+			// JetStream scenarios (last) start on a stream that lost a node.
+			if done == 8 {
+				b.stop()
+				stopped = true
+			}
+		})
+		if !stopped {
+			t.Fatal("node B was never stopped")
+		}
+		if a.srv.NumRemotes() != 1 || c.srv.NumRemotes() != 1 {
+			t.Errorf("routes after the loss: A %d, C %d; want 1 each", a.srv.NumRemotes(), c.srv.NumRemotes())
+		}
+	})
+}

@@ -1,0 +1,140 @@
+package harness
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aghcheck/aghcheck/harness/broker"
+	"github.com/aghcheck/aghcheck/harness/requirements"
+)
+
+// outageRun plays cfg with the built-in test IUT in mode against a single
+// node the test controls, and calls midRun from the progress callback after
+// the after-th scenario ends (the next scenario is held back meanwhile).
+func outageRun(t *testing.T, n *node, mode string, cfg Config, after int, midRun func() error) (*Report, time.Duration) {
+	t.Helper()
+	ep := broker.Endpoint{URL: n.url(), User: n.opts.Username, Password: n.opts.Password, Token: n.opts.Authorization}
+	cfg.External = &ep
+	var (
+		mu   sync.Mutex
+		done int
+		err  error
+	)
+	cfg.Progress = func(*ScenarioResult) {
+		mu.Lock()
+		defer mu.Unlock()
+		if done++; done == after {
+			err = midRun()
+		}
+	}
+	start := time.Now()
+	rep := runAgainst(t, mode, cfg)
+	took := time.Since(start)
+	dump(t, rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done < after {
+		t.Fatalf("only %d scenarios ended; the outage was never made", done)
+	}
+	return rep, took
+}
+
+// A broker restart in the middle of a run: the IUT reconnects and greets
+// again, the report says so, the scenarios in flight are errors (not
+// judged, never failures), every scenario after the restart passes, and
+// the run ends.
+func TestBrokerRestartMidRun(t *testing.T) {
+	t.Parallel()
+	n := startNode(t, "solo")
+	rep, _ := outageRun(t, n, "peer", Config{Parallel: 4, GreetTimeout: 10 * time.Second}, 6, func() error {
+		return n.restart(50*time.Millisecond, "aghcheck-harness")
+	})
+	if rep.Error != "" {
+		t.Fatalf("harness error: %s", rep.Error)
+	}
+	if len(rep.Broker.Outages) != 1 {
+		t.Fatalf("outages %+v, want one", rep.Broker.Outages)
+	}
+	o := rep.Broker.Outages[0]
+	if !(o.Lost > 0 && o.Restored > o.Lost && o.IUTGreeted > o.Restored) {
+		t.Errorf("outage %+v: want lost < restored < the IUT's greet", o)
+	}
+	voided := map[string]bool{}
+	for _, id := range o.Scenarios {
+		voided[id] = true
+	}
+	if len(voided) > 3 {
+		t.Errorf("%d scenarios voided, but at most 3 were in flight: %v", len(voided), o.Scenarios)
+	}
+	for _, sc := range rep.Scenarios {
+		switch {
+		case voided[sc.ID]:
+			if sc.Outcome != Error || !strings.Contains(sc.Message, "not judged: the broker connection was lost") {
+				t.Errorf("%s: %s %q, want an error that says the broker connection was lost", sc.ID, sc.Outcome, sc.Message)
+			}
+		case sc.Outcome == Skip:
+			if sc.Claim != "jetstream" {
+				t.Errorf("%s skipped: %s", sc.ID, sc.Message)
+			}
+		case sc.Outcome != Pass:
+			t.Errorf("%s: %s %s, want pass: only scenarios in flight during the outage lose traffic", sc.ID, sc.Outcome, sc.Message)
+		}
+	}
+	for _, f := range rep.Passive.Findings {
+		if f.Rule == requirements.NatsRegreet.ID {
+			t.Errorf("the IUT greeted again, yet: %+v", f)
+		}
+	}
+}
+
+// An IUT that reconnects without greeting again misses a SHOULD of the NATS
+// binding: a passive warning; the run waits the greet timeout for it, no
+// longer.
+func TestNoGreetAfterReconnectWarns(t *testing.T) {
+	t.Parallel()
+	n := &node{name: "token", opts: nodeOptions("token")}
+	n.opts.Username, n.opts.Password, n.opts.Authorization = "", "", "t0ken" // the silent IUT speaks token auth
+	n.start(t)
+	cfg := Config{Parallel: 1, GreetTimeout: time.Second, StepTimeout: 300 * time.Millisecond, Select: regexp.MustCompile(`^kinds\.`)}
+	rep, took := outageRun(t, n, "silent", cfg, 1, func() error {
+		return n.restart(50*time.Millisecond, "aghcheck-harness")
+	})
+	if rep.Error != "" {
+		t.Fatalf("harness error: %s", rep.Error)
+	}
+	if len(rep.Broker.Outages) != 1 || rep.Broker.Outages[0].Restored == 0 || rep.Broker.Outages[0].IUTGreeted != 0 {
+		t.Fatalf("outages %+v, want one, restored, with no greet after it", rep.Broker.Outages)
+	}
+	var found bool
+	for _, f := range rep.Passive.Findings {
+		found = found || (f.Rule == requirements.NatsRegreet.ID && f.Level == "SHOULD" && f.Count == 1)
+	}
+	if !found || rep.Passive.Outcome == Pass {
+		t.Errorf("passive %s %+v, want a %s warning", rep.Passive.Outcome, rep.Passive.Findings, requirements.NatsRegreet.ID)
+	}
+	if took > 20*time.Second {
+		t.Errorf("took %s", took)
+	}
+}
+
+// A broker that does not come back ends the run as a harness error within
+// the greet timeout, with nothing blamed on the IUT.
+func TestBrokerGoneEndsRun(t *testing.T) {
+	t.Parallel()
+	n := startNode(t, "gone")
+	cfg := Config{Parallel: 4, GreetTimeout: time.Second}
+	rep, took := outageRun(t, n, "peer", cfg, 4, func() error { n.stop(); return nil })
+	if !strings.Contains(rep.Error, "broker connection was lost") || !strings.Contains(rep.Error, "not restored within 1s") {
+		t.Errorf("error %q, want the lost broker connection named", rep.Error)
+	}
+	if rep.Summary.Fail != 0 || rep.Summary.Passed {
+		t.Errorf("summary %+v: want no failure blamed on the IUT and no pass", rep.Summary)
+	}
+	if took > 20*time.Second {
+		t.Errorf("took %s", took)
+	}
+}
