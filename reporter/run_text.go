@@ -12,6 +12,7 @@ import (
 	"github.com/fatih/color"
 
 	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/harness/iut"
 )
 
 var (
@@ -80,12 +81,19 @@ func WriteRunText(w io.Writer, rep *harness.Report, verbose bool) error {
 		js = " +JetStream"
 	}
 	fmt.Fprintf(w, "\nbroker   %s %s%s (workspace %s, channel %s)\n", kind, b.URL, js, b.Workspace, b.Channel)
+	// The report always names the command it certified, so a wrong or
+	// defaulted --iut cannot pass for the intended program.
+	label := "IUT     "
+	if len(rep.IUT.Command) > 0 {
+		fmt.Fprintf(w, "%s %s\n", label, iut.Join(rep.IUT.Command))
+		label = "        "
+	}
 	if rep.IUT.PeerID != "" {
 		name := ""
 		if dn, ok := rep.IUT.Card["display_name"].(string); ok && dn != "" {
 			name = " (" + dn + ")"
 		}
-		fmt.Fprintf(w, "IUT      %s%s, greeted after %s, %d messages published", rep.IUT.PeerID, name, runDur(rep.IUT.Greeted.D()), rep.IUT.Messages)
+		fmt.Fprintf(w, "%s peer %s%s, greeted after %s, %d messages published", label, rep.IUT.PeerID, name, runDur(rep.IUT.Greeted.D()), rep.IUT.Messages)
 		if rep.IUT.Crashed {
 			fmt.Fprintf(w, ", %s", runRed("crashed: "+rep.IUT.Exit))
 		}

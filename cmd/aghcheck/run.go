@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"regexp"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -75,6 +76,18 @@ func (s *suiteFlags) load() ([]*scenario.Scenario, *regexp.Regexp, error) {
 	return set.Scenarios, re, nil
 }
 
+// refuseBlank makes a named flag given with an empty or blank value a usage
+// error: in CI an unset variable (--iut "$IUT") must not silently become
+// the default and certify the built-in reference peer instead.
+func refuseBlank(cmd *cobra.Command, names ...string) error {
+	for _, name := range names {
+		if f := cmd.Flags().Lookup(name); f.Changed && strings.TrimSpace(f.Value.String()) == "" {
+			return &exitError{code: exitUsageErr, err: fmt.Errorf("--%s is empty (an unset variable?): name the implementation under test, or leave --%[1]s out to certify the built-in reference peer", name)}
+		}
+	}
+	return nil
+}
+
 // iutCommand splits --iut and maps a leading "aghcheck" to this very
 // executable, so 'aghcheck run --iut "aghcheck peer"' works under go run
 // and without aghcheck on PATH.
@@ -128,6 +141,9 @@ usage or harness errors (including an IUT that never greets).`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if noColor {
 				color.NoColor = true
+			}
+			if err := refuseBlank(cmd, "iut", "iut-peer"); err != nil {
+				return err
 			}
 			scs, re, err := sf.load()
 			if err != nil {

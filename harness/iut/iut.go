@@ -76,6 +76,23 @@ func Split(line string) ([]string, error) {
 	return args, nil
 }
 
+// Join is the inverse of Split: argv as one line a POSIX shell (and Split)
+// reads back as the same words, for reports that name the command.
+func Join(argv []string) string {
+	words := make([]string, len(argv))
+	for i, a := range argv {
+		words[i] = quote(a)
+	}
+	return strings.Join(words, " ")
+}
+
+func quote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@%+,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
 // Process is a running IUT.
 type Process struct {
 	Argv   []string

@@ -34,12 +34,37 @@ func TestSplit(t *testing.T) {
 	}
 }
 
+func TestJoin(t *testing.T) {
+	for _, tc := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"aghcheck", "peer", "--fault", "no-dedupe"}, "aghcheck peer --fault no-dedupe"},
+		{[]string{"sh", "-c", "exit 4"}, "sh -c 'exit 4'"},
+		{[]string{"x", "", "it's", "$HOME"}, `x '' 'it'\''s' '$HOME'`},
+	} {
+		if got := Join(tc.argv); got != tc.want {
+			t.Errorf("Join(%q) = %s, want %s", tc.argv, got, tc.want)
+		}
+		if back, err := Split(Join(tc.argv)); err != nil || !reflect.DeepEqual(back, tc.argv) {
+			t.Errorf("Split(Join(%q)) = %q, %v", tc.argv, back, err)
+		}
+	}
+}
+
 func FuzzSplit(f *testing.F) {
 	f.Add(`a 'b c' "d\"e" f\ g`)
 	f.Fuzz(func(t *testing.T, s string) {
 		args, err := Split(s)
-		if err == nil && len(args) == 0 {
+		if err != nil {
+			return
+		}
+		if len(args) == 0 {
 			t.Fatal("no error and no args")
+		}
+		// Reports name the command with Join: it must read back the same.
+		if back, err := Split(Join(args)); err != nil || !reflect.DeepEqual(back, args) {
+			t.Fatalf("Split(Join(%q)) = %q, %v", args, back, err)
 		}
 	})
 }

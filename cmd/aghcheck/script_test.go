@@ -23,9 +23,10 @@ func TestMain(m *testing.M) {
 	})
 }
 
-// TestValidateScripts runs testdata/script/*.txtar: golden outputs for every
-// format, exit codes, every input form and bad input.
-func TestValidateScripts(t *testing.T) {
+// TestScripts runs testdata/script/*.txtar: the CLI end to end. validate_*:
+// golden outputs for every format, exit codes, every input form and bad
+// input; run_*: flag checking and how a run reports its IUT.
+func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
 		UpdateScripts: *updateScripts,
