@@ -7,7 +7,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -35,7 +37,9 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"genbad": genBad,
+			"genbad":   genBad,
+			"waitfile": waitFile,
+			"dead":     deadPID,
 		},
 	})
 }
@@ -85,4 +89,50 @@ func genBad(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("genbad: unknown kind %q", args[0])
 	}
 	ts.Check(w.Flush())
+}
+
+// waitFile FILE waits (at most ten seconds) until FILE holds a line.
+func waitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfile FILE")
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if b, err := os.ReadFile(ts.MkAbs(args[0])); err == nil && strings.HasSuffix(string(b), "\n") {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("%s: nothing written within 10s", args[0])
+		}
+	}
+}
+
+// deadPID PIDFILE waits (at most ten seconds) until the process whose id
+// PIDFILE holds has ended, and kills it if it has not.
+func deadPID(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: dead PIDFILE")
+	}
+	b, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	ts.Check(err)
+	for deadline := time.Now().Add(10 * time.Second); running(pid); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			ts.Fatalf("process %d still runs 10s later", pid)
+		}
+	}
+}
+
+// running reports whether pid runs; a zombie awaiting its reaper does not.
+func running(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	_, rest, _ := strings.Cut(string(b), ") ")
+	return !strings.HasPrefix(rest, "Z")
 }

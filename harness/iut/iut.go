@@ -1,6 +1,8 @@
 // Package iut starts and stops the implementation under test: a command run
 // in its own process group with the harness contract in its environment, its
-// output captured, and the whole group always killed at the end.
+// output captured, and the whole group (plus every descendant seen while it
+// ran) always killed at the end. On Linux the kernel also kills it if the
+// harness itself dies.
 package iut
 
 import (
@@ -13,6 +15,9 @@ import (
 	"syscall"
 	"time"
 )
+
+// watchEvery is how often the IUT's descendants are recorded.
+const watchEvery = 250 * time.Millisecond
 
 // OutputLimit is how much of each of stdout and stderr is kept (the tail):
 // a flooding IUT must not exhaust the harness's memory.
@@ -104,26 +109,36 @@ type Process struct {
 	mu      sync.Mutex
 	waitErr error
 	stopped bool // true once the harness asked it to stop
+	// tracked holds every descendant seen while the IUT ran (pid → start
+	// time): one that left the process group (setsid) and lost its parent
+	// is out of reach of the group kill, but not of Stop.
+	tracked   map[int]uint64
+	mainStart uint64
 }
 
 // Start runs argv with env appended to the harness's own environment, in a
-// new process group.
+// new process group (on Linux with a parent-death signal, and with its
+// descendants recorded while it runs).
 func Start(argv []string, env []string) (*Process, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("empty IUT command")
 	}
-	p := &Process{Argv: argv, stdout: &tail{}, stderr: &tail{}, done: make(chan struct{})}
+	p := &Process{Argv: argv, stdout: &tail{}, stderr: &tail{}, done: make(chan struct{}), tracked: map[int]uint64{}}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout = p.stdout
 	cmd.Stderr = p.stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = sysProcAttr()
 	// A grandchild holding the pipes open must not hang Wait.
 	cmd.WaitDelay = time.Second
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start IUT %q: %w", argv[0], err)
 	}
 	p.cmd = cmd
+	p.mainStart, _ = startTime(cmd.Process.Pid)
+	if tracksDescendants {
+		go p.watch()
+	}
 	go func() {
 		err := cmd.Wait()
 		p.mu.Lock()
@@ -192,6 +207,7 @@ func (p *Process) Stop(grace time.Duration) {
 	p.mu.Unlock()
 	pgid := -p.cmd.Process.Pid
 	if !p.Exited() {
+		p.record()
 		_ = syscall.Kill(pgid, syscall.SIGTERM)
 		select {
 		case <-p.done:
@@ -200,6 +216,47 @@ func (p *Process) Stop(grace time.Duration) {
 	}
 	_ = syscall.Kill(pgid, syscall.SIGKILL)
 	<-p.done
+	p.sweep()
+}
+
+// watch records the IUT's descendants until its main process exits.
+func (p *Process) watch() {
+	t := time.NewTicker(watchEvery)
+	defer t.Stop()
+	for {
+		p.record()
+		select {
+		case <-p.done:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (p *Process) record() {
+	pid := p.cmd.Process.Pid
+	// Once reaped, the pid may name another process: never list its children.
+	if st, ok := startTime(pid); !ok || st != p.mainStart || p.Exited() {
+		return
+	}
+	d := descendants(pid)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for c, st := range d {
+		p.tracked[c] = st
+	}
+}
+
+// sweep kills every recorded descendant still running (same pid, same
+// start time): those that escaped the process group kill.
+func (p *Process) sweep() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for pid, st := range p.tracked {
+		if now, ok := startTime(pid); ok && now == st {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }
 
 // Stdout and Stderr return the captured output (the last OutputLimit bytes).

@@ -1,0 +1,82 @@
+package iut
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// waitFor polls cond for up to ten seconds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+func parentOf(pid int) int {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	n, _ := strconv.Atoi(f[1])
+	return n
+}
+
+// A grandchild that starts its own session escapes the process-group kill;
+// once its parent has exited it is no longer below the IUT either. Stop
+// still kills it, because it was recorded while the IUT ran.
+func TestStopKillsEscapedDescendant(t *testing.T) {
+	dir := t.TempDir()
+	release := filepath.Join(dir, "release")
+	p, err := Start([]string{"sh", "-c", `(setsid sleep 60 & echo child=$!; while [ ! -e "$1" ]; do sleep 0.02; done); sleep 60`, "iut", release}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var child int
+	waitFor(t, "the grandchild's pid", func() bool {
+		_, v, ok := strings.Cut(p.Stdout(), "child=")
+		child, _ = strconv.Atoi(strings.TrimSpace(v))
+		return ok && child > 0 && strings.HasSuffix(v, "\n")
+	})
+	defer syscall.Kill(child, syscall.SIGKILL)
+	waitFor(t, "the watcher to record the grandchild", func() bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		_, ok := p.tracked[child]
+		return ok
+	})
+	// Its parent (the subshell) exits: the grandchild is reparented.
+	parent := parentOf(child)
+	if err := os.WriteFile(release, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the grandchild to lose its parent", func() bool { return parentOf(child) != parent })
+	p.Stop(100 * time.Millisecond)
+	waitFor(t, "the escaped grandchild to die", func() bool { return !alive(child) })
+}
+
+// A recorded pid that now names another process (same pid, other start
+// time) is left alone.
+func TestSweepSparesRecycledPid(t *testing.T) {
+	p, err := Start([]string{"sh", "-c", "exit 0"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-p.Done()
+	self := os.Getpid()
+	st, ok := startTime(self)
+	if !ok {
+		t.Fatal("no start time for this process")
+	}
+	p.tracked[self] = st + 1
+	p.Stop(time.Millisecond) // would SIGKILL this test if the start time were ignored
+}
