@@ -35,80 +35,6 @@ func IsConversationKind(kind string) bool {
 // IsKnownKind reports whether kind is one of the six v0 kinds.
 func IsKnownKind(kind string) bool { return IsDiscoveryKind(kind) || IsConversationKind(kind) }
 
-// The top-level members the seed's schema defines, in its order. One pass
-// over the envelope files each into run.val, so no rule hashes a name again.
-const (
-	fProtocol = iota
-	fId
-	fWorkspaceId
-	fKind
-	fChannel
-	fSurface
-	fThreadId
-	fDirectId
-	fFrom
-	fTo
-	fWorkId
-	fReplyTo
-	fTraceId
-	fCausationId
-	fTs
-	fExpiresAt
-	fBody
-	fProof
-	fExt
-	nFields
-)
-
-var fieldNames = [nFields]string{"protocol", "id", "workspace_id", "kind", "channel", "surface", "thread_id",
-	"direct_id", "from", "to", "work_id", "reply_to", "trace_id", "causation_id", "ts", "expires_at", "body", "proof", "ext"}
-
-func fieldIndex(name string) int {
-	switch name {
-	case "protocol":
-		return fProtocol
-	case "id":
-		return fId
-	case "workspace_id":
-		return fWorkspaceId
-	case "kind":
-		return fKind
-	case "channel":
-		return fChannel
-	case "surface":
-		return fSurface
-	case "thread_id":
-		return fThreadId
-	case "direct_id":
-		return fDirectId
-	case "from":
-		return fFrom
-	case "to":
-		return fTo
-	case "work_id":
-		return fWorkId
-	case "reply_to":
-		return fReplyTo
-	case "trace_id":
-		return fTraceId
-	case "causation_id":
-		return fCausationId
-	case "ts":
-		return fTs
-	case "expires_at":
-		return fExpiresAt
-	case "body":
-		return fBody
-	case "proof":
-		return fProof
-	case "ext":
-		return fExt
-	}
-	return -1
-}
-
-var requiredFields = [...]int{fProtocol, fId, fWorkspaceId, fKind, fChannel, fFrom, fTs, fBody}
-
 // run is the state of one check.
 type run struct {
 	c       *Checker
@@ -121,7 +47,7 @@ type run struct {
 
 func (r *run) load() {
 	for k, v := range r.env {
-		if i := fieldIndex(k); i >= 0 {
+		if i, ok := lookupField(k); ok {
 			r.val[i], r.has[i] = v, true
 		} else {
 			r.unknown = append(r.unknown, k)
@@ -208,9 +134,9 @@ func isPeer(s string) bool {
 }
 
 func (r *run) envelope() {
-	for _, i := range requiredFields {
-		if !r.has[i] {
-			r.add(RuleRequired, "/"+fieldNames[i], "member "+fieldNames[i], "absent")
+	for i, f := range fields {
+		if f.required && !r.has[i] {
+			r.add(RuleRequired, field(i).ptr(), "member "+f.name, "absent")
 		}
 	}
 	for _, name := range r.unknown {
@@ -223,10 +149,10 @@ func (r *run) envelope() {
 	if v, ok := r.val[fProtocol], r.has[fProtocol]; ok && v != Protocol {
 		r.add(RuleProtocol, "/protocol", strconv.Quote(Protocol), describe(v))
 	}
-	if v, ok := r.val[fId], r.has[fId]; ok && !nonEmptyString(v) {
+	if v, ok := r.val[fID], r.has[fID]; ok && !nonEmptyString(v) {
 		r.add(RuleID, "/id", "non-empty string", describe(v))
 	}
-	if v, ok := r.val[fWorkspaceId], r.has[fWorkspaceId]; ok {
+	if v, ok := r.val[fWorkspaceID], r.has[fWorkspaceID]; ok {
 		if !nonEmptyString(v) {
 			r.add(RuleWorkspaceID, "/workspace_id", "non-empty string", describe(v))
 		} else if !validSubjectToken(v.(string)) {
@@ -257,7 +183,7 @@ func (r *run) envelope() {
 			r.add(RuleTo, "/to", "null or a Peer ID", describe(v))
 		}
 	}
-	if v, ok := r.val[fTs], r.has[fTs]; ok {
+	if v, ok := r.val[fTS], r.has[fTS]; ok {
 		if _, good := unixSeconds(v); !good {
 			r.add(RuleTS, "/ts", "integer >= 0", describe(v))
 		}
@@ -272,17 +198,17 @@ func (r *run) envelope() {
 			r.add(RuleExpiresAt, "/expires_at", "integer >= 0", describe(v))
 		}
 	}
-	for _, i := range [...]int{fReplyTo, fTraceId, fCausationId} {
-		v, ok, name := r.val[i], r.has[i], fieldNames[i]
+	for _, i := range [...]field{fReplyTo, fTraceID, fCausationID} {
+		v, ok := r.val[i], r.has[i]
 		if !ok {
 			continue
 		}
 		if v == nil {
 			if !nullOK {
-				r.add(RuleNullOptional, "/"+name, "absent or a non-empty string", "null")
+				r.add(RuleNullOptional, i.ptr(), "absent or a non-empty string", "null")
 			}
 		} else if !nonEmptyString(v) {
-			r.add(RuleCorrelation, "/"+name, "non-empty string", describe(v))
+			r.add(RuleCorrelation, i.ptr(), "non-empty string", describe(v))
 		}
 	}
 	if v, ok := r.val[fBody], r.has[fBody]; ok {
@@ -309,7 +235,7 @@ func (r *run) envelope() {
 	if v, ok := r.val[fSurface], r.has[fSurface]; ok && v != nil && v != "thread" && v != "direct" {
 		r.add(RuleSurfaceEnum, "/surface", `"thread" or "direct"`, describe(v))
 	}
-	if v, ok := r.val[fThreadId], r.has[fThreadId]; ok && v != nil {
+	if v, ok := r.val[fThreadID], r.has[fThreadID]; ok && v != nil {
 		s, isStr := v.(string)
 		if r.c.opts.Errata.ReferenceThreadID {
 			if !isStr || !ValidReferenceThreadID(s) {
@@ -319,12 +245,12 @@ func (r *run) envelope() {
 			r.add(RuleThreadID, "/thread_id", "non-empty string", describe(v))
 		}
 	}
-	if v, ok := r.val[fDirectId], r.has[fDirectId]; ok && v != nil {
+	if v, ok := r.val[fDirectID], r.has[fDirectID]; ok && v != nil {
 		if s, isStr := v.(string); !isStr || !ValidDirectID(s) {
 			r.add(RuleDirectID, "/direct_id", patDirectID, describe(v))
 		}
 	}
-	if v, ok := r.val[fWorkId], r.has[fWorkId]; ok && v != nil {
+	if v, ok := r.val[fWorkID], r.has[fWorkID]; ok && v != nil {
 		s, isStr := v.(string)
 		if r.c.opts.Errata.ReferenceWorkID {
 			if !isStr || !ValidReferenceWorkID(s) {
@@ -345,24 +271,24 @@ func IsNamespacedKey(k string) bool {
 
 // present reports whether a conversation field is set: null means absent
 // for the fields the schema types "string or null".
-func (r *run) present(i int) bool { return r.val[i] != nil }
+func (r *run) present(i field) bool { return r.val[i] != nil }
 
 func (r *run) surface(kind string) {
 	if IsDiscoveryKind(kind) {
-		for _, i := range [...]int{fSurface, fThreadId, fDirectId} {
+		for _, i := range [...]field{fSurface, fThreadID, fDirectID} {
 			if r.present(i) {
-				r.add(RuleDiscoverySurface, "/"+fieldNames[i], "absent on "+kind, describe(r.val[i]))
+				r.add(RuleDiscoverySurface, i.ptr(), "absent on "+kind, describe(r.val[i]))
 			}
 		}
-		if r.present(fWorkId) {
-			r.add(RuleDiscoveryWork, "/work_id", "absent on "+kind, describe(r.val[fWorkId]))
+		if r.present(fWorkID) {
+			r.add(RuleDiscoveryWork, "/work_id", "absent on "+kind, describe(r.val[fWorkID]))
 		}
 		if kind == KindGreet && r.present(fTo) {
 			r.add(RuleGreetTo, "/to", "null or absent", describe(r.val[fTo]))
 		}
 		return
 	}
-	thread, direct := r.present(fThreadId), r.present(fDirectId)
+	thread, direct := r.present(fThreadID), r.present(fDirectID)
 	switch r.val[fSurface] {
 	case nil:
 		r.add(RuleSurfaceRequired, "/surface", `"thread" or "direct" on `+kind, "absent")
@@ -377,7 +303,7 @@ func (r *run) surface(kind string) {
 			if thread {
 				r.add(RuleContainerExclusive, "/direct_id", "only one of thread_id and direct_id", "both")
 			} else {
-				r.add(RuleContainerSurface, "/direct_id", `absent with surface "thread"`, describe(r.val[fDirectId]))
+				r.add(RuleContainerSurface, "/direct_id", `absent with surface "thread"`, describe(r.val[fDirectID]))
 			}
 		}
 	case "direct":
@@ -388,7 +314,7 @@ func (r *run) surface(kind string) {
 			if direct {
 				r.add(RuleContainerExclusive, "/thread_id", "only one of thread_id and direct_id", "both")
 			} else {
-				r.add(RuleContainerSurface, "/thread_id", `absent with surface "direct"`, describe(r.val[fThreadId]))
+				r.add(RuleContainerSurface, "/thread_id", `absent with surface "direct"`, describe(r.val[fThreadID]))
 			}
 		}
 	default: // already ENV-SURFACE-ENUM
@@ -398,7 +324,7 @@ func (r *run) surface(kind string) {
 	}
 	needWork := kind == KindReceipt || kind == KindTrace ||
 		(kind == KindCapability && r.c.opts.Errata.CapabilityRequiresWorkID)
-	if needWork && !r.present(fWorkId) {
+	if needWork && !r.present(fWorkID) {
 		r.add(RuleWorkRequired, "/work_id", "work_id on "+kind, "absent")
 	}
 	if !r.present(fTo) {
@@ -746,7 +672,7 @@ func (r *run) trace(body map[string]any) {
 
 func (r *run) freshness() {
 	now, age := r.c.opts.Now, r.c.opts.MaxReplayAge
-	ts, tsOK := unixSeconds(r.val[fTs])
+	ts, tsOK := unixSeconds(r.val[fTS])
 	if exp, ok := unixSeconds(r.val[fExpiresAt]); ok {
 		if exp <= now {
 			r.addMsg(RuleExpired, "/expires_at", "later than now ("+strconv.FormatInt(now, 10)+")", strconv.FormatInt(exp, 10),
@@ -786,10 +712,10 @@ func (r *run) directRoom() {
 	if r.val[fSurface] != "direct" {
 		return
 	}
-	did, _ := r.val[fDirectId].(string)
+	did, _ := r.val[fDirectID].(string)
 	to, _ := r.val[fTo].(string)
 	from, _ := r.val[fFrom].(string)
-	ws, _ := r.val[fWorkspaceId].(string)
+	ws, _ := r.val[fWorkspaceID].(string)
 	ch, _ := r.val[fChannel].(string)
 	if !ValidDirectID(did) || to == "" || from == "" || ws == "" || ch == "" {
 		return
