@@ -7,9 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/aghcheck/aghcheck/jsonx"
 	"sort"
 	"strings"
+
+	"github.com/aghcheck/aghcheck/jsonx"
 
 	"github.com/aghcheck/aghcheck/trust"
 )

@@ -97,7 +97,7 @@ func fillSlots() bool {
 	return true
 }
 
-func (f field) ptr() string  { return fieldPtr[f] }
+func (f field) ptr() string { return fieldPtr[f] }
 
 // lookupField returns the index of a top-level member name.
 func lookupField(name string) (field, bool) {

@@ -1,8 +1,9 @@
 package agh
 
 import (
-	"github.com/aghcheck/aghcheck/internal/fixturetest"
 	"path/filepath"
+
+	"github.com/aghcheck/aghcheck/internal/fixturetest"
 
 	"testing"
 )

@@ -1,10 +1,11 @@
 package agh
 
 import (
-	"github.com/aghcheck/aghcheck/internal/golden"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/aghcheck/aghcheck/internal/golden"
 )
 
 // The findings for every invalid and seed fixture, with pointer, expected

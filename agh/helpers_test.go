@@ -3,12 +3,13 @@ package agh
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"github.com/aghcheck/aghcheck/internal/jsontest"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/aghcheck/aghcheck/internal/jsontest"
 
 	"github.com/aghcheck/aghcheck/rules"
 )

@@ -1,5 +1,7 @@
 package agh
 
+import "slices"
+
 // Accessors and vocabulary for code that handles envelopes (the live
 // harness, the reference peer), so that none of it re-spells the protocol.
 
@@ -44,6 +46,69 @@ const (
 	SurfaceThread = "thread"
 	SurfaceDirect = "direct"
 )
+
+// Kinds are the six message kinds of v0, in the pages' order.
+var Kinds = []string{KindGreet, KindWhois, KindSay, KindCapability, KindReceipt, KindTrace}
+
+// The kinds.
+const (
+	KindGreet      = "greet"
+	KindWhois      = "whois"
+	KindSay        = "say"
+	KindCapability = "capability"
+	KindReceipt    = "receipt"
+	KindTrace      = "trace"
+)
+
+// IsDiscoveryKind reports whether kind is greet or whois (no conversation fields).
+func IsDiscoveryKind(kind string) bool { return kind == KindGreet || kind == KindWhois }
+
+// IsConversationKind reports whether kind must carry a surface and container.
+func IsConversationKind(kind string) bool {
+	return kind == KindSay || kind == KindCapability || kind == KindReceipt || kind == KindTrace
+}
+
+// IsKnownKind reports whether kind is one of the six v0 kinds.
+func IsKnownKind(kind string) bool { return IsDiscoveryKind(kind) || IsConversationKind(kind) }
+
+// ReceiptStatuses are the statuses of a receipt body.
+var ReceiptStatuses = []string{StatusAccepted, StatusRejected, StatusDuplicate, StatusExpired, StatusUnsupported, StatusCanceled}
+
+// ReasonCodes is the full list of registered receipt reason codes.
+var ReasonCodes = []string{
+	ReasonMalformed, ReasonExpired, ReasonDuplicate, ReasonUnsupportedKind, ReasonUnsupportedProfile,
+	ReasonVerificationFailed, ReasonNotTarget, ReasonNotFound, ReasonBusy, ReasonInternal,
+	ReasonWorkClosed, ReasonWorkContainerMismatch,
+}
+
+// IsReasonCode reports whether code is a registered reason code.
+func IsReasonCode(code string) bool { return slices.Contains(ReasonCodes, code) }
+
+// ReasonRequirement says whether a receipt status needs a reason_code:
+// "absent" (accepted), "required" (rejected, duplicate, expired,
+// unsupported), "optional" (canceled), or "" for an unknown status.
+func ReasonRequirement(status string) string {
+	switch status {
+	case StatusAccepted:
+		return "absent"
+	case StatusRejected, StatusDuplicate, StatusExpired, StatusUnsupported:
+		return "required"
+	case StatusCanceled:
+		return "optional"
+	}
+	return ""
+}
+
+// TraceStates are the work states a trace reports.
+var TraceStates = []string{StateSubmitted, StateWorking, StateNeedsInput, StateCompleted, StateFailed, StateCanceled}
+
+// IsTerminal reports whether a work state is final (completed, failed, canceled).
+func IsTerminal(state string) bool {
+	return state == StateCompleted || state == StateFailed || state == StateCanceled
+}
+
+// IsWorkState reports whether state is one of the six work states.
+func IsWorkState(state string) bool { return slices.Contains(TraceStates, state) }
 
 // CanTransition reports whether work may move from one state to another
 // (Work Lifecycle page): terminal states are final (a repeated cancel is

@@ -6,10 +6,11 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/aghcheck/aghcheck/rules"
-	"github.com/aghcheck/aghcheck/schemas"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+
+	"github.com/aghcheck/aghcheck/rules"
+	"github.com/aghcheck/aghcheck/schemas"
 )
 
 const (
