@@ -4,13 +4,17 @@ GO        ?= go
 PKGS      ?= ./...
 FUZZTIME  ?= 20s
 BIN       ?= bin/aghcheck
+# The version --version and every report print: the nearest v* tag, commits
+# since, the commit and -dirty for uncommitted changes (plain "dev" outside a
+# git checkout).
+VERSION   ?= $(shell git describe --tags --match 'v*' --always --dirty 2>/dev/null || echo dev)
 
 .PHONY: all build test bench bench-compare bench-process bench-run fuzz lint docs clean
 
 all: build
 
 build:
-	$(GO) build -o $(BIN) ./cmd/aghcheck
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/aghcheck
 
 ## test: the one command CI runs (.ci/run): vet, race-enabled tests, docs in sync.
 test:

@@ -4,9 +4,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
-
 // subcommands is filled by each command file's init so that files stay
 // independent of one another.
 var subcommands []func() *cobra.Command

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"runtime/debug"
+	"testing"
+)
+
+func TestBuildVersion(t *testing.T) {
+	vcs := func(main string, kv ...string) *debug.BuildInfo {
+		info := &debug.BuildInfo{Main: debug.Module{Path: "github.com/aghcheck/aghcheck", Version: main}}
+		for i := 0; i+1 < len(kv); i += 2 {
+			info.Settings = append(info.Settings, debug.BuildSetting{Key: kv[i], Value: kv[i+1]})
+		}
+		return info
+	}
+	const rev = "25cd1840a1b2c3d4e5f60718293a4b5c6d7e8f90"
+	for _, tc := range []struct {
+		name, stamped string
+		info          *debug.BuildInfo
+		want          string
+	}{
+		{"make build stamps it", "v0.4.0-3-g25cd184-dirty", vcs("(devel)", "vcs.revision", rev), "v0.4.0-3-g25cd184-dirty"},
+		{"go install @v0.4.0", "", vcs("v0.4.0"), "v0.4.0"},
+		{"checkout, clean", "", vcs("(devel)", "vcs.revision", rev, "vcs.modified", "false"), "dev+25cd1840a1b2"},
+		{"checkout, edited", "", vcs("(devel)", "vcs.revision", rev, "vcs.modified", "true"), "dev+25cd1840a1b2-dirty"},
+		{"pseudo-version already names the revision", "", vcs("v0.0.0-20261121061734-25cd1840a1b2+dirty", "vcs.revision", rev, "vcs.modified", "true"), "v0.0.0-20261121061734-25cd1840a1b2+dirty"},
+		{"nothing known", "", vcs(""), "dev"},
+		{"no build info", "", nil, "dev"},
+	} {
+		if got := buildVersion(tc.stamped, tc.info, tc.info != nil); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
