@@ -25,7 +25,7 @@ type githubReporter struct {
 	o  Options
 }
 
-func (r *githubReporter) Document(d *validate.Document) error {
+func (r *githubReporter) Item(d *validate.Document) error {
 	if r.bw == nil {
 		r.bw = bufio.NewWriterSize(r.w, 64<<10)
 	}

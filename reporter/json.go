@@ -84,7 +84,7 @@ func (r *jsonReporter) start() {
 	}
 }
 
-func (r *jsonReporter) Document(d *validate.Document) error {
+func (r *jsonReporter) Item(d *validate.Document) error {
 	r.start()
 	if r.o.Quiet && d.Valid {
 		return nil

@@ -13,46 +13,33 @@ import (
 )
 
 // JUnit XML, in the shape CI servers (Jenkins, GitLab, GitHub test
-// reporters) read. The types are exported so that other result writers
-// (live runs) produce the same XML.
+// reporters) read. Validate and run reports both use these types.
 
 // JUnitSuites is the document root.
 type JUnitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr,omitempty"`
+	Name     string       `xml:"name,attr"`
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
 	Errors   int          `xml:"errors,attr"`
-	Skipped  int          `xml:"skipped,attr,omitempty"`
-	Time     string       `xml:"time,attr,omitempty"`
+	Skipped  int          `xml:"skipped,attr"`
+	Time     string       `xml:"time,attr"`
 	Suites   []JUnitSuite `xml:"testsuite"`
 }
 
-// JUnitSuite groups test cases (here: the documents of one file).
+// JUnitSuite groups test cases: the documents of one file, or the
+// scenarios of one suite.
 type JUnitSuite struct {
-	Name       string           `xml:"name,attr"`
-	Tests      int              `xml:"tests,attr"`
-	Failures   int              `xml:"failures,attr"`
-	Errors     int              `xml:"errors,attr"`
-	Skipped    int              `xml:"skipped,attr,omitempty"`
-	Time       string           `xml:"time,attr,omitempty"`
-	Timestamp  string           `xml:"timestamp,attr,omitempty"`
-	Properties *JUnitProperties `xml:"properties,omitempty"`
-	Cases      []JUnitCase      `xml:"testcase"`
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Skipped  int         `xml:"skipped,attr"`
+	Time     string      `xml:"time,attr"`
+	Cases    []JUnitCase `xml:"testcase"`
 }
 
-// JUnitProperties wraps a suite's properties (absent when nil).
-type JUnitProperties struct {
-	Items []JUnitProperty `xml:"property"`
-}
-
-// JUnitProperty is a name/value pair on a suite.
-type JUnitProperty struct {
-	Name  string `xml:"name,attr"`
-	Value string `xml:"value,attr"`
-}
-
-// JUnitCase is one test case (here: one document).
+// JUnitCase is one test case: one document, or one scenario.
 type JUnitCase struct {
 	XMLName   xml.Name      `xml:"testcase"`
 	Name      string        `xml:"name,attr"`
@@ -70,11 +57,39 @@ type JUnitFailure struct {
 	Message string `xml:"message,attr"`
 	Type    string `xml:"type,attr,omitempty"`
 	Text    string `xml:",cdata"`
+	// Escaped writes Text as escaped character data instead of a CDATA
+	// section: the same XML, in the form run reports have always had.
+	Escaped bool `xml:"-"`
 }
 
-// JUnitText is free text kept readable in a CDATA section.
+// MarshalXML honours Escaped.
+func (f JUnitFailure) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
+	if f.Escaped {
+		return e.EncodeElement(struct {
+			Message string `xml:"message,attr"`
+			Type    string `xml:"type,attr,omitempty"`
+			Text    string `xml:",chardata"`
+		}{f.Message, f.Type, f.Text}, start)
+	}
+	type plain JUnitFailure // the same fields without this method
+	return e.EncodeElement(plain(f), start)
+}
+
+// JUnitText is free text (system-out), in a CDATA section unless Escaped.
 type JUnitText struct {
-	Text string `xml:",cdata"`
+	Text    string `xml:",cdata"`
+	Escaped bool   `xml:"-"`
+}
+
+// MarshalXML honours Escaped.
+func (t JUnitText) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
+	if t.Escaped {
+		return e.EncodeElement(struct {
+			Text string `xml:",chardata"`
+		}{t.Text}, start)
+	}
+	type plain JUnitText
+	return e.EncodeElement(plain(t), start)
 }
 
 // JUnitSkipped marks a case that did not run.
@@ -82,14 +97,14 @@ type JUnitSkipped struct {
 	Message string `xml:"message,attr,omitempty"`
 }
 
-// WriteJUnit writes s with an XML header and a final newline.
-func WriteJUnit(w io.Writer, s *JUnitSuites) error {
+// writeJUnit writes v with an XML header, indented, and a final newline.
+func writeJUnit(w io.Writer, v any) error {
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
 	enc := xml.NewEncoder(w)
 	enc.Indent("", "  ")
-	if err := enc.Encode(s); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return err
 	}
 	_, err := io.WriteString(w, "\n")
@@ -99,7 +114,9 @@ func WriteJUnit(w io.Writer, s *JUnitSuites) error {
 // junitReporter makes one suite per input file and one case per document.
 // Suites carry counts in their attributes, so cases are kept until the end,
 // in a compact form (a valid document costs a few words: no strings of its
-// own), and are turned into XML one at a time.
+// own), and are turned into XML one at a time: the root and suite elements
+// are written as tokens rather than as JUnitSuites, which would hold every
+// case at once.
 type junitReporter struct {
 	w      io.Writer
 	o      Options
@@ -119,7 +136,7 @@ type junitCase struct {
 	out         string
 }
 
-func (r *junitReporter) Document(d *validate.Document) error {
+func (r *junitReporter) Item(d *validate.Document) error {
 	if len(r.suites) == 0 || r.suites[len(r.suites)-1].name != d.Source {
 		r.suites = append(r.suites, junitSuite{name: d.Source})
 	}
@@ -137,9 +154,9 @@ func (r *junitReporter) Document(d *validate.Document) error {
 			}
 			fmt.Fprintf(&text, "%s: %s %s %s\n    %s: %s\n", Location(d), sev, f.Rule.ID, Detail(f), f.Rule.Severity.Level(), f.Rule.Clause)
 		}
-		msg := plural(errs, "error")
+		msg := Plural(errs, "error")
 		if warns > 0 {
-			msg += ", " + plural(warns, "warning")
+			msg += ", " + Plural(warns, "warning")
 		}
 		c.failure = &JUnitFailure{Message: msg + ": " + first, Type: first, Text: text.String()}
 	} else if len(d.Findings) > 0 && !r.o.Quiet {

@@ -1,6 +1,14 @@
-// Package reporter writes validation results in the formats people and CI
-// read: coloured text, JSON, JUnit XML and GitHub workflow annotations. All
-// writers share one result model (validate.Document and validate.Summary).
+// Package reporter writes the results of aghcheck in the formats people and
+// CI read. Three results, one Writer interface, one Registry per command:
+//
+//   - Validate: the documents of `aghcheck validate` (validate.Document, then
+//     validate.Summary) as text, JSON, JUnit XML or GitHub annotations;
+//   - Run: a live run (each harness.ScenarioResult as it ends, then the
+//     harness.Report) as text, JSON or JUnit XML;
+//   - Rules: the rule catalogue of `aghcheck rules` as text, Markdown or JSON.
+//
+// The command line only picks a name from a registry; a new format is one
+// entry in the registry of its command.
 package reporter
 
 import (
@@ -9,44 +17,43 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/rules"
 	"github.com/aghcheck/aghcheck/validate"
 )
 
-// Formats lists the values of --format, the default first.
-var Formats = []string{"text", "json", "junit", "github"}
+// The writers and formats of each command's results.
+type (
+	DocumentWriter = Writer[*validate.Document, validate.Summary]
+	RunWriter      = Writer[*harness.ScenarioResult, *harness.Report]
+	RuleWriter     = Writer[*rules.Rule, []*rules.Rule]
 
-// Options shape every writer.
-type Options struct {
-	// Strict reports every finding as an error (--strict).
-	Strict bool
-	// Quiet prints only the findings of invalid documents and the summary.
-	Quiet bool
-	// Color enables ANSI colours in text output (the caller decides: a
-	// terminal, and NO_COLOR unset).
-	Color bool
-}
+	documentFormat = Format[*validate.Document, validate.Summary]
+	runFormat      = Format[*harness.ScenarioResult, *harness.Report]
+	ruleFormat     = Format[*rules.Rule, []*rules.Rule]
+)
 
-// Reporter receives documents in input order, then the summary once.
-type Reporter interface {
-	Document(d *validate.Document) error
-	Finish(s validate.Summary) error
-}
+// Validate holds the formats of `aghcheck validate`.
+var Validate = newRegistry(
+	documentFormat{Name: "text", New: func(w io.Writer, o Options) DocumentWriter { return newText(w, o) }},
+	documentFormat{Name: "json", New: func(w io.Writer, o Options) DocumentWriter { return &jsonReporter{w: w, o: o} }},
+	documentFormat{Name: "junit", New: func(w io.Writer, o Options) DocumentWriter { return &junitReporter{w: w, o: o} }},
+	documentFormat{Name: "github", New: func(w io.Writer, o Options) DocumentWriter { return &githubReporter{w: w, o: o} }},
+)
 
-// New returns the writer for format.
-func New(format string, w io.Writer, o Options) (Reporter, error) {
-	switch format {
-	case "text", "":
-		return newText(w, o), nil
-	case "json":
-		return &jsonReporter{w: w, o: o}, nil
-	case "junit":
-		return &junitReporter{w: w, o: o}, nil
-	case "github":
-		return &githubReporter{w: w, o: o}, nil
-	}
-	return nil, fmt.Errorf("unknown format %q (want one of %s)", format, strings.Join(Formats, ", "))
-}
+// Run holds the formats of `aghcheck run`.
+var Run = newRegistry(
+	runFormat{Name: "text", New: newRunText},
+	runFormat{Name: "json", New: whole[*harness.ScenarioResult](writeRunJSON)},
+	runFormat{Name: "junit", New: whole[*harness.ScenarioResult](writeRunJUnit)},
+)
+
+// Rules holds the formats of `aghcheck rules`.
+var Rules = newRegistry(
+	ruleFormat{Name: "text", New: func(w io.Writer, _ Options) RuleWriter { return &rulesText{w: w} }},
+	ruleFormat{Name: "markdown", Aliases: []string{"md"}, New: whole[*rules.Rule](writeRulesMarkdown)},
+	ruleFormat{Name: "json", New: whole[*rules.Rule](writeRulesJSON)},
+)
 
 // Location renders file:line or file:line#index (index of a top-level array).
 func Location(d *validate.Document) string {
@@ -106,7 +113,7 @@ func Plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 func counts(d *validate.Document, strict bool) (errs, warns int) {
@@ -118,11 +125,4 @@ func counts(d *validate.Document, strict bool) (errs, warns int) {
 		}
 	}
 	return errs, warns
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
 }

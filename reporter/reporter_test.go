@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
-	"github.com/aghcheck/aghcheck/internal/golden"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/aghcheck/aghcheck/internal/golden"
 	"github.com/aghcheck/aghcheck/rules"
 	"github.com/aghcheck/aghcheck/validate"
 )
@@ -59,13 +59,13 @@ func sample(strict bool) ([]validate.Document, validate.Summary) {
 func render(t *testing.T, format string, o Options) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	r, err := New(format, &b, o)
+	r, err := Validate.New(format, &b, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	docs, sum := sample(o.Strict)
 	for i := range docs {
-		if err := r.Document(&docs[i]); err != nil {
+		if err := r.Item(&docs[i]); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -76,7 +76,7 @@ func render(t *testing.T, format string, o Options) []byte {
 }
 
 func TestGolden(t *testing.T) {
-	for _, format := range Formats {
+	for _, format := range Validate.Names() {
 		for _, v := range []struct {
 			suffix string
 			o      Options
@@ -122,15 +122,15 @@ func TestColor(t *testing.T) {
 }
 
 func TestUnknownFormat(t *testing.T) {
-	if _, err := New("yaml", nil, Options{}); err == nil || !strings.Contains(err.Error(), "text, json, junit, github") {
+	if _, err := Validate.New("yaml", nil, Options{}); err == nil || !strings.Contains(err.Error(), "text, json, junit, github") {
 		t.Errorf("err = %v", err)
 	}
 }
 
 func TestEmptyRun(t *testing.T) {
-	for _, f := range Formats {
+	for _, f := range Validate.Names() {
 		var b bytes.Buffer
-		r, _ := New(f, &b, Options{})
+		r, _ := Validate.New(f, &b, Options{})
 		if err := r.Finish(validate.Summary{}); err != nil {
 			t.Fatal(err)
 		}

@@ -7,10 +7,10 @@ import (
 	"github.com/aghcheck/aghcheck/harness"
 )
 
-// WriteRunJSON writes the full result model of a run: summary, claims,
+// writeRunJSON writes the full result model of a run: summary, claims,
 // requirements, passive validation and every scenario with its steps and
 // exchanged envelopes.
-func WriteRunJSON(w io.Writer, rep *harness.Report) error {
+func writeRunJSON(w io.Writer, rep *harness.Report) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)

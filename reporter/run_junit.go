@@ -2,7 +2,6 @@ package reporter
 
 import (
 	"encoding/json"
-	"encoding/xml"
 	"fmt"
 	"io"
 	"sort"
@@ -11,74 +10,37 @@ import (
 	"github.com/aghcheck/aghcheck/harness"
 )
 
-type runJUnitSuites struct {
-	XMLName  xml.Name        `xml:"testsuites"`
-	Name     string          `xml:"name,attr"`
-	Tests    int             `xml:"tests,attr"`
-	Failures int             `xml:"failures,attr"`
-	Errors   int             `xml:"errors,attr"`
-	Skipped  int             `xml:"skipped,attr"`
-	Time     string          `xml:"time,attr"`
-	Suites   []runJUnitSuite `xml:"testsuite"`
-}
-
-type runJUnitSuite struct {
-	Name     string         `xml:"name,attr"`
-	Tests    int            `xml:"tests,attr"`
-	Failures int            `xml:"failures,attr"`
-	Errors   int            `xml:"errors,attr"`
-	Skipped  int            `xml:"skipped,attr"`
-	Time     string         `xml:"time,attr"`
-	Cases    []runJUnitCase `xml:"testcase"`
-}
-
-type runJUnitCase struct {
-	Name      string           `xml:"name,attr"`
-	Classname string           `xml:"classname,attr"`
-	Time      string           `xml:"time,attr"`
-	Failure   *runJUnitProblem `xml:"failure,omitempty"`
-	Error     *runJUnitProblem `xml:"error,omitempty"`
-	Skipped   *runJUnitProblem `xml:"skipped,omitempty"`
-	SystemOut string           `xml:"system-out,omitempty"`
-}
-
-type runJUnitProblem struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr,omitempty"`
-	Body    string `xml:",chardata"`
-}
-
-// WriteRunJUnit writes a run as JUnit XML: one testsuite per scenario suite,
+// writeRunJUnit writes a run as JUnit XML: one testsuite per scenario suite,
 // one testcase per scenario (warnings pass with a note), and a testcase for
 // the passive validation of the IUT's envelopes.
-func WriteRunJUnit(w io.Writer, rep *harness.Report) error {
-	bySuite := map[string]*runJUnitSuite{}
-	root := runJUnitSuites{Name: "aghcheck run (" + rep.Summary.Claim + ")", Time: secs(rep.Duration)}
-	get := func(name string) *runJUnitSuite {
+func writeRunJUnit(w io.Writer, rep *harness.Report) error {
+	bySuite := map[string]*JUnitSuite{}
+	root := JUnitSuites{Name: "aghcheck run (" + rep.Summary.Claim + ")", Time: secs(rep.Duration)}
+	get := func(name string) *JUnitSuite {
 		if s := bySuite[name]; s != nil {
 			return s
 		}
-		s := &runJUnitSuite{Name: name}
+		s := &JUnitSuite{Name: name}
 		bySuite[name] = s
 		return s
 	}
 	var total harness.Millis
 	for _, sc := range rep.Scenarios {
 		s := get(sc.Suite)
-		c := runJUnitCase{Name: sc.ID + ": " + sc.Title, Classname: strings.ReplaceAll(sc.Suite, "/", "."), Time: secs(sc.Duration)}
+		c := JUnitCase{Name: sc.ID + ": " + sc.Title, Classname: strings.ReplaceAll(sc.Suite, "/", "."), Time: secs(sc.Duration)}
 		detail := junitDetail(sc)
 		switch sc.Outcome {
 		case harness.Fail:
-			c.Failure = &runJUnitProblem{Message: sc.Message, Type: sc.Level, Body: detail}
+			c.Failure = &JUnitFailure{Escaped: true, Message: sc.Message, Type: sc.Level, Text: detail}
 			s.Failures++
 		case harness.Error:
-			c.Error = &runJUnitProblem{Message: sc.Message, Type: "harness", Body: detail}
+			c.Error = &JUnitFailure{Escaped: true, Message: sc.Message, Type: "harness", Text: detail}
 			s.Errors++
 		case harness.Skip:
-			c.Skipped = &runJUnitProblem{Message: sc.Message}
+			c.Skipped = &JUnitSkipped{Message: sc.Message}
 			s.Skipped++
 		case harness.Warn:
-			c.SystemOut = "WARN (SHOULD not met): " + sc.Message + "\n" + strings.Join(sc.Notes, "\n")
+			c.SystemOut = runOut("WARN (SHOULD not met): " + sc.Message + "\n" + strings.Join(sc.Notes, "\n"))
 		}
 		s.Tests++
 		total += sc.Duration
@@ -95,20 +57,20 @@ func WriteRunJUnit(w io.Writer, rep *harness.Report) error {
 	}
 	// Passive validation is a test case of its own: sender conformance.
 	ps := get("passive")
-	pc := runJUnitCase{Name: "every envelope the IUT published is valid", Classname: "passive", Time: "0"}
+	pc := JUnitCase{Name: "every envelope the IUT published is valid", Classname: "passive", Time: "0"}
 	var lines []string
 	for _, f := range rep.Passive.Findings {
 		lines = append(lines, fmt.Sprintf("%s %s x%d: %s", f.Level, f.Rule, f.Count, f.Example))
 	}
 	switch rep.Passive.Outcome {
 	case harness.Fail:
-		pc.Failure = &runJUnitProblem{Message: fmt.Sprintf("%d of %d IUT envelopes invalid", rep.Passive.Invalid, rep.Passive.Envelopes), Body: strings.Join(lines, "\n")}
+		pc.Failure = &JUnitFailure{Escaped: true, Message: fmt.Sprintf("%d of %d IUT envelopes invalid", rep.Passive.Invalid, rep.Passive.Envelopes), Text: strings.Join(lines, "\n")}
 		ps.Failures++
 	case harness.Skip:
-		pc.Skipped = &runJUnitProblem{Message: "the IUT published nothing"}
+		pc.Skipped = &JUnitSkipped{Message: "the IUT published nothing"}
 		ps.Skipped++
 	case harness.Warn:
-		pc.SystemOut = strings.Join(lines, "\n")
+		pc.SystemOut = runOut(strings.Join(lines, "\n"))
 	}
 	ps.Tests++
 	ps.Cases = append(ps.Cases, pc)
@@ -116,8 +78,8 @@ func WriteRunJUnit(w io.Writer, rep *harness.Report) error {
 		hs := get("harness")
 		hs.Tests++
 		hs.Errors++
-		hs.Cases = append(hs.Cases, runJUnitCase{Name: "run", Classname: "harness", Time: "0",
-			Error: &runJUnitProblem{Message: rep.Error, Type: "harness", Body: rep.IUT.Stderr}})
+		hs.Cases = append(hs.Cases, JUnitCase{Name: "run", Classname: "harness", Time: "0",
+			Error: &JUnitFailure{Escaped: true, Message: rep.Error, Type: "harness", Text: rep.IUT.Stderr}})
 	}
 	names := make([]string, 0, len(bySuite))
 	for n := range bySuite {
@@ -132,16 +94,16 @@ func WriteRunJUnit(w io.Writer, rep *harness.Report) error {
 		root.Skipped += s.Skipped
 		root.Suites = append(root.Suites, *s)
 	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
+	return writeJUnit(w, root)
+}
+
+// runOut is a run's system-out text, escaped as run reports have always
+// had it; none when empty.
+func runOut(s string) *JUnitText {
+	if s == "" {
+		return nil
 	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(root); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	return &JUnitText{Text: s, Escaped: true}
 }
 
 func secs(m harness.Millis) string { return fmt.Sprintf("%.3f", m.D().Seconds()) }

@@ -4,16 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
-	"github.com/aghcheck/aghcheck/internal/golden"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
 
-	"github.com/fatih/color"
-
 	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/internal/golden"
 )
 
 func runFixture() *harness.Report {
@@ -49,39 +47,41 @@ func runFixture() *harness.Report {
 	return rep
 }
 
-func TestRunWritersGolden(t *testing.T) {
-	color.NoColor = true
-	rep := runFixture()
-	var text bytes.Buffer
-	for _, sc := range rep.Scenarios {
-		RunProgress(&text)(sc)
-	}
-	if err := WriteRunText(&text, rep, false); err != nil {
+// writeRun writes rep in format as a run does: each scenario as it ends,
+// then the report.
+func writeRun(t *testing.T, format string, rep *harness.Report, o Options) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w, err := Run.New(format, &b, o)
+	if err != nil {
 		t.Fatal(err)
 	}
-	golden.Check(t, filepath.Join("testdata", "run_text.golden"), text.Bytes())
+	if err := WriteAll(w, rep.Scenarios, rep); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
 
-	var junit bytes.Buffer
-	if err := WriteRunJUnit(&junit, rep); err != nil {
-		t.Fatal(err)
-	}
-	var parsed runJUnitSuites
-	if err := xml.Unmarshal(junit.Bytes(), &parsed); err != nil {
+func TestRunWritersGolden(t *testing.T) {
+	rep := runFixture()
+	text := writeRun(t, "text", rep, Options{})
+	golden.Check(t, filepath.Join("testdata", "run_text.golden"), text)
+
+	junit := writeRun(t, "junit", rep, Options{})
+	var parsed JUnitSuites
+	if err := xml.Unmarshal(junit, &parsed); err != nil {
 		t.Fatalf("junit is not XML: %v", err)
 	}
 	if parsed.Tests != 5 || parsed.Failures != 2 || parsed.Skipped != 1 {
 		t.Errorf("junit counts tests=%d failures=%d skipped=%d", parsed.Tests, parsed.Failures, parsed.Skipped)
 	}
-	golden.Check(t, filepath.Join("testdata", "run_junit.golden"), junit.Bytes())
+	golden.Check(t, filepath.Join("testdata", "run_junit.golden"), junit)
 
-	var js bytes.Buffer
-	if err := WriteRunJSON(&js, rep); err != nil {
-		t.Fatal(err)
-	}
+	js := writeRun(t, "json", rep, Options{})
 	var doc struct {
 		Summary map[string]any `json:"summary"`
 	}
-	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+	if err := json.Unmarshal(js, &doc); err != nil {
 		t.Fatal(err)
 	}
 	for _, k := range []string{"pass", "fail", "warn", "skip", "error", "claim"} {
@@ -89,7 +89,24 @@ func TestRunWritersGolden(t *testing.T) {
 			t.Errorf("json summary lacks %s", k)
 		}
 	}
-	golden.Check(t, filepath.Join("testdata", "run_json.golden"), js.Bytes())
+	golden.Check(t, filepath.Join("testdata", "run_json.golden"), js)
+}
+
+// The text run announces itself before the first scenario, and colours
+// only when asked to.
+func TestRunTextHeaderAndColor(t *testing.T) {
+	rep := runFixture()
+	out := string(writeRun(t, "text", rep, Options{Level: "full", Scenarios: 4}))
+	if !strings.HasPrefix(out, "aghcheck run: AGH Network v0 conformance, level full, 4 scenarios\n  PASS ") {
+		t.Errorf("no header before the progress lines:\n%s", out)
+	}
+	if strings.Contains(out, "\x1b[") {
+		t.Error("colour escapes without Color")
+	}
+	col := string(writeRun(t, "text", rep, Options{Color: true}))
+	if !strings.Contains(col, "\x1b[31;1mFAIL ") {
+		t.Errorf("no red FAIL with Color:\n%q", col)
+	}
 }
 
 func TestClipKeepsUTF8Whole(t *testing.T) {

@@ -9,31 +9,21 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/fatih/color"
-
 	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/harness/iut"
 )
 
-var (
-	runGreen  = color.New(color.FgGreen, color.Bold).SprintFunc()
-	runRed    = color.New(color.FgRed, color.Bold).SprintFunc()
-	runYellow = color.New(color.FgYellow, color.Bold).SprintFunc()
-	runCyan   = color.New(color.FgCyan).SprintFunc()
-	runFaint  = color.New(color.Faint).SprintFunc()
-)
-
-func runOutcome(o harness.Outcome) string {
+func (p palette) outcome(o harness.Outcome) string {
 	label := fmt.Sprintf("%-5s", strings.ToUpper(string(o)))
 	switch o {
 	case harness.Pass:
-		return runGreen(label)
+		return p.greenBold.Sprint(label)
 	case harness.Fail, harness.Error:
-		return runRed(label)
+		return p.red.Sprint(label)
 	case harness.Warn:
-		return runYellow(label)
+		return p.yellow.Sprint(label)
 	}
-	return runFaint(label)
+	return p.faint.Sprint(label)
 }
 
 func runDur(d time.Duration) string {
@@ -43,16 +33,31 @@ func runDur(d time.Duration) string {
 	return fmt.Sprintf("%.2fs", d.Seconds())
 }
 
-// RunProgress returns a callback that prints one line per finished
-// scenario: the live progress of a text run.
-func RunProgress(w io.Writer) func(*harness.ScenarioResult) {
-	return func(sc *harness.ScenarioResult) {
-		line := fmt.Sprintf("  %s %-16s %-46s %6s", runOutcome(sc.Outcome), sc.Suite, sc.ID, runDur(sc.Duration.D()))
-		if sc.Outcome != harness.Pass && sc.Message != "" {
-			line += "  " + runFaint(firstLine(sc.Message))
-		}
-		fmt.Fprintln(w, line)
+// runText prints a run as it goes: a header while the IUT starts, one line
+// per finished scenario, then skipped scenarios, failure details with the
+// exchanged envelopes, summaries by suite and level, passive validation and
+// the claims.
+type runText struct {
+	w io.Writer
+	o Options
+	p palette
+}
+
+func newRunText(w io.Writer, o Options) RunWriter {
+	if o.Level != "" {
+		fmt.Fprintf(w, "aghcheck run: AGH Network v0 conformance, level %s, %d scenarios\n", o.Level, o.Scenarios)
 	}
+	return &runText{w: w, o: o, p: newPalette(o.Color)}
+}
+
+func (t *runText) Item(sc *harness.ScenarioResult) error {
+	p := t.p
+	line := fmt.Sprintf("  %s %-16s %-46s %6s", p.outcome(sc.Outcome), sc.Suite, sc.ID, runDur(sc.Duration.D()))
+	if sc.Outcome != harness.Pass && sc.Message != "" {
+		line += "  " + p.faint.Sprint(firstLine(sc.Message))
+	}
+	_, err := fmt.Fprintln(t.w, line)
+	return err
 }
 
 func firstLine(s string) string {
@@ -62,15 +67,8 @@ func firstLine(s string) string {
 	return clip(s, 140)
 }
 
-// RunHeader prints what the run is about to certify.
-func RunHeader(w io.Writer, level string, scenarios int) {
-	fmt.Fprintf(w, "aghcheck run: AGH Network v0 conformance, level %s, %d scenarios\n", level, scenarios)
-}
-
-// WriteRunText renders the end of a text run: skipped scenarios, failure
-// details with the exchanged envelopes, summaries by suite and level,
-// passive validation, and the claims.
-func WriteRunText(w io.Writer, rep *harness.Report, verbose bool) error {
+func (t *runText) Finish(rep *harness.Report) error {
+	w, p, verbose := t.w, t.p, t.o.Verbose
 	b := rep.Broker
 	kind := "external"
 	if b.Embedded {
@@ -95,12 +93,12 @@ func WriteRunText(w io.Writer, rep *harness.Report, verbose bool) error {
 		}
 		fmt.Fprintf(w, "%s peer %s%s, greeted after %s, %d messages published", label, rep.IUT.PeerID, name, runDur(rep.IUT.Greeted.D()), rep.IUT.Messages)
 		if rep.IUT.Crashed {
-			fmt.Fprintf(w, ", %s", runRed("crashed: "+rep.IUT.Exit))
+			fmt.Fprintf(w, ", %s", p.red.Sprint("crashed: "+rep.IUT.Exit))
 		}
 		fmt.Fprintln(w)
 	}
 	if rep.Error != "" {
-		fmt.Fprintf(w, "\n%s %s\n", runRed("ERROR"), rep.Error)
+		fmt.Fprintf(w, "\n%s %s\n", p.red.Sprint("ERROR"), rep.Error)
 		if rep.IUT.Stderr != "" {
 			fmt.Fprintf(w, "IUT stderr (tail):\n%s\n", indent(tailLines(rep.IUT.Stderr, 15), "    "))
 		}
@@ -118,7 +116,7 @@ func WriteRunText(w io.Writer, rep *harness.Report, verbose bool) error {
 	if len(skipped) > 0 && (verbose || len(skipped) <= 12) {
 		fmt.Fprintln(w, "\nSkipped:")
 		for _, sc := range skipped {
-			fmt.Fprintf(w, "  %s %-46s %s\n", runOutcome(sc.Outcome), sc.ID, runFaint(sc.Message))
+			fmt.Fprintf(w, "  %s %-46s %s\n", p.outcome(sc.Outcome), sc.ID, p.faint.Sprint(sc.Message))
 		}
 	} else if len(skipped) > 0 {
 		fmt.Fprintf(w, "\n%d scenarios skipped (-v lists them)\n", len(skipped))
@@ -126,28 +124,28 @@ func WriteRunText(w io.Writer, rep *harness.Report, verbose bool) error {
 	if len(bad) > 0 {
 		fmt.Fprintln(w, "\nDetails:")
 		for _, sc := range bad {
-			writeRunFailure(w, sc)
+			t.failure(sc)
 		}
 	}
 
-	writeRunTables(w, rep)
+	t.tables(rep)
 
-	p := rep.Passive
-	fmt.Fprintf(w, "\nPassive validation of everything the IUT published: %s  %d envelopes, %d invalid", runOutcome(p.Outcome), p.Envelopes, p.Invalid)
-	if p.Dropped > 0 {
-		fmt.Fprintf(w, ", %d dropped by the broker", p.Dropped)
+	pv := rep.Passive
+	fmt.Fprintf(w, "\nPassive validation of everything the IUT published: %s  %d envelopes, %d invalid", p.outcome(pv.Outcome), pv.Envelopes, pv.Invalid)
+	if pv.Dropped > 0 {
+		fmt.Fprintf(w, ", %d dropped by the broker", pv.Dropped)
 	}
 	fmt.Fprintln(w)
-	for _, f := range p.Findings {
+	for _, f := range pv.Findings {
 		fmt.Fprintf(w, "    %-6s %-28s ×%-4d %s\n", f.Level, f.Rule, f.Count, firstLine(f.Example))
 	}
 
 	fmt.Fprintln(w, "\nClaims:")
 	lastCaveat := ""
 	for _, c := range rep.Claims {
-		mark := runGreen("✔")
+		mark := p.greenBold.Sprint("✔")
 		if !c.Earned {
-			mark = runRed("✘")
+			mark = p.red.Sprint("✘")
 		}
 		line := fmt.Sprintf("  %s %-22s", mark, c.Name)
 		if !c.Earned && len(c.Why) > 0 {
@@ -155,39 +153,40 @@ func WriteRunText(w io.Writer, rep *harness.Report, verbose bool) error {
 			if len(why) > 4 && !verbose {
 				why = append(why[:4:4], fmt.Sprintf("… %d more", len(c.Why)-4))
 			}
-			line += " " + runFaint(strings.Join(why, "; "))
+			line += " " + p.faint.Sprint(strings.Join(why, "; "))
 		}
 		if c.Earned && len(c.Unexercised) > 0 {
 			// Claims built on one another share a caveat: spell it out once.
 			list := strings.Join(c.Unexercised, ", ")
 			if list == lastCaveat {
-				line += " " + runFaint("(same caveat)")
+				line += " " + p.faint.Sprint("(same caveat)")
 			} else {
-				line += " " + runFaint(fmt.Sprintf("(not exercised without %s: %s)", harness.ControlProfile, list))
+				line += " " + p.faint.Sprint(fmt.Sprintf("(not exercised without %s: %s)", harness.ControlProfile, list))
 			}
 			lastCaveat = list
 		}
 		fmt.Fprintln(w, line)
 	}
 	s := rep.Summary
-	verdict := runGreen("PASSED")
+	verdict := p.greenBold.Sprint("PASSED")
 	if !s.Passed {
-		verdict = runRed("NOT PASSED")
+		verdict = p.red.Sprint("NOT PASSED")
 	}
 	fmt.Fprintf(w, "\n%s  %d pass, %d fail, %d warn, %d skip, %d error; claim earned: %s (target %s); %s wall, %s of scenario time\n",
-		verdict, s.Pass, s.Fail, s.Warn, s.Skip, s.Error, runCyan(s.Claim), s.Target, runDur(rep.Duration.D()), runDur(s.ScenarioTime.D()))
+		verdict, s.Pass, s.Fail, s.Warn, s.Skip, s.Error, p.cyan.Sprint(s.Claim), s.Target, runDur(rep.Duration.D()), runDur(s.ScenarioTime.D()))
 	return nil
 }
 
-func writeRunFailure(w io.Writer, sc *harness.ScenarioResult) {
-	fmt.Fprintf(w, "\n  %s %s  %s\n", runOutcome(sc.Outcome), sc.ID, sc.Title)
-	fmt.Fprintf(w, "        %s %s, %s, requirements %s\n", runFaint("in"), sc.File, sc.Level, strings.Join(sc.Requirements, ", "))
+func (t *runText) failure(sc *harness.ScenarioResult) {
+	w, p := t.w, t.p
+	fmt.Fprintf(w, "\n  %s %s  %s\n", p.outcome(sc.Outcome), sc.ID, sc.Title)
+	fmt.Fprintf(w, "        %s %s, %s, requirements %s\n", p.faint.Sprint("in"), sc.File, sc.Level, strings.Join(sc.Requirements, ", "))
 	if sc.Message != "" {
 		fmt.Fprintf(w, "        %s\n", sc.Message)
 	}
 	for _, n := range sc.Notes {
 		if n != sc.Message {
-			fmt.Fprintf(w, "        %s %s\n", runFaint("note:"), firstLine(n))
+			fmt.Fprintf(w, "        %s %s\n", p.faint.Sprint("note:"), firstLine(n))
 		}
 	}
 	for _, st := range sc.Steps {
@@ -213,15 +212,16 @@ func writeRunFailure(w io.Writer, sc *harness.ScenarioResult) {
 			if body == "" {
 				body = e.Raw
 			}
-			fmt.Fprintf(w, "          %7s %-10s %s %s\n", "+"+runDur(e.At.D()), who, runFaint(e.Subject), clip(body, 400))
+			fmt.Fprintf(w, "          %7s %-10s %s %s\n", "+"+runDur(e.At.D()), who, p.faint.Sprint(e.Subject), clip(body, 400))
 			for _, f := range e.Findings {
-				fmt.Fprintf(w, "                             %s %s\n", runRed("!"), f)
+				fmt.Fprintf(w, "                             %s %s\n", p.red.Sprint("!"), f)
 			}
 		}
 	}
 }
 
-func writeRunTables(w io.Writer, rep *harness.Report) {
+func (t *runText) tables(rep *harness.Report) {
+	w, p := t.w, t.p
 	type row struct{ pass, fail, warn, skip, errs int }
 	add := func(r *row, o harness.Outcome) {
 		switch o {
@@ -257,12 +257,12 @@ func writeRunTables(w io.Writer, rep *harness.Report) {
 	cell := func(n int, f func(a ...any) string) string {
 		s := fmt.Sprintf("%6d", n)
 		if n == 0 {
-			return runFaint(s)
+			return p.faint.Sprint(s)
 		}
 		return f(s)
 	}
 	print := func(label string, r *row) {
-		fmt.Fprintf(w, "  %-18s%s%s%s%s%s\n", label, cell(r.pass, runGreen), cell(r.fail, runRed), cell(r.warn, runYellow), cell(r.skip, runFaint), cell(r.errs, runRed))
+		fmt.Fprintf(w, "  %-18s%s%s%s%s%s\n", label, cell(r.pass, p.greenBold.Sprint), cell(r.fail, p.red.Sprint), cell(r.warn, p.yellow.Sprint), cell(r.skip, p.faint.Sprint), cell(r.errs, p.red.Sprint))
 	}
 	fmt.Fprintf(w, "\n  %-18s%6s%6s%6s%6s%6s\n", "suite", "pass", "fail", "warn", "skip", "error")
 	for _, n := range names {

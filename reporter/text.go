@@ -23,27 +23,36 @@ import (
 // In quiet mode the status lines and the findings of valid documents are
 // left out: only what makes the run fail, and the summary.
 type textReporter struct {
-	w                                  *bufio.Writer
-	o                                  Options
-	loc, ok, bad, err, warn, dim, bold *color.Color
+	w *bufio.Writer
+	o Options
+	p palette
 }
 
 func newText(w io.Writer, o Options) *textReporter {
+	return &textReporter{w: bufio.NewWriterSize(w, 64<<10), o: o, p: newPalette(o.Color)}
+}
+
+// palette holds the colours of the text formats, on or off for one writer
+// (the caller decides with Options.Color).
+type palette struct {
+	bold, green, greenBold, red, yellow, cyan, faint *color.Color
+}
+
+func newPalette(on bool) palette {
 	mk := func(a ...color.Attribute) *color.Color {
 		c := color.New(a...)
-		if o.Color {
+		if on {
 			c.EnableColor()
 		} else {
 			c.DisableColor()
 		}
 		return c
 	}
-	return &textReporter{w: bufio.NewWriterSize(w, 64<<10), o: o,
-		loc: mk(color.Bold), ok: mk(color.FgGreen), bad: mk(color.FgRed, color.Bold),
-		err: mk(color.FgRed, color.Bold), warn: mk(color.FgYellow, color.Bold), dim: mk(color.Faint), bold: mk(color.Bold)}
+	return palette{bold: mk(color.Bold), green: mk(color.FgGreen), greenBold: mk(color.FgGreen, color.Bold),
+		red: mk(color.FgRed, color.Bold), yellow: mk(color.FgYellow, color.Bold), cyan: mk(color.FgCyan), faint: mk(color.Faint)}
 }
 
-func (t *textReporter) Document(d *validate.Document) error {
+func (t *textReporter) Item(d *validate.Document) error {
 	if t.o.Quiet && d.Valid {
 		return nil
 	}
@@ -59,35 +68,35 @@ func (t *textReporter) Document(d *validate.Document) error {
 			about = append(about, "trust "+d.Trust)
 		}
 		errs, warns := counts(d, t.o.Strict)
-		status := t.ok.Sprint("valid")
+		status := t.p.green.Sprint("valid")
 		if !d.Valid {
-			status = t.bad.Sprint("invalid")
+			status = t.p.red.Sprint("invalid")
 		}
 		tail := ""
 		if errs+warns > 0 {
 			var n []string
 			if errs > 0 {
-				n = append(n, plural(errs, "error"))
+				n = append(n, Plural(errs, "error"))
 			}
 			if warns > 0 {
-				n = append(n, plural(warns, "warning"))
+				n = append(n, Plural(warns, "warning"))
 			}
 			tail = ": " + strings.Join(n, ", ")
 		}
-		fmt.Fprintf(t.w, "%s: %s (%s)%s\n", t.loc.Sprint(loc), status, strings.Join(about, ", "), tail)
+		fmt.Fprintf(t.w, "%s: %s (%s)%s\n", t.p.bold.Sprint(loc), status, strings.Join(about, ", "), tail)
 	}
 	for _, f := range d.Findings {
 		sev := f.Severity(t.o.Strict)
-		label := t.err.Sprint("error")
+		label := t.p.red.Sprint("error")
 		if sev == rules.Warning {
-			label = t.warn.Sprint("warning")
+			label = t.p.yellow.Sprint("warning")
 		}
-		fmt.Fprintf(t.w, "%s: %s %s %s\n", t.loc.Sprint(loc), label, t.bold.Sprint(f.Rule.ID), Detail(f))
+		fmt.Fprintf(t.w, "%s: %s %s %s\n", t.p.bold.Sprint(loc), label, t.p.bold.Sprint(f.Rule.ID), Detail(f))
 		clause := f.Rule.Severity.Level() + ": " + f.Rule.Clause
 		if f.Rule.Source != "" {
 			clause += " [" + f.Rule.Source + "]"
 		}
-		fmt.Fprintf(t.w, "    %s\n", t.dim.Sprint(clause))
+		fmt.Fprintf(t.w, "    %s\n", t.p.faint.Sprint(clause))
 	}
 	return nil
 }
@@ -95,9 +104,9 @@ func (t *textReporter) Document(d *validate.Document) error {
 func (t *textReporter) Finish(s validate.Summary) error {
 	line := SummaryLine(s)
 	if s.Invalid > 0 {
-		line = t.bad.Sprint(line)
+		line = t.p.red.Sprint(line)
 	} else {
-		line = t.ok.Sprint(line)
+		line = t.p.green.Sprint(line)
 	}
 	fmt.Fprintln(t.w, line)
 	return t.w.Flush()

@@ -155,10 +155,9 @@ usage or harness errors (including an IUT that never greets).`,
 			if iutPeer != "" && natsURL == "" {
 				return &exitError{code: exitUsageErr, err: errors.New("--iut-peer needs --nats-url: a running peer cannot be on the embedded broker")}
 			}
-			switch format {
-			case "text", "json", "junit":
-			default:
-				return &exitError{code: exitUsageErr, err: fmt.Errorf("--format %q: want text, json or junit", format)}
+			report, err := reporter.Run.Get(format)
+			if err != nil {
+				return &exitError{code: exitUsageErr, err: fmt.Errorf("--format: %w", err)}
 			}
 			cfg := harness.Config{
 				Scenarios: scs, Level: sf.level, Strict: strict, Select: re, Parallel: parallel,
@@ -185,25 +184,16 @@ usage or harness errors (including an IUT that never greets).`,
 				defer f.Close()
 				out = f
 			}
-			if format == "text" {
-				reporter.RunHeader(out, sf.level, len(scs))
-				cfg.Progress = reporter.RunProgress(out)
-			}
+			w := report.New(out, reporter.Options{Strict: strict, Verbose: verbose, Level: sf.level, Scenarios: len(scs),
+				Color: out == os.Stdout && !color.NoColor})
+			cfg.Progress = func(sc *harness.ScenarioResult) { _ = w.Item(sc) } // a failed write shows again at Finish
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			rep, runErr := harness.Run(ctx, cfg)
 			if rep == nil {
 				return &exitError{code: exitUsageErr, err: runErr}
 			}
-			switch format {
-			case "json":
-				err = reporter.WriteRunJSON(out, rep)
-			case "junit":
-				err = reporter.WriteRunJUnit(out, rep)
-			default:
-				err = reporter.WriteRunText(out, rep, verbose)
-			}
-			if err != nil {
+			if err := w.Finish(rep); err != nil {
 				return &exitError{code: exitUsageErr, err: fmt.Errorf("write report: %w", err)}
 			}
 			if runErr != nil {
@@ -226,7 +216,8 @@ usage or harness errors (including an IUT that never greets).`,
 	f.StringVar(&natsCreds, "nats-creds", "", "credentials `FILE` for --nats-url")
 	f.StringVar(&workspace, "workspace", "", "workspace id of the run (default a fresh aghcheck-XXXXXXXX)")
 	f.StringVar(&channel, "channel", "conformance", "channel of the run")
-	f.StringVarP(&format, "format", "f", "text", "report format: text, json or junit")
+	f.StringVarP(&format, "format", "f", "text", "report `FORMAT`: "+reporter.Run.List())
+	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(reporter.Run.Names()...))
 	f.StringVarP(&output, "output", "o", "", "write the report to `FILE` instead of stdout")
 	f.BoolVar(&strict, "strict", false, "treat warnings (SHOULD not met) as failures")
 	f.BoolVarP(&verbose, "verbose", "v", false, "list every skipped scenario and every reason a claim was not earned")

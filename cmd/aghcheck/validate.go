@@ -71,7 +71,7 @@ Exit status: 0 every document is valid, 1 at least one is invalid,
 		Args: cobra.ArbitraryArgs,
 	}
 	fs := cmd.Flags()
-	fs.StringVarP(&format, "format", "f", "text", "output `FORMAT`: "+strings.Join(reporter.Formats, ", "))
+	fs.StringVarP(&format, "format", "f", "text", "output `FORMAT`: "+reporter.Validate.List())
 	fs.BoolVar(&strict, "strict", false, "count SHOULD-level findings (warnings) as errors")
 	fs.BoolVarP(&quiet, "quiet", "q", false, "print only the findings of invalid documents and the summary")
 	fs.StringVar(&profile, "profile", "", "check every document as `NAME` instead of detecting its format: "+strings.Join(profileNames, "|"))
@@ -84,7 +84,7 @@ Exit status: 0 every document is valid, 1 at least one is invalid,
 	fs.IntVarP(&jobs, "jobs", "j", 0, "checking goroutines (default: one per CPU)")
 	buildFormats := addFormatFlags(fs)
 
-	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(reporter.Formats...))
+	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(reporter.Validate.Names()...))
 	_ = cmd.RegisterFlagCompletionFunc("profile", fixedCompletion(profileNames...))
 	_ = cmd.RegisterFlagCompletionFunc("compat", fixedCompletion("reference"))
 	_ = cmd.RegisterFlagCompletionFunc("now", fixedCompletion("now"))
@@ -140,7 +140,7 @@ Exit status: 0 every document is valid, 1 at least one is invalid,
 			return usage(fmt.Errorf("--profile: %w", err))
 		}
 		out := cmd.OutOrStdout()
-		rep, err := reporter.New(format, out, reporter.Options{
+		rep, err := reporter.Validate.New(format, out, reporter.Options{
 			Strict: strict, Quiet: quiet,
 			// fatih/color has already looked at NO_COLOR, TERM=dumb and
 			// whether standard output is a terminal.
@@ -154,7 +154,7 @@ Exit status: 0 every document is valid, 1 at least one is invalid,
 			return usage(err)
 		}
 		tuneGC()
-		sum, runErr := v.Run(context.Background(), inputs, rep.Document)
+		sum, runErr := v.Run(context.Background(), inputs, rep.Item)
 		if err := rep.Finish(sum); err != nil && runErr == nil {
 			runErr = err
 		}

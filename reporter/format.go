@@ -1,0 +1,123 @@
+package reporter
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// Writer writes one result in one format. Items arrive in order as they are
+// produced (a checked document, a finished scenario, a catalogue rule),
+// never concurrently; Finish gets the result once, then flushes. Formats
+// that need the whole result before writing anything (JUnit, the run's JSON)
+// ignore the items and write at Finish.
+type Writer[I, R any] interface {
+	Item(I) error
+	Finish(R) error
+}
+
+// Options shape every writer; each format reads the fields that concern it.
+type Options struct {
+	// Strict reports every finding as an error (--strict).
+	Strict bool
+	// Quiet prints only the findings of invalid documents and the summary.
+	Quiet bool
+	// Color enables ANSI colours in text output (the caller decides: a
+	// terminal, and NO_COLOR unset).
+	Color bool
+	// Verbose lists every skipped scenario and every reason a claim was not
+	// earned (run text).
+	Verbose bool
+	// Level and Scenarios announce a run before it starts: the text writer
+	// prints them at once, while the IUT is still starting. An empty Level
+	// leaves the announcement out.
+	Level     string
+	Scenarios int
+}
+
+// Format is one --format value of one command.
+type Format[I, R any] struct {
+	Name    string
+	Aliases []string // other names accepted for it ("md" for markdown)
+	New     func(w io.Writer, o Options) Writer[I, R]
+}
+
+// Registry holds the formats of one command in the order --help lists
+// them, the default first. Adding a format to a command is one entry in its
+// registry.
+type Registry[I, R any] struct {
+	formats []Format[I, R]
+}
+
+func newRegistry[I, R any](formats ...Format[I, R]) *Registry[I, R] {
+	seen := map[string]bool{}
+	for _, f := range formats {
+		for _, n := range append([]string{f.Name}, f.Aliases...) {
+			if seen[n] {
+				panic("reporter: format " + n + " registered twice")
+			}
+			seen[n] = true
+		}
+	}
+	return &Registry[I, R]{formats: formats}
+}
+
+// Names lists the formats, the default first (aliases left out).
+func (r *Registry[I, R]) Names() []string {
+	out := make([]string, len(r.formats))
+	for i, f := range r.formats {
+		out[i] = f.Name
+	}
+	return out
+}
+
+// List is the names as --help and error messages show them.
+func (r *Registry[I, R]) List() string { return strings.Join(r.Names(), ", ") }
+
+// Get returns the format called name ("" is the default), or an error that
+// lists the valid names.
+func (r *Registry[I, R]) Get(name string) (Format[I, R], error) {
+	if name == "" {
+		return r.formats[0], nil
+	}
+	for _, f := range r.formats {
+		if f.Name == name || slices.Contains(f.Aliases, name) {
+			return f, nil
+		}
+	}
+	return Format[I, R]{}, fmt.Errorf("unknown format %q (want one of %s)", name, r.List())
+}
+
+// New returns the writer of the format called name on w.
+func (r *Registry[I, R]) New(name string, w io.Writer, o Options) (Writer[I, R], error) {
+	f, err := r.Get(name)
+	if err != nil {
+		return nil, err
+	}
+	return f.New(w, o), nil
+}
+
+// WriteAll writes a result that exists whole before writing starts (the
+// rule catalogue): its items, then the result.
+func WriteAll[I, R any](w Writer[I, R], items []I, result R) error {
+	for _, it := range items {
+		if err := w.Item(it); err != nil {
+			return err
+		}
+	}
+	return w.Finish(result)
+}
+
+// whole makes the constructor of a format that writes the whole result at
+// Finish and has nothing to say about the items.
+func whole[I, R any](write func(io.Writer, R) error) func(io.Writer, Options) Writer[I, R] {
+	return func(w io.Writer, _ Options) Writer[I, R] {
+		return finishOnly[I, R](func(r R) error { return write(w, r) })
+	}
+}
+
+type finishOnly[I, R any] func(R) error
+
+func (finishOnly[I, R]) Item(I) error       { return nil }
+func (f finishOnly[I, R]) Finish(r R) error { return f(r) }

@@ -1,0 +1,95 @@
+package reporter
+
+import (
+	"bytes"
+	"encoding/xml"
+	"strings"
+	"testing"
+
+	"github.com/aghcheck/aghcheck/rules"
+)
+
+// Each command's registry: the default first, an unknown name refused with
+// the list of valid ones, aliases accepted.
+func TestRegistries(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		names    []string
+		get      func(string) error
+		defaults string
+	}{
+		{"validate", Validate.Names(), func(n string) error { _, err := Validate.Get(n); return err }, "text, json, junit, github"},
+		{"run", Run.Names(), func(n string) error { _, err := Run.Get(n); return err }, "text, json, junit"},
+		{"rules", Rules.Names(), func(n string) error { _, err := Rules.Get(n); return err }, "text, markdown, json"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := strings.Join(c.names, ", "); !strings.HasPrefix(got, c.defaults) || c.names[0] != "text" {
+				t.Errorf("names %q, want %q first", got, c.defaults)
+			}
+			for _, n := range append(c.names, "") {
+				if err := c.get(n); err != nil {
+					t.Errorf("Get(%q): %v", n, err)
+				}
+			}
+			err := c.get("yaml")
+			if err == nil || err.Error() != `unknown format "yaml" (want one of `+strings.Join(c.names, ", ")+")" {
+				t.Errorf("Get(yaml) = %v", err)
+			}
+		})
+	}
+	if f, err := Rules.Get("md"); err != nil || f.Name != "markdown" {
+		t.Errorf("md alias: %v %v", f.Name, err)
+	}
+}
+
+func TestRegistryRefusesTwins(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("a name registered twice did not panic")
+		}
+	}()
+	newRegistry(ruleFormat{Name: "text"}, ruleFormat{Name: "plain", Aliases: []string{"text"}})
+}
+
+func TestRuleWriters(t *testing.T) {
+	list := []*rules.Rule{rules.InputSyntax, ruleAdvice}
+	for _, c := range []struct{ format, want string }{
+		{"text", "INPUT-JSON-SYNTAX  [input, error MUST]\n"},
+		{"text", "\n2 rules\n"},
+		{"markdown", "2 rules in 2 profiles: input, test.\n"},
+		{"markdown", "| `TEST-ADVICE` | warning (SHOULD) | A test document SHOULD carry advice. | reporter tests | — |\n"},
+		{"json", `"id": "TEST-ADVICE"`},
+	} {
+		var b bytes.Buffer
+		w, _ := Rules.New(c.format, &b, Options{})
+		if err := WriteAll(w, list, list); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), c.want) {
+			t.Errorf("%s lacks %q:\n%s", c.format, c.want, b.String())
+		}
+	}
+}
+
+// The two spellings of a JUnit text body are the same XML.
+func TestJUnitEscapedIsCDATA(t *testing.T) {
+	text := "a <b> & \"c\"\nd ]]> e"
+	var parsed [2]JUnitCase
+	for i, escaped := range []bool{false, true} {
+		c := JUnitCase{Name: "n", Failure: &JUnitFailure{Message: "m", Text: text, Escaped: escaped},
+			SystemOut: &JUnitText{Text: text, Escaped: escaped}}
+		out, err := xml.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := bytes.Contains(out, []byte("<![CDATA[")); got == escaped {
+			t.Errorf("escaped=%v: CDATA %v in %s", escaped, got, out)
+		}
+		if err := xml.Unmarshal(out, &parsed[i]); err != nil {
+			t.Fatal(err)
+		}
+		if parsed[i].Failure.Text != text || parsed[i].SystemOut.Text != text {
+			t.Errorf("escaped=%v: read back %q / %q", escaped, parsed[i].Failure.Text, parsed[i].SystemOut.Text)
+		}
+	}
+}
