@@ -63,8 +63,9 @@ func HasErrors(fs []rules.Finding, strict bool) bool {
 
 // Checker is safe for concurrent use; build one and share it.
 type Checker struct {
-	opts    Options
-	schemas *compiledSchemas
+	opts             Options
+	schemas          *compiledSchemas
+	threadID, workID grammar
 }
 
 // NewChecker compiles the embedded schemas once (per errata variant, per
@@ -77,7 +78,9 @@ func NewChecker(opts Options) (*Checker, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Checker{opts: opts, schemas: cs}, nil
+	c := &Checker{opts: opts, schemas: cs}
+	c.threadID, c.workID = idGrammars(opts.Errata)
+	return c, nil
 }
 
 // Options returns the options the checker was built with (defaults filled in).

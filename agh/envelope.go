@@ -7,9 +7,51 @@ import (
 	"github.com/aghcheck/aghcheck/rules"
 )
 
-// The envelope members: one check per member of the field table, in the
-// schema's order (stage 2 of the validation order, plus the container-id
-// grammars of stage 4).
+// The envelope members: what each top-level member must hold (stage 2 of
+// the validation order, plus the container-id grammars of stage 4). Which
+// members a kind needs is the conversation surface's business (surface.go).
+
+// grammar is what a string member must match, and how a finding names it.
+type grammar struct {
+	expected string
+	valid    func(string) bool
+}
+
+var (
+	nonEmptyGrammar     = grammar{"non-empty string", func(s string) bool { return s != "" }}
+	subjectTokenGrammar = grammar{"no '.', '*', '>', whitespace or control characters", validSubjectToken}
+	channelGrammar      = grammar{"[a-z0-9][a-z0-9_-]{0,63}", ValidChannel}
+	fromGrammar         = grammar{"Peer ID [a-z0-9][a-z0-9._-]{0,127} or nickname@fingerprint", isPeer}
+	toGrammar           = grammar{"null or a Peer ID", isPeer}
+	directIDGrammar     = grammar{patDirectID, ValidDirectID}
+)
+
+// idGrammars picks the thread_id and work_id grammars the errata select
+// (errata 6 and 5), once per checker.
+func idGrammars(e Errata) (threadID, workID grammar) {
+	threadID, workID = nonEmptyGrammar, grammar{patWorkID, ValidWorkID}
+	if e.ReferenceThreadID {
+		threadID = grammar{patThreadReference, ValidReferenceThreadID}
+	}
+	if e.ReferenceWorkID {
+		workID = grammar{"no '/', '\\' or control characters, 1..128 chars", ValidReferenceWorkID}
+	}
+	return threadID, workID
+}
+
+// match reports member i under rule unless it is a string g accepts (or,
+// when nullable, null); it says whether the member is there and matched.
+func (r *run) match(i field, rule *rules.Rule, g grammar, nullable bool) bool {
+	v, ok := r.val[i], r.has[i]
+	if !ok || (nullable && v == nil) {
+		return false
+	}
+	if s, isStr := v.(string); !isStr || !g.valid(s) {
+		r.add(rule, i.ptr(), g.expected, describe(v))
+		return false
+	}
+	return true
+}
 
 func (r *run) envelope() {
 	for i, f := range fields {
@@ -27,15 +69,9 @@ func (r *run) envelope() {
 	if v, ok := r.val[fProtocol], r.has[fProtocol]; ok && v != Protocol {
 		r.add(RuleProtocol, "/protocol", strconv.Quote(Protocol), describe(v))
 	}
-	if v, ok := r.val[fID], r.has[fID]; ok && !nonEmptyString(v) {
-		r.add(RuleID, "/id", "non-empty string", describe(v))
-	}
-	if v, ok := r.val[fWorkspaceID], r.has[fWorkspaceID]; ok {
-		if !nonEmptyString(v) {
-			r.add(RuleWorkspaceID, "/workspace_id", "non-empty string", describe(v))
-		} else if !validSubjectToken(v.(string)) {
-			r.add(RuleWorkspaceSubject, "/workspace_id", "no '.', '*', '>', whitespace or control characters", describe(v))
-		}
+	r.match(fID, RuleID, nonEmptyGrammar, false)
+	if r.match(fWorkspaceID, RuleWorkspaceID, nonEmptyGrammar, false) {
+		r.match(fWorkspaceID, RuleWorkspaceSubject, subjectTokenGrammar, false)
 	}
 	if v, ok := r.val[fKind], r.has[fKind]; ok {
 		s, _ := v.(string)
@@ -46,46 +82,33 @@ func (r *run) envelope() {
 			r.add(RuleKind, "/kind", "greet|whois|say|capability|receipt|trace", describe(v))
 		}
 	}
-	if v, ok := r.val[fChannel], r.has[fChannel]; ok {
-		if s, isStr := v.(string); !isStr || !ValidChannel(s) {
-			r.add(RuleChannel, "/channel", "[a-z0-9][a-z0-9_-]{0,63}", describe(v))
-		}
-	}
-	if v, ok := r.val[fFrom], r.has[fFrom]; ok {
-		if s, isStr := v.(string); !isStr || !isPeer(s) {
-			r.add(RuleFrom, "/from", "Peer ID [a-z0-9][a-z0-9._-]{0,127} or nickname@fingerprint", describe(v))
-		}
-	}
-	if v, ok := r.val[fTo], r.has[fTo]; ok && v != nil {
-		if s, isStr := v.(string); !isStr || !isPeer(s) {
-			r.add(RuleTo, "/to", "null or a Peer ID", describe(v))
-		}
-	}
+	r.match(fChannel, RuleChannel, channelGrammar, false)
+	r.match(fFrom, RuleFrom, fromGrammar, false)
+	r.match(fTo, RuleTo, toGrammar, true)
 	if v, ok := r.val[fTS], r.has[fTS]; ok {
 		if _, good := unixSeconds(v); !good {
 			r.add(RuleTS, "/ts", "integer >= 0", describe(v))
 		}
 	}
-	nullOK := r.c.opts.Errata.NullAsAbsent
-	if v, ok := r.val[fExpiresAt], r.has[fExpiresAt]; ok {
-		if v == nil {
-			if !nullOK {
-				r.add(RuleNullOptional, "/expires_at", "absent or integer >= 0", "null")
-			}
-		} else if _, good := unixSeconds(v); !good {
-			r.add(RuleExpiresAt, "/expires_at", "integer >= 0", describe(v))
-		}
-	}
-	for _, i := range [...]field{fReplyTo, fTraceID, fCausationID} {
+	// expires_at and the correlation ids are optional, and the schema does
+	// not let them be null.
+	for _, i := range [...]field{fExpiresAt, fReplyTo, fTraceID, fCausationID} {
 		v, ok := r.val[i], r.has[i]
-		if !ok {
-			continue
-		}
-		if v == nil {
-			if !nullOK {
-				r.add(RuleNullOptional, i.ptr(), "absent or a non-empty string", "null")
+		switch {
+		case !ok:
+		case v == nil:
+			if !r.c.opts.Errata.NullAsAbsent {
+				want := "absent or a non-empty string"
+				if i == fExpiresAt {
+					want = "absent or integer >= 0"
+				}
+				r.add(RuleNullOptional, i.ptr(), want, "null")
 			}
-		} else if !nonEmptyString(v) {
+		case i == fExpiresAt:
+			if _, good := unixSeconds(v); !good {
+				r.add(RuleExpiresAt, i.ptr(), "integer >= 0", describe(v))
+			}
+		case !nonEmptyString(v):
 			r.add(RuleCorrelation, i.ptr(), "non-empty string", describe(v))
 		}
 	}
@@ -113,31 +136,9 @@ func (r *run) envelope() {
 	if v, ok := r.val[fSurface], r.has[fSurface]; ok && v != nil && v != "thread" && v != "direct" {
 		r.add(RuleSurfaceEnum, "/surface", `"thread" or "direct"`, describe(v))
 	}
-	if v, ok := r.val[fThreadID], r.has[fThreadID]; ok && v != nil {
-		s, isStr := v.(string)
-		if r.c.opts.Errata.ReferenceThreadID {
-			if !isStr || !ValidReferenceThreadID(s) {
-				r.add(RuleThreadID, "/thread_id", patThreadReference, describe(v))
-			}
-		} else if !isStr || s == "" {
-			r.add(RuleThreadID, "/thread_id", "non-empty string", describe(v))
-		}
-	}
-	if v, ok := r.val[fDirectID], r.has[fDirectID]; ok && v != nil {
-		if s, isStr := v.(string); !isStr || !ValidDirectID(s) {
-			r.add(RuleDirectID, "/direct_id", patDirectID, describe(v))
-		}
-	}
-	if v, ok := r.val[fWorkID], r.has[fWorkID]; ok && v != nil {
-		s, isStr := v.(string)
-		if r.c.opts.Errata.ReferenceWorkID {
-			if !isStr || !ValidReferenceWorkID(s) {
-				r.add(RuleWorkID, "/work_id", "no '/', '\\' or control characters, 1..128 chars", describe(v))
-			}
-		} else if !isStr || !ValidWorkID(s) {
-			r.add(RuleWorkID, "/work_id", patWorkID, describe(v))
-		}
-	}
+	r.match(fThreadID, RuleThreadID, r.c.threadID, true)
+	r.match(fDirectID, RuleDirectID, directIDGrammar, true)
+	r.match(fWorkID, RuleWorkID, r.c.workID, true)
 }
 
 // IsNamespacedKey reports whether an extension key carries a prefix

@@ -1,6 +1,10 @@
 package agh
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/aghcheck/aghcheck/rules"
+)
 
 // The conversation surface: which kinds carry surface, thread_id, direct_id
 // and work_id, and that a direct room's id is the one its peers derive.
@@ -24,40 +28,7 @@ func (r *run) surface(kind string) {
 		}
 		return
 	}
-	thread, direct := r.present(fThreadID), r.present(fDirectID)
-	switch r.val[fSurface] {
-	case nil:
-		r.add(RuleSurfaceRequired, "/surface", `"thread" or "direct" on `+kind, "absent")
-		if thread && direct {
-			r.add(RuleContainerExclusive, "/direct_id", "only one of thread_id and direct_id", "both")
-		}
-	case "thread":
-		if !thread {
-			r.add(RuleThreadRequired, "/thread_id", `thread_id with surface "thread"`, "absent")
-		}
-		if direct {
-			if thread {
-				r.add(RuleContainerExclusive, "/direct_id", "only one of thread_id and direct_id", "both")
-			} else {
-				r.add(RuleContainerSurface, "/direct_id", `absent with surface "thread"`, describe(r.val[fDirectID]))
-			}
-		}
-	case "direct":
-		if !direct {
-			r.add(RuleDirectRequired, "/direct_id", `direct_id with surface "direct"`, "absent")
-		}
-		if thread {
-			if direct {
-				r.add(RuleContainerExclusive, "/thread_id", "only one of thread_id and direct_id", "both")
-			} else {
-				r.add(RuleContainerSurface, "/thread_id", `absent with surface "direct"`, describe(r.val[fThreadID]))
-			}
-		}
-	default: // already ENV-SURFACE-ENUM
-		if thread && direct {
-			r.add(RuleContainerExclusive, "/direct_id", "only one of thread_id and direct_id", "both")
-		}
-	}
+	r.container(kind)
 	needWork := kind == KindReceipt || kind == KindTrace ||
 		(kind == KindCapability && r.c.opts.Errata.CapabilityRequiresWorkID)
 	if needWork && !r.present(fWorkID) {
@@ -70,6 +41,36 @@ func (r *run) surface(kind string) {
 		case KindTrace:
 			r.add(RuleTraceTo, "/to", "the work initiator", "absent")
 		}
+	}
+}
+
+// container checks that a conversation envelope names exactly the container
+// its surface needs: thread_id for "thread", direct_id for "direct".
+func (r *run) container(kind string) {
+	var own, other field // the surface's container member, and the other one
+	var required *rules.Rule
+	surface, _ := r.val[fSurface].(string)
+	switch {
+	case r.val[fSurface] == nil:
+		r.add(RuleSurfaceRequired, fSurface.ptr(), `"thread" or "direct" on `+kind, "absent")
+	case surface == SurfaceThread:
+		own, other, required = fThreadID, fDirectID, RuleThreadRequired
+	case surface == SurfaceDirect:
+		own, other, required = fDirectID, fThreadID, RuleDirectRequired
+	} // any other surface is ENV-SURFACE-ENUM's
+	if required != nil && !r.present(own) {
+		r.add(required, own.ptr(), fields[own].name+` with surface "`+surface+`"`, "absent")
+		if r.present(other) {
+			r.add(RuleContainerSurface, other.ptr(), `absent with surface "`+surface+`"`, describe(r.val[other]))
+		}
+	}
+	if r.present(fThreadID) && r.present(fDirectID) {
+		// The member that does not belong to the surface is the misplaced one.
+		misplaced := fDirectID
+		if surface == SurfaceDirect {
+			misplaced = fThreadID
+		}
+		r.add(RuleContainerExclusive, misplaced.ptr(), "only one of thread_id and direct_id", "both")
 	}
 }
 
