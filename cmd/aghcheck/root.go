@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/spf13/cobra"
 )
 
@@ -20,7 +23,13 @@ and RedKey Agent Wire messages and Agent Cards.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	// -v is --verbose under run and peer; at the top it would mean
+	// --version, so --version has no shorthand (one letter, one meaning).
+	root.Flags().Bool("version", false, "print the version and exit")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if c == root && strings.Contains(err.Error(), "'v' in -v") {
+			err = fmt.Errorf("%w (--version prints the version; -v is --verbose of run and peer)", err)
+		}
 		return &exitError{code: exitUsageErr, err: err}
 	})
 	for _, mk := range subcommands {

@@ -145,6 +145,12 @@ usage or harness errors (including an IUT that never greets).`,
 			if err := refuseBlank(cmd, "iut", "iut-peer"); err != nil {
 				return err
 			}
+			if err := positiveDurations(cmd, "timeout", "step-timeout", "silence", "greet-timeout"); err != nil {
+				return err
+			}
+			if err := countFlag("parallel", parallel, "every scenario at once"); err != nil {
+				return err
+			}
 			scs, re, err := sf.load()
 			if err != nil {
 				return err
@@ -222,7 +228,7 @@ usage or harness errors (including an IUT that never greets).`,
 	f.BoolVar(&strict, "strict", false, "treat warnings (SHOULD not met) as failures")
 	f.BoolVarP(&verbose, "verbose", "v", false, "list every skipped scenario and every reason a claim was not earned")
 	f.BoolVar(&noColor, "no-color", false, "plain text output (also when NO_COLOR is set or stdout is not a terminal)")
-	f.IntVar(&parallel, "parallel", 0, "scenarios played at once (default all)")
+	f.IntVar(&parallel, "parallel", 0, "scenarios played at once (0: all of them)")
 	f.DurationVar(&timeout, "timeout", 10*time.Second, "time limit per scenario")
 	f.DurationVar(&stepTimeout, "step-timeout", 2*time.Second, "default time an expect step waits")
 	f.DurationVar(&silence, "silence", 300*time.Millisecond, "default expect_silence window")

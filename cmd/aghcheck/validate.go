@@ -81,7 +81,7 @@ Exit status: 0 every document is valid, 1 at least one is invalid,
 	fs.BoolVar(&fullSchema, "full-schema", false, "agh: also run the JSON Schema validator on envelopes the native rules find clean (slower; same verdicts)")
 	fs.StringArrayVar(&errata, "errata", nil, "apply the alternative reading `NAME` of a documented erratum (repeatable; see docs/errata.md)")
 	fs.StringVar(&compat, "compat", "", "apply every erratum the `RUNTIME` implements: reference")
-	fs.IntVarP(&jobs, "jobs", "j", 0, "checking goroutines (default: one per CPU)")
+	fs.IntVarP(&jobs, "jobs", "j", 0, "checking goroutines (0: one per CPU)")
 	buildFormats := addFormatFlags(fs)
 
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(reporter.Validate.Names()...))
@@ -102,6 +102,9 @@ Exit status: 0 every document is valid, 1 at least one is invalid,
 
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		usage := func(err error) error { return &exitError{code: exitUsageErr, err: err} }
+		if err := countFlag("jobs", jobs, "one per CPU"); err != nil {
+			return err
+		}
 		opts := agh.Options{RequireVerified: requireVerified, FullSchema: fullSchema}
 		var err error
 		if opts.Now, err = parseNow(now); err != nil {
