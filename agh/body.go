@@ -7,7 +7,9 @@ import (
 	"github.com/aghcheck/aghcheck/rules"
 )
 
-// The bodies, one check per kind, in the Message Kinds page's order.
+// The bodies, one check per kind, in the Message Kinds page's order. The
+// optional members of each body are a table (member lists below) checked by
+// one function, typed.
 
 func (r *run) body(kind string, body map[string]any) {
 	switch kind {
@@ -26,86 +28,117 @@ func (r *run) body(kind string, body map[string]any) {
 	}
 }
 
-func (r *run) greet(body map[string]any) {
-	v, ok := body["peer_card"]
-	card, isObj := v.(map[string]any)
-	if !isObj {
-		found := "absent"
-		if ok {
-			found = describe(v)
-		}
-		r.add(RuleGreetCard, "/body/peer_card", "Peer Card object", found)
-	} else {
-		r.peerCard(card)
-	}
-	if v, ok := body["summary"]; ok {
-		if _, isStr := v.(string); !isStr {
-			r.add(RuleGreetSummary, "/body/summary", "string", describe(v))
-		}
-	}
-}
+// member is an optional member and the JSON type it must have, named as a
+// finding's "expected" names it.
+type member struct{ name, typ string }
 
-// PeerCardArrays are the four Peer Card members that must be string arrays.
-var PeerCardArrays = [...]string{"profiles_supported", "capabilities", "artifacts_supported", "trust_modes_supported"}
+const (
+	tString  = "string"
+	tObject  = "object"
+	tArray   = "array"
+	tStrings = "array of strings"
+)
 
-func (r *run) peerCard(card map[string]any) {
-	pid, ok := card["peer_id"]
-	s, isStr := pid.(string)
-	switch {
-	case !ok:
-		r.add(RuleCardPeerID, "/body/peer_card/peer_id", "a Peer ID", "absent")
-	case !isStr || !isPeer(s):
-		r.add(RuleCardPeerID, "/body/peer_card/peer_id", "a Peer ID", describe(pid))
-	default:
-		if from, _ := r.val[fFrom].(string); from != s {
-			r.add(RuleCardMatchFrom, "/body/peer_card/peer_id", "equal to from "+strconv.Quote(from), strconv.Quote(s))
-		}
-	}
-	for _, name := range PeerCardArrays {
-		v, ok := card[name]
+var (
+	greetMembers   = []member{{"summary", tString}}
+	cardMembers    = []member{{"display_name", tString}, {"ext", tObject}}
+	whoisMembers   = []member{{"query", tString}}
+	sayMembers     = []member{{"intent", tString}, {"artifacts", tArray}}
+	receiptMembers = []member{{"detail", tString}}
+	traceMembers   = []member{{"message", tString}, {"result", tObject}, {"artifact_refs", tArray}}
+	// capabilityMembers: the version and the descriptive lists.
+	capabilityMembers = []member{{"version", tString}, {"context_needed", tStrings}, {"artifacts_expected", tStrings},
+		{"execution_outline", tStrings}, {"constraints", tStrings}, {"examples", tStrings}, {"requirements", tStrings}}
+)
+
+// typed reports, under rule, each member of obj (at base+name) whose value
+// does not have its type; it says whether all of them do.
+func (r *run) typed(rule *rules.Rule, obj map[string]any, base string, members []member) bool {
+	good := true
+	for _, m := range members {
+		v, ok := obj[m.name]
 		if !ok {
-			r.add(RuleCardArrays, "/body/peer_card/"+name, "array of strings (may be empty)", "absent")
 			continue
 		}
-		r.stringArray(RuleCardArrays, v, "/body/peer_card/"+name)
-	}
-	if v, ok := card["display_name"]; ok {
-		if _, isStr := v.(string); !isStr {
-			r.add(RuleCardOptional, "/body/peer_card/display_name", "string", describe(v))
+		switch m.typ {
+		case tStrings:
+			good = r.stringArray(rule, v, base+m.name) && good
+			continue
+		case tString:
+			_, ok = v.(string)
+		case tObject:
+			_, ok = v.(map[string]any)
+		case tArray:
+			_, ok = v.([]any)
 		}
-	}
-	if v, ok := card["ext"]; ok {
-		if _, isObj := v.(map[string]any); !isObj {
-			r.add(RuleCardOptional, "/body/peer_card/ext", "object", describe(v))
-		}
-	}
-}
-
-// stringArray reports v unless it is an array of strings.
-func (r *run) stringArray(rule *rules.Rule, v any, ptr string) bool {
-	arr, ok := v.([]any)
-	if !ok {
-		r.add(rule, ptr, "array of strings", describe(v))
-		return false
-	}
-	good := true
-	for i, e := range arr {
-		if _, isStr := e.(string); !isStr {
-			r.add(rule, ptr+"/"+strconv.Itoa(i), "string", describe(e))
+		if !ok {
+			r.add(rule, base+m.name, m.typ, describe(v))
 			good = false
 		}
 	}
 	return good
 }
 
+// stringArray reports v unless it is an array of strings.
+func (r *run) stringArray(rule *rules.Rule, v any, ptr string) bool {
+	arr, ok := v.([]any)
+	if !ok {
+		r.add(rule, ptr, tStrings, describe(v))
+		return false
+	}
+	good := true
+	for i, e := range arr {
+		if _, isStr := e.(string); !isStr {
+			r.add(rule, ptr+"/"+strconv.Itoa(i), tString, describe(e))
+			good = false
+		}
+	}
+	return good
+}
+
+// found is a finding's "found" for a member that may be absent.
+func found(v any, present bool) string {
+	if !present {
+		return "absent"
+	}
+	return describe(v)
+}
+
+func (r *run) greet(body map[string]any) {
+	v, ok := body["peer_card"]
+	if card, isObj := v.(map[string]any); isObj {
+		r.peerCard(card)
+	} else {
+		r.add(RuleGreetCard, "/body/peer_card", "Peer Card object", found(v, ok))
+	}
+	r.typed(RuleGreetSummary, body, "/body/", greetMembers)
+}
+
+// PeerCardArrays are the four Peer Card members that must be string arrays.
+var PeerCardArrays = [...]string{"profiles_supported", "capabilities", "artifacts_supported", "trust_modes_supported"}
+
+func (r *run) peerCard(card map[string]any) {
+	const base = "/body/peer_card/"
+	pid, ok := card["peer_id"]
+	if s, isStr := pid.(string); !isStr || !isPeer(s) {
+		r.add(RuleCardPeerID, base+"peer_id", "a Peer ID", found(pid, ok))
+	} else if from, _ := r.val[fFrom].(string); from != s {
+		r.add(RuleCardMatchFrom, base+"peer_id", "equal to from "+strconv.Quote(from), strconv.Quote(s))
+	}
+	for _, name := range PeerCardArrays {
+		if v, ok := card[name]; ok {
+			r.stringArray(RuleCardArrays, v, base+name)
+		} else {
+			r.add(RuleCardArrays, base+name, "array of strings (may be empty)", "absent")
+		}
+	}
+	r.typed(RuleCardOptional, card, base, cardMembers)
+}
+
 func (r *run) whois(body map[string]any) {
 	t, ok := body["type"]
 	card, hasCard := body["peer_card"]
-	if q, ok := body["query"]; ok {
-		if _, isStr := q.(string); !isStr {
-			r.add(RuleWhoisQueryType, "/body/query", "string", describe(q))
-		}
-	}
+	r.typed(RuleWhoisQueryType, body, "/body/", whoisMembers)
 	switch t {
 	case "request":
 		if hasCard {
@@ -118,56 +151,29 @@ func (r *run) whois(body map[string]any) {
 		if c, isObj := card.(map[string]any); isObj {
 			r.peerCard(c)
 		} else {
-			found := "absent"
-			if hasCard {
-				found = describe(card)
-			}
-			r.add(RuleWhoisResponseCard, "/body/peer_card", "Peer Card object", found)
+			r.add(RuleWhoisResponseCard, "/body/peer_card", "Peer Card object", found(card, hasCard))
 		}
 		if r.val[fReplyTo] == nil {
 			r.add(RuleWhoisReplyTo, "/reply_to", "the request envelope id", "absent")
 		}
 	default:
-		found := "absent"
-		if ok {
-			found = describe(t)
-		}
-		r.add(RuleWhoisType, "/body/type", `"request" or "response"`, found)
+		r.add(RuleWhoisType, "/body/type", `"request" or "response"`, found(t, ok))
 	}
 }
 
 func (r *run) say(body map[string]any) {
 	v, ok := body["text"]
 	if s, isStr := v.(string); !isStr || strings.TrimSpace(s) == "" {
-		found := "absent"
-		if ok {
-			found = describe(v)
-		}
-		r.add(RuleSayText, "/body/text", "non-blank string", found)
+		r.add(RuleSayText, "/body/text", "non-blank string", found(v, ok))
 	}
-	if v, ok := body["intent"]; ok {
-		if _, isStr := v.(string); !isStr {
-			r.add(RuleSayOptional, "/body/intent", "string", describe(v))
-		}
-	}
-	if v, ok := body["artifacts"]; ok {
-		if _, isArr := v.([]any); !isArr {
-			r.add(RuleSayOptional, "/body/artifacts", "array", describe(v))
-		}
-	}
+	r.typed(RuleSayOptional, body, "/body/", sayMembers)
 }
-
-var capabilityLists = [...]string{"context_needed", "artifacts_expected", "execution_outline", "constraints", "examples", "requirements"}
 
 func (r *run) capability(body map[string]any) {
 	v, ok := body["capability"]
 	capDoc, isObj := v.(map[string]any)
 	if !isObj {
-		found := "absent"
-		if ok {
-			found = describe(v)
-		}
-		r.add(RuleCapObject, "/body/capability", "capability object", found)
+		r.add(RuleCapObject, "/body/capability", "capability object", found(v, ok))
 		return
 	}
 	const base = "/body/capability/"
@@ -175,89 +181,82 @@ func (r *run) capability(body map[string]any) {
 	for _, name := range [...]string{"id", "summary", "outcome", "digest"} {
 		v, ok := capDoc[name]
 		if s, isStr := v.(string); !isStr || strings.TrimSpace(s) == "" {
-			found := "absent"
-			if ok {
-				found = describe(v)
-			}
-			r.add(RuleCapRequired, base+name, "non-blank string", found)
+			r.add(RuleCapRequired, base+name, "non-blank string", found(v, ok))
 			digestable = false
 		}
 	}
-	if v, ok := capDoc["version"]; ok {
-		if _, isStr := v.(string); !isStr {
-			r.add(RuleCapTypes, base+"version", "string", describe(v))
-			digestable = false
+	if !r.typed(RuleCapTypes, capDoc, base, capabilityMembers) {
+		digestable = false
+	}
+	if reqs, ok := capDoc["requirements"].([]any); ok && !r.requirements(reqs, base+"requirements/") {
+		digestable = false
+	}
+	r.capabilityDigest(capDoc, digestable)
+}
+
+// requirements reports blank and repeated entries of a capability's
+// requirements; it says whether there were none. A list that is not all
+// strings is CAP-FIELD-TYPES's alone.
+func (r *run) requirements(reqs []any, base string) bool {
+	for _, e := range reqs {
+		if _, isStr := e.(string); !isStr {
+			return true
 		}
 	}
-	for _, name := range capabilityLists {
-		v, ok := capDoc[name]
-		if !ok {
-			continue
+	good := true
+	seen := make(map[string]bool, len(reqs))
+	for i, e := range reqs {
+		s := strings.TrimSpace(e.(string))
+		want := ""
+		switch {
+		case s == "":
+			want = "non-blank capability id"
+		case seen[s]:
+			want = "unique after trimming"
 		}
-		if !r.stringArray(RuleCapTypes, v, base+name) {
-			digestable = false
-			continue
+		if want != "" {
+			r.add(RuleCapRequirements, base+strconv.Itoa(i), want, describe(e))
+			good = false
 		}
-		if name == "requirements" {
-			seen := map[string]bool{}
-			for i, e := range v.([]any) {
-				s := strings.TrimSpace(e.(string))
-				switch {
-				case s == "":
-					r.add(RuleCapRequirements, base+"requirements/"+strconv.Itoa(i), "non-blank capability id", describe(e))
-					digestable = false
-				case seen[s]:
-					r.add(RuleCapRequirements, base+"requirements/"+strconv.Itoa(i), "unique after trimming", describe(e))
-					digestable = false
-				}
-				seen[s] = true
-			}
-		}
+		seen[s] = true
 	}
+	return good
+}
+
+// capabilityDigest checks capability.digest: its shape, and, when the rest
+// of the document can be digested, its value.
+func (r *run) capabilityDigest(capDoc map[string]any, digestable bool) {
 	d, isStr := capDoc["digest"].(string)
-	if !isStr || strings.TrimSpace(d) == "" {
-		return
+	if !isStr || strings.TrimSpace(d) == "" || r.c.opts.Errata.SkipCapabilityDigest {
+		return // CAP-REQUIRED's, or not asked for
 	}
-	if r.c.opts.Errata.SkipCapabilityDigest {
-		return
-	}
+	want := ""
 	if !isHexDigest(d) {
-		r.add(RuleCapDigest, base+"digest", "sha256: followed by 64 lowercase hex digits", describe(d))
-		return
+		want = "sha256: followed by 64 lowercase hex digits"
+		d = describe(d)
+	} else if digestable {
+		// An error means a field rule above already said why.
+		if digest, err := CapabilityDigest(capDoc); err == nil && digest != d {
+			want = digest
+		}
 	}
-	if !digestable {
-		return
-	}
-	want, err := CapabilityDigest(capDoc)
-	if err != nil {
-		return // the field rules above already say why
-	}
-	if want != d {
-		r.add(RuleCapDigest, base+"digest", want, d)
+	if want != "" {
+		r.add(RuleCapDigest, "/body/capability/digest", want, d)
 	}
 }
 
 func (r *run) receipt(body map[string]any) {
 	v, ok := body["for_id"]
 	if !nonEmptyString(v) {
-		found := "absent"
-		if ok {
-			found = describe(v)
-		}
-		r.add(RuleReceiptForID, "/body/for_id", "non-empty string", found)
+		r.add(RuleReceiptForID, "/body/for_id", "non-empty string", found(v, ok))
 	}
 	st, ok := body["status"]
 	status, _ := st.(string)
 	need := ReasonRequirement(status)
 	if need == "" {
-		found := "absent"
-		if ok {
-			found = describe(st)
-		}
-		r.add(RuleReceiptStatus, "/body/status", strings.Join(ReceiptStatuses, "|"), found)
+		r.add(RuleReceiptStatus, "/body/status", strings.Join(ReceiptStatuses, "|"), found(st, ok))
 	}
-	rc, hasReason := body["reason_code"]
-	if hasReason {
+	if rc, ok := body["reason_code"]; ok {
 		code, isStr := rc.(string)
 		switch {
 		case !isStr || code == "":
@@ -270,35 +269,13 @@ func (r *run) receipt(body map[string]any) {
 	} else if need == "required" {
 		r.add(RuleReceiptReasonRequired, "/body/reason_code", "a reason code when status is "+status, "absent")
 	}
-	if v, ok := body["detail"]; ok {
-		if _, isStr := v.(string); !isStr {
-			r.add(RuleReceiptReasonType, "/body/detail", "string", describe(v))
-		}
-	}
+	r.typed(RuleReceiptReasonType, body, "/body/", receiptMembers)
 }
 
 func (r *run) trace(body map[string]any) {
 	v, ok := body["state"]
 	if s, _ := v.(string); !IsWorkState(s) {
-		found := "absent"
-		if ok {
-			found = describe(v)
-		}
-		r.add(RuleTraceState, "/body/state", strings.Join(TraceStates, "|"), found)
+		r.add(RuleTraceState, "/body/state", strings.Join(TraceStates, "|"), found(v, ok))
 	}
-	if v, ok := body["message"]; ok {
-		if _, isStr := v.(string); !isStr {
-			r.add(RuleTraceOptional, "/body/message", "string", describe(v))
-		}
-	}
-	if v, ok := body["result"]; ok {
-		if _, isObj := v.(map[string]any); !isObj {
-			r.add(RuleTraceOptional, "/body/result", "object", describe(v))
-		}
-	}
-	if v, ok := body["artifact_refs"]; ok {
-		if _, isArr := v.([]any); !isArr {
-			r.add(RuleTraceOptional, "/body/artifact_refs", "array", describe(v))
-		}
-	}
+	r.typed(RuleTraceOptional, body, "/body/", traceMembers)
 }
