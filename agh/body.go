@@ -269,7 +269,7 @@ func (r *run) receipt(body map[string]any) {
 	} else if need == "required" {
 		r.add(RuleReceiptReasonRequired, "/body/reason_code", "a reason code when status is "+status, "absent")
 	}
-	r.typed(RuleReceiptReasonType, body, "/body/", receiptMembers)
+	r.typed(RuleReceiptDetailType, body, "/body/", receiptMembers)
 }
 
 func (r *run) trace(body map[string]any) {

@@ -232,7 +232,10 @@ var (
 		Clause: "A rejected, duplicate, expired or unsupported receipt MUST carry reason_code.",
 		Source: srcKinds + " §receipt body fields; " + srcDelivery})
 	RuleReceiptReasonType = rule(stageBody, &rules.Rule{ID: "RECEIPT-REASON-TYPE",
-		Clause: "reason_code and detail, when present, MUST be strings (reason_code non-empty).",
+		Clause: "reason_code, when present, MUST be a non-empty string.",
+		Source: srcKinds + " §receipt body fields"})
+	RuleReceiptDetailType = rule(stageBody, &rules.Rule{ID: "RECEIPT-DETAIL-TYPE",
+		Clause: "receipt detail, when present, MUST be a string.",
 		Source: srcKinds + " §receipt body fields"})
 	RuleReceiptReasonKnown = rule(stageBody, &rules.Rule{ID: "RECEIPT-REASON-KNOWN", Severity: rules.Warning,
 		Clause: "A reason_code SHOULD be one of the twelve registered codes.",
