@@ -9,7 +9,7 @@ BIN       ?= bin/aghcheck
 # git checkout).
 VERSION   ?= $(shell git describe --tags --match 'v*' --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build test bench bench-compare bench-process bench-run fuzz lint docs clean
+.PHONY: all build test bench bench-compare bench-process bench-run fuzz lint docs reference clean
 
 all: build
 
@@ -39,6 +39,11 @@ bench-run:
 ## fuzz: run every fuzz target for FUZZTIME each.
 fuzz:
 	./scripts/fuzz.sh $(FUZZTIME)
+
+## reference: certify the reference runtime (github.com/compozy/agh, pinned release) against
+## baselines/compozy-agh.yaml; REF=<checkout or bare git dir of it> (docs/reference.md).
+reference:
+	REF="$(REF)" GO="$(GO)" ./scripts/reference.sh
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
