@@ -5,6 +5,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/aghcheck/aghcheck/rules"
 )
 
 // Writer writes one result in one format. Items arrive in order as they are
@@ -34,6 +36,10 @@ type Options struct {
 	// leaves the announcement out.
 	Level     string
 	Scenarios int
+	// Version is aghcheck's, for formats that name the tool (SARIF).
+	Version string
+	// Rules is the catalogue a SARIF log describes (default rules.All()).
+	Rules []*rules.Rule
 }
 
 // Format is one --format value of one command.

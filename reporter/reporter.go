@@ -2,7 +2,8 @@
 // CI read. Three results, one Writer interface, one Registry per command:
 //
 //   - Validate: the documents of `aghcheck validate` (validate.Document, then
-//     validate.Summary) as text, JSON, JUnit XML or GitHub annotations;
+//     validate.Summary) as text, JSON, JUnit XML, GitHub annotations or
+//     SARIF;
 //   - Run: a live run (each harness.ScenarioResult as it ends, then the
 //     harness.Report) as text, JSON or JUnit XML;
 //   - Rules: the rule catalogue of `aghcheck rules` as text, Markdown or JSON.
@@ -39,6 +40,7 @@ var Validate = newRegistry(
 	documentFormat{Name: "json", New: func(w io.Writer, o Options) DocumentWriter { return &jsonReporter{w: w, o: o} }},
 	documentFormat{Name: "junit", New: func(w io.Writer, o Options) DocumentWriter { return &junitReporter{w: w, o: o} }},
 	documentFormat{Name: "github", New: func(w io.Writer, o Options) DocumentWriter { return &githubReporter{w: w, o: o} }},
+	documentFormat{Name: "sarif", New: newSARIF},
 )
 
 // Run holds the formats of `aghcheck run`.

@@ -65,8 +65,9 @@ Exit status: 0 every document is valid, 1 at least one is invalid,
   # read the documents as the reference runtime does
   aghcheck validate --compat reference msgs.ndjson
 
-  # JUnit XML for a CI test report, only the failures on the terminal
+  # JUnit XML for a CI test report, SARIF for code scanning, only the failures on the terminal
   aghcheck validate --format junit fixtures/ > validate.xml
+  aghcheck validate --format sarif fixtures/ > aghcheck.sarif
   aghcheck validate --quiet fixtures/`,
 		Args: cobra.ArbitraryArgs,
 	}
@@ -144,7 +145,7 @@ Exit status: 0 every document is valid, 1 at least one is invalid,
 		}
 		out := cmd.OutOrStdout()
 		rep, err := reporter.Validate.New(format, out, reporter.Options{
-			Strict: strict, Quiet: quiet,
+			Strict: strict, Quiet: quiet, Version: version,
 			// fatih/color has already looked at NO_COLOR, TERM=dumb and
 			// whether standard output is a terminal.
 			Color: out == os.Stdout && !color.NoColor,

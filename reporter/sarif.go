@@ -1,0 +1,239 @@
+package reporter
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	"github.com/aghcheck/aghcheck/rules"
+	"github.com/aghcheck/aghcheck/validate"
+)
+
+// SARIF 2.1.0 (OASIS), the format code-scanning services read: one run of
+// one tool whose driver lists every catalogue rule, then one result per
+// finding with the file, the line the document starts on and the JSON
+// pointer of the value at fault.
+const sarifSchema = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+
+type sarifText struct {
+	Text string `json:"text"`
+}
+
+type sarifRule struct {
+	ID               string    `json:"id"`
+	ShortDescription sarifText `json:"shortDescription"`
+	FullDescription  sarifText `json:"fullDescription"`
+	Help             sarifText `json:"help"`
+	Default          struct {
+		Level string `json:"level"`
+	} `json:"defaultConfiguration"`
+	Properties struct {
+		Profile string   `json:"profile"`
+		Source  string   `json:"source,omitempty"`
+		Reason  string   `json:"reason_code,omitempty"`
+		Tags    []string `json:"tags"`
+	} `json:"properties"`
+}
+
+type sarifResult struct {
+	RuleID     string          `json:"ruleId"`
+	RuleIndex  *int            `json:"ruleIndex,omitempty"`
+	Level      string          `json:"level"`
+	Message    sarifText       `json:"message"`
+	Locations  []sarifLocation `json:"locations"`
+	Properties *sarifDocument  `json:"properties,omitempty"`
+}
+
+// sarifDocument is what a result says about its document beyond the
+// location.
+type sarifDocument struct {
+	Profile string `json:"profile,omitempty"`
+	Trust   string `json:"trust,omitempty"`
+	Index   *int   `json:"index,omitempty"` // in a top-level array
+}
+
+type sarifDriver struct {
+	Name    string      `json:"name"`
+	Version string      `json:"version,omitempty"`
+	URI     string      `json:"informationUri"`
+	Rules   []sarifRule `json:"rules"`
+}
+
+type sarifLocation struct {
+	Physical struct {
+		Artifact struct {
+			URI         string     `json:"uri,omitempty"`
+			Description *sarifText `json:"description,omitempty"`
+		} `json:"artifactLocation"`
+		Region *sarifRegion `json:"region,omitempty"`
+	} `json:"physicalLocation"`
+	Logical []sarifLogical `json:"logicalLocations,omitempty"`
+}
+
+type sarifRegion struct {
+	StartLine int `json:"startLine"`
+}
+
+// sarifLogical names the value at fault by its JSON pointer.
+type sarifLogical struct {
+	FullyQualifiedName string `json:"fullyQualifiedName"`
+	Kind               string `json:"kind"`
+}
+
+// sarifReporter streams the log: the driver and its rules first, then one
+// result per line as documents arrive, then the invocation with the
+// summary, so memory stays flat however many documents there are.
+type sarifReporter struct {
+	w     io.Writer
+	bw    *bufio.Writer
+	o     Options
+	index map[string]int // rule id → position in the driver's rules
+	n     int
+	buf   bytes.Buffer
+	enc   *json.Encoder // into buf, so that HTML characters stay readable
+}
+
+func newSARIF(w io.Writer, o Options) DocumentWriter { return &sarifReporter{w: w, o: o} }
+
+func (r *sarifReporter) start() error {
+	if r.bw != nil {
+		return nil
+	}
+	r.bw = bufio.NewWriterSize(r.w, 64<<10)
+	r.enc = json.NewEncoder(&r.buf)
+	r.enc.SetEscapeHTML(false)
+	catalogue := r.o.Rules
+	if catalogue == nil {
+		catalogue = rules.All()
+	}
+	r.index = make(map[string]int, len(catalogue))
+	list := make([]sarifRule, len(catalogue))
+	for i, rule := range catalogue {
+		r.index[rule.ID] = i
+		list[i] = toSARIFRule(rule)
+	}
+	r.enc.SetIndent("      ", "  ")
+	err := r.enc.Encode(struct {
+		Driver sarifDriver `json:"driver"`
+	}{sarifDriver{"aghcheck", r.o.Version, "https://github.com/aghcheck/aghcheck", list}})
+	r.enc.SetIndent("", "")
+	if err != nil {
+		return err
+	}
+	r.bw.WriteString("{\n  \"$schema\": \"" + sarifSchema + "\",\n  \"version\": \"2.1.0\",\n  \"runs\": [\n    {\n      \"tool\": ")
+	r.bw.Write(bytes.TrimRight(r.buf.Bytes(), "\n"))
+	r.bw.WriteString(",\n      \"results\": [\n")
+	return nil
+}
+
+func toSARIFRule(rule *rules.Rule) sarifRule {
+	s := sarifRule{ID: rule.ID, ShortDescription: sarifText{rule.Clause}}
+	level := rule.Severity.Level()
+	full := level + ": " + rule.Clause
+	if rule.Source != "" {
+		full += " [" + rule.Source + "]"
+	}
+	s.FullDescription = sarifText{full}
+	help := full
+	if rule.Reason != "" {
+		help += "\nA receiver refusing a message for this rule answers with reason_code " + rule.Reason + "."
+	}
+	s.Help = sarifText{help}
+	s.Default.Level = rule.Severity.String()
+	s.Properties.Profile, s.Properties.Source, s.Properties.Reason = rule.Profile, rule.Source, rule.Reason
+	s.Properties.Tags = []string{rule.Profile, level}
+	return s
+}
+
+func (r *sarifReporter) Item(d *validate.Document) error {
+	if err := r.start(); err != nil {
+		return err
+	}
+	if r.o.Quiet && d.Valid {
+		return nil
+	}
+	loc := sarifWhere(d)
+	var about *sarifDocument
+	if d.Profile != "" || d.Trust != "" || d.Index >= 0 {
+		about = &sarifDocument{Profile: d.Profile, Trust: d.Trust}
+		if d.Index >= 0 {
+			i := d.Index
+			about.Index = &i
+		}
+	}
+	for _, f := range d.Findings {
+		res := sarifResult{RuleID: f.Rule.ID, Level: f.Severity(r.o.Strict).String(), Message: sarifText{Detail(f)},
+			Locations: []sarifLocation{loc}, Properties: about}
+		if i, ok := r.index[f.Rule.ID]; ok {
+			res.RuleIndex = &i
+		}
+		if f.Pointer != "" {
+			res.Locations[0].Logical = []sarifLogical{{f.Pointer, "value"}}
+		}
+		if r.n > 0 {
+			r.bw.WriteString(",\n")
+		}
+		r.n++
+		r.buf.Reset()
+		if err := r.enc.Encode(res); err != nil {
+			return err
+		}
+		r.bw.WriteString("        ")
+		r.bw.Write(bytes.TrimRight(r.buf.Bytes(), "\n"))
+	}
+	return nil
+}
+
+// sarifWhere is the physical location of a document: its file as a URI
+// reference and the line it starts on. Standard input has no URI; it is
+// described instead.
+func sarifWhere(d *validate.Document) sarifLocation {
+	var l sarifLocation
+	a := &l.Physical.Artifact
+	if d.Source == "<stdin>" {
+		a.Description = &sarifText{"standard input"}
+	} else {
+		a.URI = fileURI(d.Source)
+	}
+	if d.Line > 0 {
+		l.Physical.Region = &sarifRegion{d.Line}
+	}
+	return l
+}
+
+// fileURI turns a path into a URI reference: relative paths stay relative
+// (code-scanning services resolve them against the repository root),
+// absolute ones become file: URIs; spaces and other reserved characters are
+// percent-encoded.
+func fileURI(path string) string {
+	p := filepath.ToSlash(path)
+	if filepath.IsAbs(path) {
+		if !strings.HasPrefix(p, "/") {
+			p = "/" + p // a Windows drive path
+		}
+		return (&url.URL{Scheme: "file", Path: p}).String()
+	}
+	return (&url.URL{Path: p}).String()
+}
+
+func (r *sarifReporter) Finish(s validate.Summary) error {
+	if err := r.start(); err != nil {
+		return err
+	}
+	if r.n > 0 {
+		r.bw.WriteString("\n")
+	}
+	r.bw.WriteString("      ],\n      \"invocations\": [{\"executionSuccessful\": true, \"properties\": ")
+	r.buf.Reset()
+	if err := r.enc.Encode(JSONSummary{Files: s.Files, Documents: s.Documents, Valid: s.Valid, Invalid: s.Invalid,
+		Errors: s.Errors, Warnings: s.Warnings, Strict: r.o.Strict}); err != nil {
+		return err
+	}
+	r.bw.Write(bytes.TrimRight(r.buf.Bytes(), "\n"))
+	r.bw.WriteString("}]\n    }\n  ]\n}\n")
+	return r.bw.Flush()
+}
