@@ -12,22 +12,6 @@ import (
 	"github.com/aghcheck/aghcheck/rules"
 )
 
-// message is one publication seen on the broker that did not come from the
-// harness's own connection.
-type message struct {
-	seq      int
-	at       time.Duration // since the run started
-	subject  string
-	raw      []byte
-	env      map[string]any // nil when not a JSON object
-	findings []rules.Finding
-	fromIUT  bool
-}
-
-func (m *message) kind() string { s, _ := m.env["kind"].(string); return s }
-func (m *message) to() string   { s, _ := m.env["to"].(string); return s }
-func (m *message) from() string { s, _ := m.env["from"].(string); return s }
-
 // Per-scenario inbox limits: a flooding IUT must not exhaust memory or
 // starve a scenario of the directed replies it waits for.
 const (
@@ -65,6 +49,18 @@ func (in *inbox) add(m *message, broadcastOnly bool) {
 	case in.notify <- struct{}{}:
 	default:
 	}
+}
+
+func (in *inbox) wasConsumed(m *message) bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.consumed[m.seq]
+}
+
+func (in *inbox) droppedCount() int {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.dropped
 }
 
 // bus receives everything on agh.> and hands each message to the passive
@@ -108,23 +104,28 @@ func (b *bus) expectIUT(id string) {
 	b.mu.Unlock()
 }
 
-func (b *bus) register(in *inbox, peerIDs []string) {
+// register routes to in what the IUT sends the peers; unregister undoes it.
+func (b *bus) register(in *inbox, peers peerSet) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.all[in] = true
-	for _, id := range peerIDs {
+	for id := range peers.ids {
 		b.byPeer[id] = in
-		b.byToken[agh.RouteToken(id)] = in
+	}
+	for tok := range peers.tokens {
+		b.byToken[tok] = in
 	}
 }
 
-func (b *bus) unregister(in *inbox, peerIDs []string) {
+func (b *bus) unregister(in *inbox, peers peerSet) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	delete(b.all, in)
-	for _, id := range peerIDs {
+	for id := range peers.ids {
 		delete(b.byPeer, id)
-		delete(b.byToken, agh.RouteToken(id))
+	}
+	for tok := range peers.tokens {
+		delete(b.byToken, tok)
 	}
 }
 
@@ -147,13 +148,14 @@ func (b *bus) check(m *message) {
 
 func (b *bus) receive(subject string, data []byte) {
 	m := &message{at: time.Since(b.start), subject: subject, raw: bytes.Clone(data)}
+	m.token = peerToken(subject, b.workspace, b.channel)
 	// Decode cheaply first: attribution needs from.
 	var probe struct {
 		From      string `json:"from"`
 		Kind      string `json:"kind"`
 		Workspace string `json:"workspace_id"`
 	}
-	_ = json.Unmarshal(data, &probe)
+	_ = json.Unmarshal(data, &probe) // not an envelope: attributed by subject alone
 
 	b.mu.Lock()
 	b.seq++
@@ -186,10 +188,8 @@ func (b *bus) receive(subject string, data []byte) {
 	b.passive = append(b.passive, m)
 	var targets []*inbox
 	directed := false
-	if tok, ok := peerToken(subject, b.workspace, b.channel); ok {
-		if in := b.byToken[tok]; in != nil {
-			targets, directed = append(targets, in), true
-		}
+	if in := b.byToken[m.token]; in != nil {
+		targets, directed = append(targets, in), true
 	}
 	if in := b.byPeer[m.to()]; in != nil && (len(targets) == 0 || targets[0] != in) {
 		targets, directed = append(targets, in), true
@@ -217,7 +217,11 @@ func (b *bus) noteDropped(n int) {
 	b.mu.Unlock()
 }
 
-// peerToken extracts the route token of a peer subject of this channel.
-func peerToken(subject, ws, ch string) (string, bool) {
-	return strings.CutPrefix(subject, agh.SubjectPrefix+"."+ws+"."+ch+".peer.")
+// peerToken is the route token of a peer subject of this channel ("" for
+// any other subject).
+func peerToken(subject, ws, ch string) string {
+	if tok, ok := strings.CutPrefix(subject, agh.SubjectPrefix+"."+ws+"."+ch+".peer."); ok {
+		return tok
+	}
+	return ""
 }

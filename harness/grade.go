@@ -2,28 +2,48 @@ package harness
 
 import (
 	"fmt"
-	"github.com/aghcheck/aghcheck/peer"
+	"slices"
 	"sort"
 
+	"github.com/aghcheck/aghcheck/internal/control"
 	"github.com/aghcheck/aghcheck/rules"
 )
 
 // Scenario claim ids and the conformance claims built from them.
 var claimOrder = []string{"core-sender", "core-receiver", "trust", "nats", "jetstream"}
 
-var claimNames = map[string]string{
-	"core-sender": "Core Sender", "core-receiver": "Core Receiver",
-	"trust": "Trust Peer", "nats": "NATS Peer", "jetstream": "JetStream (optional)",
-}
-
 // grade fills the summary, the requirement table and the claims. A claim is
 // earned only when nothing in it failed and every MUST requirement it cites
 // was actually exercised by a passing scenario: an untested requirement is
 // never counted as passed.
 func grade(rep *Report, cfg Config, target string) {
+	rep.Summary = summarize(rep.Scenarios, target)
+	rep.Requirements = requirementTable(rep)
+	rep.Claims = claims(rep, cfg)
 	s := &rep.Summary
-	*s = Summary{Target: target}
-	for _, sc := range rep.Scenarios {
+	s.Claim = bestClaim(rep.Claims)
+	for _, c := range rep.Claims {
+		if c.Name == target {
+			s.Passed = c.Earned
+		}
+	}
+	if rep.Selection != "" {
+		// A narrowed run cannot earn a claim (its passive verdict saw only
+		// part of the IUT's traffic); it passes when what ran passed.
+		s.Passed = s.Fail == 0 && s.Error == 0 && rep.Passive.Outcome != Fail && s.Pass+s.Warn > 0
+		withhold(rep, "a run narrowed by --run earns no claim")
+	}
+	if rep.Error != "" {
+		// A run that could not be carried out earns nothing.
+		s.Passed = false
+		withhold(rep, "the run was not carried out: "+rep.Error)
+	}
+}
+
+// summarize counts the scenario outcomes.
+func summarize(scs []*ScenarioResult, target string) Summary {
+	s := Summary{Target: target}
+	for _, sc := range scs {
 		switch sc.Outcome {
 		case Pass:
 			s.Pass++
@@ -38,157 +58,138 @@ func grade(rep *Report, cfg Config, target string) {
 		}
 		s.ScenarioTime += sc.Duration
 	}
-	rep.Requirements = requirementTable(rep)
+	return s
+}
 
-	inLevel := map[string]bool{}
-	for _, c := range Levels[rep.Level].Claims {
-		inLevel[c] = true
+// claimVerdict is what the scenarios of one scenario claim add up to.
+type claimVerdict struct {
+	earned      bool
+	why         []string // why not earned
+	unexercised []string // MUST requirements only control-gated scenarios reach
+}
+
+// judgeClaim grades one scenario claim (core-sender, trust, ...).
+func judgeClaim(rep *Report, claim string, inLevel bool, controlOnly map[string]bool) claimVerdict {
+	var v claimVerdict
+	tested, cited := map[string]bool{}, map[string]bool{}
+	played := false
+	for _, sc := range rep.Scenarios {
+		if sc.Claim != claim {
+			continue
+		}
+		switch sc.Outcome {
+		case Fail, Error:
+			v.why = append(v.why, fmt.Sprintf("%s: %s", sc.ID, sc.Outcome))
+		case Pass, Warn:
+			played = true
+			for _, id := range sc.Requirements {
+				tested[id] = true
+			}
+		}
+		if sc.Level == "MUST" {
+			for _, id := range sc.Requirements {
+				cited[id] = true
+			}
+		}
 	}
-	earned := map[string]bool{}
-	whyNot := map[string][]string{}
-	caveats := map[string][]string{}
+	var untested []string
+	for id := range cited {
+		if r, ok := rules.Lookup(id); ok && r.Severity == rules.Error && !tested[id] {
+			if controlOnly[id] {
+				v.unexercised = append(v.unexercised, id)
+			} else {
+				untested = append(untested, id)
+			}
+		}
+	}
+	sort.Strings(untested)
+	sort.Strings(v.unexercised)
+	for _, id := range untested {
+		v.why = append(v.why, "untested: "+id)
+	}
+	if claim == "core-sender" {
+		switch rep.Passive.Outcome {
+		case Fail:
+			v.why = append(v.why, fmt.Sprintf("passive validation: %d invalid IUT envelopes", rep.Passive.Invalid))
+		case Skip, "":
+			v.why = append(v.why, "passive validation: the IUT published nothing")
+		}
+	}
+	switch {
+	case !inLevel:
+		v.why = append([]string{"not part of level " + rep.Level}, v.why...)
+	case !played:
+		v.why = append(v.why, "no scenario passed")
+	}
+	v.earned = inLevel && played && len(v.why) == 0
+	return v
+}
+
+// claims builds the conformance claims from the scenario claims: Core Peer
+// from Core Sender and Core Receiver, Trust and NATS Peer on top of Core
+// Peer, Full Peer from both. A claim inherits the caveats of the claims it
+// is built on.
+func claims(rep *Report, cfg Config) []ClaimResult {
 	controlOnly := controlOnlyRequirements(rep, cfg)
+	v := map[string]claimVerdict{}
 	for _, c := range claimOrder {
-		var why []string
-		tested := map[string]bool{}
-		cited := map[string]bool{}
-		any := false
-		for _, sc := range rep.Scenarios {
-			if sc.Claim != c {
-				continue
-			}
-			switch sc.Outcome {
-			case Fail, Error:
-				why = append(why, fmt.Sprintf("%s: %s", sc.ID, sc.Outcome))
-			case Pass, Warn:
-				any = true
-				for _, id := range sc.Requirements {
-					tested[id] = true
-				}
-			}
-			if sc.Level == "MUST" {
-				for _, id := range sc.Requirements {
-					cited[id] = true
-				}
-			}
-		}
-		var untested, unexercised []string
-		for id := range cited {
-			if r, ok := rules.Lookup(id); ok && r.Severity == rules.Error && !tested[id] {
-				if controlOnly[id] {
-					unexercised = append(unexercised, id)
-				} else {
-					untested = append(untested, id)
-				}
-			}
-		}
-		sort.Strings(untested)
-		sort.Strings(unexercised)
-		for _, id := range untested {
-			why = append(why, "untested: "+id)
-		}
-		caveats[c] = unexercised
-		if c == "core-sender" {
-			switch rep.Passive.Outcome {
-			case Fail:
-				why = append(why, fmt.Sprintf("passive validation: %d invalid IUT envelopes", rep.Passive.Invalid))
-			case Skip, "":
-				why = append(why, "passive validation: the IUT published nothing")
-			}
-		}
-		if !inLevel[c] {
-			why = append([]string{"not part of level " + rep.Level}, why...)
-		} else if !any {
-			why = append(why, "no scenario passed")
-		}
-		earned[c] = inLevel[c] && any && len(why) == 0
-		whyNot[c] = why
+		v[c] = judgeClaim(rep, c, slices.Contains(Levels[rep.Level].Claims, c), controlOnly)
 	}
-	core := earned["core-sender"] && earned["core-receiver"]
-	// A claim inherits the caveats of the claims it is built on.
-	union := func(cs ...string) []string {
-		var out []string
-		for _, c := range cs {
-			out = append(out, caveats[c]...)
-		}
-		sort.Strings(out)
-		return out
-	}
-	unexercisedOf := map[string][]string{
-		"Core Sender":          union("core-sender"),
-		"Core Receiver":        union("core-receiver"),
-		"Core Peer":            union("core-sender", "core-receiver"),
-		"Trust Peer":           union("core-sender", "core-receiver", "trust"),
-		"NATS Peer":            union("core-sender", "core-receiver", "nats"),
-		"Full Peer":            union("core-sender", "core-receiver", "trust", "nats"),
-		"JetStream (optional)": union("jetstream"),
-	}
-	add := func(name string, ok bool, why []string) {
-		rc := ClaimResult{Name: name, Earned: ok}
-		if !ok {
+	var out []ClaimResult
+	add := func(name string, earned bool, why []string, parts ...string) {
+		rc := ClaimResult{Name: name, Earned: earned}
+		if !earned {
 			rc.Why = why
 		}
-		rc.Unexercised = unexercisedOf[name]
-		rep.Claims = append(rep.Claims, rc)
+		for _, c := range parts {
+			rc.Unexercised = append(rc.Unexercised, v[c].unexercised...)
+		}
+		sort.Strings(rc.Unexercised)
+		out = append(out, rc)
 	}
-	add("Core Sender", earned["core-sender"], whyNot["core-sender"])
-	add("Core Receiver", earned["core-receiver"], whyNot["core-receiver"])
-	corePrereq := func(c string) []string {
-		why := append([]string(nil), whyNot[c]...)
+	core := v["core-sender"].earned && v["core-receiver"].earned
+	onCore := func(c string) []string {
+		why := slices.Clone(v[c].why)
 		if !core {
 			why = append(why, "needs Core Peer")
 		}
 		return why
 	}
-	add("Core Peer", core, []string{"needs Core Sender and Core Receiver"})
-	trustPeer := core && earned["trust"]
-	natsPeer := core && earned["nats"]
-	add("Trust Peer", trustPeer, corePrereq("trust"))
-	add("NATS Peer", natsPeer, corePrereq("nats"))
-	full := trustPeer && natsPeer
-	add("Full Peer", full, []string{"needs Trust Peer and NATS Peer"})
-	add("JetStream (optional)", earned["jetstream"], whyNot["jetstream"])
+	trustPeer := core && v["trust"].earned
+	natsPeer := core && v["nats"].earned
+	add("Core Sender", v["core-sender"].earned, v["core-sender"].why, "core-sender")
+	add("Core Receiver", v["core-receiver"].earned, v["core-receiver"].why, "core-receiver")
+	add("Core Peer", core, []string{"needs Core Sender and Core Receiver"}, "core-sender", "core-receiver")
+	add("Trust Peer", trustPeer, onCore("trust"), "core-sender", "core-receiver", "trust")
+	add("NATS Peer", natsPeer, onCore("nats"), "core-sender", "core-receiver", "nats")
+	add("Full Peer", trustPeer && natsPeer, []string{"needs Trust Peer and NATS Peer"}, "core-sender", "core-receiver", "trust", "nats")
+	add("JetStream (optional)", v["jetstream"].earned, v["jetstream"].why, "jetstream")
+	return out
+}
 
-	switch {
-	case full:
-		s.Claim = "Full Peer"
-	case trustPeer:
-		s.Claim = "Trust Peer"
-	case natsPeer:
-		s.Claim = "NATS Peer"
-	case core:
-		s.Claim = "Core Peer"
-	case earned["core-receiver"]:
-		s.Claim = "Core Receiver"
-	case earned["core-sender"]:
-		s.Claim = "Core Sender"
-	default:
-		s.Claim = "none"
-	}
-	for _, c := range rep.Claims {
-		if c.Name == target {
-			s.Passed = c.Earned
-		}
-	}
-	withhold := func(why string) {
-		s.Claim = "none"
-		for i := range rep.Claims {
-			if rep.Claims[i].Earned {
-				rep.Claims[i].Earned = false
-				rep.Claims[i].Why = []string{why}
+// claimRank is the order in which an earned claim is the best one.
+var claimRank = []string{"Full Peer", "Trust Peer", "NATS Peer", "Core Peer", "Core Receiver", "Core Sender"}
+
+// bestClaim names the highest claim earned ("none" when none).
+func bestClaim(cs []ClaimResult) string {
+	for _, name := range claimRank {
+		for _, c := range cs {
+			if c.Name == name && c.Earned {
+				return name
 			}
 		}
 	}
-	if rep.Selection != "" {
-		// A narrowed run cannot earn a claim (its passive verdict saw only
-		// part of the IUT's traffic); it passes when what ran passed.
-		s.Passed = s.Fail == 0 && s.Error == 0 && rep.Passive.Outcome != Fail && s.Pass+s.Warn > 0
-		withhold("a run narrowed by --run earns no claim")
-	}
-	if rep.Error != "" {
-		// A run that could not be carried out earns nothing.
-		s.Passed = false
-		withhold("the run was not carried out: " + rep.Error)
+	return "none"
+}
+
+// withhold takes back every claim earned, saying why.
+func withhold(rep *Report, why string) {
+	rep.Summary.Claim = "none"
+	for i := range rep.Claims {
+		if rep.Claims[i].Earned {
+			rep.Claims[i].Earned = false
+			rep.Claims[i].Why = []string{why}
+		}
 	}
 }
 
@@ -234,21 +235,17 @@ func requirementTable(rep *Report) []RequirementResult {
 	return out
 }
 
-// ControlProfile is the profile the reference peer advertises for its
-// test-only control extension (docs/control-extension.md).
-const ControlProfile = peer.ControlExt
-
 // controlOnlyRequirements are the requirements that only scenarios skipped
 // for lack of the aghcheck.control/v1 advertisement cite in this run: a
 // third-party peer cannot be driven into those states by protocol messages
 // alone, so it must not be failed for lacking a test-only extension.
 func controlOnlyRequirements(rep *Report, cfg Config) map[string]bool {
-	if advertises(rep.IUT.Card, "profiles_supported", ControlProfile) {
+	if advertises(rep.IUT.Card, "profiles_supported", control.Name) {
 		return nil
 	}
 	gated := map[string]bool{}
 	for _, sc := range cfg.Scenarios {
-		if sc.Requires.Profile == ControlProfile {
+		if sc.Requires.Profile == control.Name {
 			gated[sc.ID] = true
 		}
 	}

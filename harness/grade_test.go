@@ -1,9 +1,11 @@
 package harness
 
 import (
-	"github.com/aghcheck/aghcheck/harness/scenario"
 	"strings"
 	"testing"
+
+	"github.com/aghcheck/aghcheck/harness/scenario"
+	"github.com/aghcheck/aghcheck/internal/control"
 )
 
 func gradeFixture(outcomes map[string]Outcome) *Report {
@@ -88,7 +90,7 @@ func TestGradeNarrowedRunEarnsNoClaim(t *testing.T) {
 // peers are never failed for lacking it), and it is not counted as passed
 // either: the claim lists it as unexercised.
 func TestGradeControlOnlyRequirementIsACaveat(t *testing.T) {
-	gated := &scenario.Scenario{ID: "r.cancel", Requires: scenario.Requires{Profile: ControlProfile}}
+	gated := &scenario.Scenario{ID: "r.cancel", Requires: scenario.Requires{Profile: control.Name}}
 	cfg := Config{Scenarios: []*scenario.Scenario{gated}}
 	outcomes := map[string]Outcome{"s.greet": Pass, "r.terminal": Pass, "r.cancel": Skip, "r.dedupe": Pass}
 
@@ -113,7 +115,7 @@ func TestGradeControlOnlyRequirementIsACaveat(t *testing.T) {
 	// A peer that advertises the extension but whose gated scenario was
 	// skipped anyway (here: not selected) gets no such allowance.
 	rep = gradeFixture(outcomes)
-	rep.IUT.Card = map[string]any{"profiles_supported": []any{ControlProfile}}
+	rep.IUT.Card = map[string]any{"profiles_supported": []any{control.Name}}
 	grade(rep, cfg, "Core Peer")
 	if c := claim(rep, "Core Receiver"); c.Earned {
 		t.Errorf("Core Receiver %+v earned though the advertised extension went untested", c)

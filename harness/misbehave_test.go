@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/aghcheck/aghcheck/agh"
+	"github.com/aghcheck/aghcheck/internal/control"
 	"github.com/aghcheck/aghcheck/peer"
 )
 
@@ -39,7 +40,7 @@ func misbehave(ctx context.Context, name string, cfg peer.Config) int {
 	greet, _ := json.Marshal(map[string]any{
 		"protocol": agh.Protocol, "id": "msg_greet_" + id, "workspace_id": cfg.Workspace, "kind": "greet",
 		"channel": cfg.Channel, "from": id, "to": nil, "ts": time.Now().Unix(), "proof": nil,
-		"body": map[string]any{"peer_card": map[string]any{"peer_id": id, "profiles_supported": []any{"agh-network/v0", "aghcheck.control/v1"},
+		"body": map[string]any{"peer_card": map[string]any{"peer_id": id, "profiles_supported": []any{"agh-network/v0", control.Name},
 			"capabilities": []any{}, "artifacts_supported": []any{}, "trust_modes_supported": []any{"unverified"}}},
 	})
 	switch name {

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -206,7 +207,7 @@ func TestParallelScenariosIsolated(t *testing.T) {
 				To   *string `json:"to"`
 				Kind string  `json:"kind"`
 			}
-			_ = jsonUnmarshal(e.Envelope, &env)
+			_ = json.Unmarshal(e.Envelope, &env)
 			if env.Kind != "greet" && (env.To == nil || !mine[*env.To]) {
 				t.Errorf("%s saw an envelope for someone else: %s", sc.ID, e.Envelope)
 			}

@@ -2,9 +2,11 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -17,15 +19,19 @@ import (
 	"github.com/aghcheck/aghcheck/harness/broker"
 	"github.com/aghcheck/aghcheck/harness/iut"
 	"github.com/aghcheck/aghcheck/harness/scenario"
+	"github.com/aghcheck/aghcheck/internal/randid"
 	"github.com/aghcheck/aghcheck/rules"
 )
 
-// Levels a run can claim, each with the claim it targets and the scenario
+// Level is a level a run can claim: the claim it targets and the scenario
 // claims it plays.
-var Levels = map[string]struct {
+type Level struct {
 	Target string
 	Claims []string
-}{
+}
+
+// Levels a run can claim, by name.
+var Levels = map[string]Level{
 	"core":  {"Core Peer", []string{"core-sender", "core-receiver"}},
 	"trust": {"Trust Peer", []string{"core-sender", "core-receiver", "trust"}},
 	"full":  {"Full Peer", []string{"core-sender", "core-receiver", "trust", "nats", "jetstream"}},
@@ -91,6 +97,10 @@ type runner struct {
 	greet  *message
 	proc   *iut.Process
 
+	broker *broker.Broker   // the embedded broker, when the run started one
+	ep     *broker.Endpoint // the broker the run uses
+	target string           // the claim the level asks for
+
 	iutDone  <-chan struct{}
 	progress sync.Mutex
 }
@@ -131,10 +141,10 @@ func (c *Config) defaults() {
 		c.Channel = "conformance"
 	}
 	if c.Workspace == "" {
-		c.Workspace = "aghcheck-" + randomHex(4)
+		c.Workspace = "aghcheck-" + randid.Hex(4)
 	}
 	if c.SuggestedPeerID == "" {
-		c.SuggestedPeerID = "iut." + randomHex(4)
+		c.SuggestedPeerID = "iut." + randid.Hex(4)
 	}
 }
 
@@ -143,76 +153,147 @@ func (c *Config) defaults() {
 // carried out.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	cfg.defaults()
-	lv, ok := Levels[cfg.Level]
-	if !ok {
-		return nil, &HarnessError{fmt.Errorf("unknown level %q (core, trust or full)", cfg.Level)}
+	lv, err := cfg.level()
+	if err != nil {
+		return nil, &HarnessError{err}
 	}
-	if (len(cfg.Command) == 0) == (cfg.IUTPeer == "") {
-		return nil, &HarnessError{errors.New("give exactly one of an IUT command or an IUT peer id")}
-	}
-	r := &runner{cfg: cfg, start: time.Now(), ws: cfg.Workspace, ch: cfg.Channel}
-	rep := &Report{
-		Tool: "aghcheck", Version: cfg.Version, Protocol: agh.Protocol, Started: r.start,
-		Level: cfg.Level, Strict: cfg.Strict,
-		Broker: BrokerInfo{Embedded: cfg.External == nil, Workspace: r.ws, Channel: r.ch},
-	}
-	if cfg.Select != nil {
-		rep.Selection = cfg.Select.String()
-	}
+	r := &runner{cfg: cfg, start: time.Now(), ws: cfg.Workspace, ch: cfg.Channel, target: lv.Target}
+	rep := r.newReport()
 	defer func() { rep.Duration = Millis(time.Since(r.start)) }()
+	defer r.close(rep)
 
 	// Decide what runs before touching the network.
-	inLevel := map[string]bool{}
-	for _, c := range lv.Claims {
-		inLevel[c] = true
+	todo, needJS := r.plan(rep, lv.Claims)
+	r.link = newLink(r.start, cfg.GreetTimeout)
+	ctx, stopLink := r.link.guard(ctx)
+	defer stopLink()
+	if err := r.connect(ctx, rep, needJS); err != nil {
+		return r.abort(rep, todo, err)
 	}
-	results := make([]*ScenarioResult, len(cfg.Scenarios))
-	var todo []int
-	needJS := false
-	for i, sc := range cfg.Scenarios {
-		res := &ScenarioResult{ID: sc.ID, Title: sc.Title, Suite: sc.Suite, File: sc.File, Level: sc.Level,
+	if err := r.startIUT(rep); err != nil {
+		return r.abort(rep, todo, err)
+	}
+	greet, err := r.awaitGreet(ctx)
+	if err != nil {
+		return r.abort(rep, todo, err)
+	}
+	if err := r.learnIUT(rep, greet); err != nil {
+		return r.abort(rep, todo, err)
+	}
+	r.playAll(ctx, rep, r.gateAll(rep, todo))
+	if err := ctx.Err(); err != nil {
+		return r.abort(rep, todo, fmt.Errorf("run interrupted: %w", context.Cause(ctx)))
+	}
+
+	// Let the last publications arrive before judging the IUT as a sender.
+	_ = r.nc.Flush()
+	time.Sleep(20 * time.Millisecond)
+	r.passive(rep)
+	r.link.report(rep, cfg.Strict)
+	if r.proc != nil && r.proc.Exited() && !r.proc.StoppedByHarness() {
+		rep.IUT.Crashed = true
+	}
+	grade(rep, cfg, r.target)
+	return rep, nil
+}
+
+// level checks what the run is asked for and returns the level to claim.
+func (c *Config) level() (Level, error) {
+	lv, ok := Levels[c.Level]
+	if !ok {
+		return Level{}, fmt.Errorf("unknown level %q (core, trust or full)", c.Level)
+	}
+	if (len(c.Command) == 0) == (c.IUTPeer == "") {
+		return Level{}, errors.New("give exactly one of an IUT command or an IUT peer id")
+	}
+	return lv, nil
+}
+
+func (r *runner) newReport() *Report {
+	rep := &Report{
+		Tool: "aghcheck", Version: r.cfg.Version, Protocol: agh.Protocol, Started: r.start,
+		Level: r.cfg.Level, Strict: r.cfg.Strict,
+		Broker: BrokerInfo{Embedded: r.cfg.External == nil, Workspace: r.ws, Channel: r.ch},
+	}
+	if r.cfg.Select != nil {
+		rep.Selection = r.cfg.Select.String()
+	}
+	rep.Scenarios = make([]*ScenarioResult, len(r.cfg.Scenarios))
+	for i, sc := range r.cfg.Scenarios {
+		rep.Scenarios[i] = &ScenarioResult{ID: sc.ID, Title: sc.Title, Suite: sc.Suite, File: sc.File, Level: sc.Level,
 			Claim: sc.Claim, Requirements: sc.Requirements}
-		results[i] = res
+	}
+	return rep
+}
+
+// plan skips the scenarios not selected or not in the level and returns
+// the indexes of the others, and whether any of them needs JetStream.
+func (r *runner) plan(rep *Report, claims []string) (todo []int, needJS bool) {
+	for i, sc := range r.cfg.Scenarios {
+		res := rep.Scenarios[i]
 		switch {
-		case cfg.Select != nil && !cfg.Select.MatchString(sc.ID):
+		case r.cfg.Select != nil && !r.cfg.Select.MatchString(sc.ID):
 			res.Outcome, res.Message = Skip, "not selected by --run"
-		case !inLevel[sc.Claim]:
-			res.Outcome, res.Message = Skip, fmt.Sprintf("claim %s is not part of level %s", sc.Claim, cfg.Level)
+		case !slices.Contains(claims, sc.Claim):
+			res.Outcome, res.Message = Skip, fmt.Sprintf("claim %s is not part of level %s", sc.Claim, r.cfg.Level)
 		default:
 			todo = append(todo, i)
 			needJS = needJS || sc.Requires.JetStream
 		}
 	}
-	rep.Scenarios = results
+	return todo, needJS
+}
 
-	fail := func(err error) (*Report, error) {
-		rep.Error = err.Error()
-		for _, i := range todo {
-			if results[i].Outcome == "" {
-				results[i].Outcome, results[i].Message = Error, "not run: "+err.Error()
-			}
+// abort ends a run that could not be carried out: the scenarios it did not
+// play are errors, and the report says as much as was learned.
+func (r *runner) abort(rep *Report, todo []int, err error) (*Report, error) {
+	rep.Error = err.Error()
+	for _, i := range todo {
+		if res := rep.Scenarios[i]; res.Outcome == "" {
+			res.Outcome, res.Message = Error, "not run: "+err.Error()
 		}
-		grade(rep, cfg, lv.Target)
-		return rep, &HarnessError{err}
 	}
+	grade(rep, r.cfg, r.target)
+	return rep, &HarnessError{err}
+}
 
-	// Broker.
-	ep := cfg.External
+// close stops the IUT (recording how it ended), deletes the run's stream,
+// and closes the harness connection and the embedded broker, whichever
+// were started.
+func (r *runner) close(rep *Report) {
+	if r.proc != nil {
+		r.proc.Stop(time.Second)
+		rep.IUT.Exit = r.proc.Status()
+		rep.IUT.Stdout, rep.IUT.Stderr = r.proc.Stdout(), r.proc.Stderr()
+	}
+	if r.js != nil {
+		r.dropStream()
+	}
+	if r.nc != nil {
+		r.nc.Close()
+	}
+	if r.broker != nil {
+		r.broker.Close()
+	}
+}
+
+// connect starts the embedded broker (unless one is given), connects the
+// harness to everything under agh.> and sets up JetStream when needed.
+func (r *runner) connect(ctx context.Context, rep *Report, needJS bool) error {
+	ep := r.cfg.External
 	if ep == nil {
 		b, err := broker.Start(broker.Options{JetStream: needJS})
 		if err != nil {
-			return fail(err)
+			return err
 		}
-		defer b.Close()
+		r.broker = b
 		ep = &b.Endpoint
 		rep.Broker.JetStream = needJS
 	}
+	r.ep = ep
 	rep.Broker.URL = ep.URL
 
-	r.bus = newBus(r.start, r.ws, r.ch, cfg.External == nil, cfg.FloodLimit, cfg.Now)
-	r.link = newLink(r.start, cfg.GreetTimeout)
-	ctx, stopLink := r.link.guard(ctx)
-	defer stopLink()
+	r.bus = newBus(r.start, r.ws, r.ch, r.cfg.External == nil, r.cfg.FloodLimit, r.cfg.Now)
 	nc, err := ep.Connect("aghcheck-harness", append(r.link.options(), nats.NoEcho(), nats.ErrorHandler(func(_ *nats.Conn, s *nats.Subscription, err error) {
 		if errors.Is(err, nats.ErrSlowConsumer) && s != nil {
 			n, _ := s.Dropped()
@@ -220,71 +301,77 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	}))...)
 	if err != nil {
-		return fail(err)
+		return err
 	}
-	defer nc.Close()
 	r.nc = nc
 	sub, err := nc.Subscribe("agh.>", func(m *nats.Msg) { r.bus.receive(m.Subject, m.Data) })
 	if err != nil {
-		return fail(fmt.Errorf("subscribe: %w", err))
+		return fmt.Errorf("subscribe: %w", err)
 	}
 	_ = sub.SetPendingLimits(1<<16, 256<<20)
 	if err := nc.Flush(); err != nil {
-		return fail(err)
+		return err
 	}
-	if needJS {
-		if err := r.setupJetStream(ctx); err != nil {
-			if cfg.External == nil {
-				return fail(err)
-			}
-			rep.Broker.JetStream = false // scenarios needing it will skip
-		} else {
-			rep.Broker.JetStream = true
-			rep.Broker.JetStreamReplicas = r.stream.Replicas
-			defer r.dropStream()
+	if !needJS {
+		return nil
+	}
+	if err := r.setupJetStream(ctx); err != nil {
+		if r.cfg.External == nil {
+			return err
 		}
+		rep.Broker.JetStream = false // scenarios needing it will skip
+		return nil
 	}
+	rep.Broker.JetStream = true
+	rep.Broker.JetStreamReplicas = r.stream.Replicas
+	return nil
+}
 
-	// IUT.
-	var greet *message
-	if len(cfg.Command) > 0 {
-		rep.IUT.Command = cfg.Command
-		env := append(ep.Env(),
-			"AGH_WORKSPACE_ID="+r.ws, "AGH_CHANNEL="+r.ch, "AGH_PEER_ID="+cfg.SuggestedPeerID)
-		env = append(env, cfg.Env...)
-		proc, err := iut.Start(cfg.Command, env)
-		if err != nil {
-			return fail(err)
-		}
-		r.proc = proc
-		r.iutDone = proc.Done()
-		defer func() {
-			proc.Stop(time.Second)
-			rep.IUT.Exit = proc.Status()
-			rep.IUT.Stdout, rep.IUT.Stderr = proc.Stdout(), proc.Stderr()
-		}()
-	} else {
-		r.bus.expectIUT(cfg.IUTPeer)
-		if err := r.askWhois(cfg.IUTPeer); err != nil {
-			return fail(err)
-		}
+// startIUT starts the IUT command with the contract's environment, or,
+// for an attached peer, asks it for its card.
+func (r *runner) startIUT(rep *Report) error {
+	if len(r.cfg.Command) == 0 {
+		r.bus.expectIUT(r.cfg.IUTPeer)
+		return r.askWhois(r.cfg.IUTPeer)
 	}
-	greetTimer := time.NewTimer(cfg.GreetTimeout)
-	defer greetTimer.Stop()
+	rep.IUT.Command = r.cfg.Command
+	env := append(r.ep.Env(),
+		"AGH_WORKSPACE_ID="+r.ws, "AGH_CHANNEL="+r.ch, "AGH_PEER_ID="+r.cfg.SuggestedPeerID)
+	env = append(env, r.cfg.Env...)
+	proc, err := iut.Start(r.cfg.Command, env)
+	if err != nil {
+		return err
+	}
+	r.proc = proc
+	r.iutDone = proc.Done()
+	return nil
+}
+
+// awaitGreet waits for the IUT's greet (or, attached, its whois answer).
+func (r *runner) awaitGreet(ctx context.Context) (*message, error) {
+	timer := time.NewTimer(r.cfg.GreetTimeout)
+	defer timer.Stop()
 	select {
-	case greet = <-r.bus.greeted:
+	case greet := <-r.bus.greeted:
+		return greet, nil
 	case <-r.iutDone:
 		// A greet published just before exiting still counts.
 		select {
-		case greet = <-r.bus.greeted:
+		case greet := <-r.bus.greeted:
+			return greet, nil
 		case <-time.After(50 * time.Millisecond):
-			return fail(fmt.Errorf("the IUT exited before greeting (%s)%s", r.proc.Status(), lastLine(r.proc.Stderr())))
+			return nil, fmt.Errorf("the IUT exited before greeting (%s)%s", r.proc.Status(), lastLine(r.proc.Stderr()))
 		}
-	case <-greetTimer.C:
-		return fail(fmt.Errorf("the IUT did not greet on %s within %s", agh.BroadcastSubject(r.ws, r.ch), cfg.GreetTimeout))
+	case <-timer.C:
+		return nil, fmt.Errorf("the IUT did not greet on %s within %s", agh.BroadcastSubject(r.ws, r.ch), r.cfg.GreetTimeout)
 	case <-ctx.Done():
-		return fail(ctx.Err())
+		return nil, ctx.Err()
 	}
+}
+
+// learnIUT takes the IUT's peer id and card from its greet, and starts
+// watching for the greets it sends after a reconnect.
+func (r *runner) learnIUT(rep *Report, greet *message) error {
 	if r.iutDone == nil {
 		r.iutDone = make(chan struct{}) // attached: never "exits"
 	}
@@ -293,35 +380,40 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		r.greet = greet
 	}
 	rep.IUT.PeerID = r.iutID
-	if err := r.link.watch(nc, r.ws, r.ch, r.iutID); err != nil {
-		return fail(err)
+	if err := r.link.watch(r.nc, r.ws, r.ch, r.iutID); err != nil {
+		return err
 	}
 	rep.IUT.Greeted = Millis(greet.at)
 	if body, ok := greet.env["body"].(map[string]any); ok {
 		rep.IUT.Card, _ = body["peer_card"].(map[string]any)
 	}
+	return nil
+}
 
-	// Gates that depend on what the IUT advertises.
+// gateAll skips the scenarios whose gate the IUT or broker does not meet
+// and returns the others.
+func (r *runner) gateAll(rep *Report, todo []int) []int {
 	var play []int
 	for _, i := range todo {
-		sc := cfg.Scenarios[i]
-		if why := r.gate(sc, rep); why != "" {
-			results[i].Outcome, results[i].Message = Skip, why
+		if why := r.gate(r.cfg.Scenarios[i], rep); why != "" {
+			rep.Scenarios[i].Outcome, rep.Scenarios[i].Message = Skip, why
 			continue
 		}
 		play = append(play, i)
 	}
+	return play
+}
 
-	// Play.
-	par := cfg.Parallel
+// playAll plays the scenarios, up to cfg.Parallel at once. An interrupted
+// run starts nothing more.
+func (r *runner) playAll(ctx context.Context, rep *Report, play []int) {
+	par := r.cfg.Parallel
 	if par <= 0 || par > len(play) {
 		par = max(len(play), 1)
 	}
 	sem := make(chan struct{}, par)
 	var wg sync.WaitGroup
 	for _, i := range play {
-		// An interrupted run starts nothing more; fail below marks the
-		// scenarios left unplayed as errors.
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
@@ -335,30 +427,16 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			defer wg.Done()
 			defer func() { <-sem }()
 			from := r.link.mark()
-			r.play(ctx, cfg.Scenarios[i], results[i])
-			r.link.judge(results[i], from)
-			if cfg.Progress != nil {
+			r.play(ctx, r.cfg.Scenarios[i], rep.Scenarios[i])
+			r.link.judge(rep.Scenarios[i], from)
+			if r.cfg.Progress != nil {
 				r.progress.Lock()
-				cfg.Progress(results[i])
+				r.cfg.Progress(rep.Scenarios[i])
 				r.progress.Unlock()
 			}
 		}(i)
 	}
 	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return fail(fmt.Errorf("run interrupted: %w", context.Cause(ctx)))
-	}
-
-	// Let the last publications arrive before judging the IUT as a sender.
-	_ = nc.Flush()
-	time.Sleep(20 * time.Millisecond)
-	r.passive(rep)
-	r.link.report(rep, cfg.Strict)
-	if r.proc != nil && r.proc.Exited() && !r.proc.StoppedByHarness() {
-		rep.IUT.Crashed = true
-	}
-	grade(rep, cfg, lv.Target)
-	return rep, nil
 }
 
 func lastLine(s string) string {
@@ -436,13 +514,13 @@ func (r *runner) dropStream() {
 
 // askWhois asks an already running peer for its card, for --iut-peer.
 func (r *runner) askWhois(peerID string) error {
-	me := "aghcheck-harness." + randomHex(4)
+	me := "aghcheck-harness." + randid.Hex(4)
 	env := map[string]any{
-		"protocol": agh.Protocol, "id": "msg_whois_" + randomHex(6), "workspace_id": r.ws, "channel": r.ch,
+		"protocol": agh.Protocol, "id": "msg_whois_" + randid.Hex(6), "workspace_id": r.ws, "channel": r.ch,
 		"kind": "whois", "from": me, "to": peerID, "ts": r.now().Unix(), "proof": nil,
 		"body": map[string]any{"type": "request", "query": peerID},
 	}
-	data, err := jsonMarshal(env)
+	data, err := json.Marshal(env)
 	if err != nil {
 		return err
 	}
@@ -485,7 +563,7 @@ func (r *runner) passive(rep *Report) {
 		if bad {
 			pr.Invalid++
 			if len(pr.Samples) < 5 {
-				pr.Samples = append(pr.Samples, entry(m, "received", ""))
+				pr.Samples = append(pr.Samples, receivedEntry(m))
 			}
 		}
 	}

@@ -9,12 +9,14 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
-	"github.com/aghcheck/aghcheck/trust"
 	"log/slog"
 	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/aghcheck/aghcheck/internal/randid"
+	"github.com/aghcheck/aghcheck/trust"
 )
 
 // Environment variables of the IUT contract shared with `aghcheck run`.
@@ -167,7 +169,7 @@ func (c *Config) normalize() error {
 			c.Nickname = "aghcheck-peer"
 		}
 	} else if c.PeerID == "" {
-		c.PeerID = "aghcheck-peer." + randomHex(6)
+		c.PeerID = "aghcheck-peer." + randid.Hex(6)
 	}
 	if _, err := parseFaults(c.Faults); err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)

@@ -2,6 +2,8 @@ package peer
 
 import (
 	"strings"
+
+	"github.com/aghcheck/aghcheck/internal/control"
 )
 
 // The echo capability is the one piece of work the reference peer offers.
@@ -30,7 +32,7 @@ func buildCatalog() ([]map[string]any, error) {
 func (p *peer) peerCard() map[string]any {
 	profiles := []any{protocolV0}
 	if !p.cfg.NoControl {
-		profiles = append(profiles, ControlExt)
+		profiles = append(profiles, control.Name)
 	}
 	modes := []any{"unverified"}
 	if p.cfg.Key != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aghcheck/aghcheck/agh"
+	"github.com/aghcheck/aghcheck/internal/control"
 	"github.com/aghcheck/aghcheck/trust"
 )
 
@@ -66,7 +67,7 @@ func TestFaultsChangeBehaviour(t *testing.T) {
 		}},
 		{faultCancelNotIdem, nil, func(t *testing.T, r *rig) {
 			w := r.work("cancel twice")
-			w["ext"] = map[string]any{ControlExt: map[string]any{"traces": []any{map[string]any{"state": "working"}}}}
+			w["ext"] = map[string]any{control.Name: map[string]any{"traces": []any{map[string]any{"state": "working"}}}}
 			r.send(w)
 			r.expect("receipt")
 			r.expect("trace")
@@ -94,7 +95,7 @@ func TestFaultsChangeBehaviour(t *testing.T) {
 		}},
 		{faultNoDedupe, nil, func(t *testing.T, r *rig) {
 			w := r.work("twice")
-			w["ext"] = map[string]any{ControlExt: map[string]any{"traces": []any{map[string]any{"state": "needs_input", "message": "?"}}}}
+			w["ext"] = map[string]any{control.Name: map[string]any{"traces": []any{map[string]any{"state": "needs_input", "message": "?"}}}}
 			raw := r.send(w)
 			r.expect("receipt")
 			r.expect("trace")

@@ -3,7 +3,6 @@ package peer
 import (
 	"context"
 	"crypto/ed25519"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -13,15 +12,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/aghcheck/aghcheck/agh"
+	"github.com/aghcheck/aghcheck/internal/randid"
 	"github.com/aghcheck/aghcheck/rules"
 	"github.com/aghcheck/aghcheck/trust"
-	"github.com/nats-io/nats.go"
 )
-
-// ControlExt is the ext key of the in-band control extension and the
-// profile the reference peer advertises for it (docs/control-extension.md).
-const ControlExt = "aghcheck.control/v1"
 
 // Protocol identifiers the peer speaks and advertises.
 const (
@@ -208,7 +205,7 @@ func (p *peer) peerSubject(peerID string) string {
 func (p *peer) envelope(kind string, body map[string]any) map[string]any {
 	return map[string]any{
 		"protocol":     protocolV0,
-		"id":           "msg_" + randomHex(16),
+		"id":           "msg_" + randid.Hex(16),
 		"workspace_id": p.cfg.Workspace,
 		"kind":         kind,
 		"channel":      p.cfg.Channel,
@@ -298,9 +295,3 @@ func (p *peer) sweep() {
 // workRetention is how long work is remembered after its last update, so
 // late messages on terminal work still get work_closed.
 const workRetention = time.Hour
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}

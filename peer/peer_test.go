@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/aghcheck/aghcheck/agh"
+	"github.com/aghcheck/aghcheck/internal/control"
 )
 
 func TestGreetOnJoin(t *testing.T) {
@@ -14,8 +15,8 @@ func TestGreetOnJoin(t *testing.T) {
 	if card["peer_id"] != r.greet["from"] || r.peerID != "ref.peer-1" {
 		t.Fatalf("greet from %v with card peer_id %v", r.greet["from"], card["peer_id"])
 	}
-	if !slices.Contains(card["profiles_supported"].([]any), any(ControlExt)) {
-		t.Errorf("Peer Card does not advertise %s: %v", ControlExt, card["profiles_supported"])
+	if !slices.Contains(card["profiles_supported"].([]any), any(control.Name)) {
+		t.Errorf("Peer Card does not advertise %s: %v", control.Name, card["profiles_supported"])
 	}
 	// The presence heartbeat repeats every interval.
 	g, subj := r.next(wait)
@@ -42,7 +43,7 @@ func TestWhois(t *testing.T) {
 		{"broadcast, peer id", nil, "ref.peer-1", nil, true, -1},
 		{"broadcast, display name", nil, DefaultDisplayName, nil, true, -1},
 		{"broadcast, capability", nil, "echo", nil, true, -1},
-		{"broadcast, profile", nil, ControlExt, nil, true, -1},
+		{"broadcast, profile", nil, control.Name, nil, true, -1},
 		{"broadcast, artifact type", nil, "capability", nil, true, -1},
 		{"broadcast, trust mode", nil, "unverified", nil, true, -1},
 		{"broadcast, no match", nil, "someone.else", nil, false, -1},
@@ -119,7 +120,7 @@ func TestLifecycleScripted(t *testing.T) {
 	t.Run("needs_input then default continuation", func(t *testing.T) {
 		r.t = t
 		w := r.work("needs more")
-		w["ext"] = map[string]any{ControlExt: map[string]any{"traces": []any{
+		w["ext"] = map[string]any{control.Name: map[string]any{"traces": []any{
 			map[string]any{"state": "working"},
 			map[string]any{"state": "needs_input", "message": "which branch?"},
 		}}}
@@ -144,12 +145,12 @@ func TestLifecycleScripted(t *testing.T) {
 	t.Run("scripted continuation", func(t *testing.T) {
 		r.t = t
 		w := r.work("two steps")
-		w["ext"] = map[string]any{ControlExt: map[string]any{"traces": []any{map[string]any{"state": "needs_input", "message": "?"}}}}
+		w["ext"] = map[string]any{control.Name: map[string]any{"traces": []any{map[string]any{"state": "needs_input", "message": "?"}}}}
 		r.send(w)
 		r.expect("receipt")
 		r.expect("trace")
 		cont := r.follow(w, "say", map[string]any{"text": "go"})
-		cont["ext"] = map[string]any{ControlExt: map[string]any{"receipt": "accepted", "traces": []any{
+		cont["ext"] = map[string]any{control.Name: map[string]any{"receipt": "accepted", "traces": []any{
 			map[string]any{"state": "working"}, map[string]any{"state": "failed", "message": "boom"},
 		}}}
 		r.send(cont)
@@ -161,7 +162,7 @@ func TestLifecycleScripted(t *testing.T) {
 	t.Run("rejected busy", func(t *testing.T) {
 		r.t = t
 		w := r.work("not now")
-		w["ext"] = map[string]any{ControlExt: map[string]any{"receipt": "rejected", "reason_code": "busy"}}
+		w["ext"] = map[string]any{control.Name: map[string]any{"receipt": "rejected", "reason_code": "busy"}}
 		r.send(w)
 		wantReceipt(t, r.expect("receipt"), w, "rejected", "busy")
 		r.silence()
@@ -172,7 +173,7 @@ func TestLifecycleScripted(t *testing.T) {
 	t.Run("open-ended script leaves work open", func(t *testing.T) {
 		r.t = t
 		w := r.work("keep going")
-		w["ext"] = map[string]any{ControlExt: map[string]any{"traces": []any{map[string]any{"state": "working", "message": "50%"}}}}
+		w["ext"] = map[string]any{control.Name: map[string]any{"traces": []any{map[string]any{"state": "working", "message": "50%"}}}}
 		r.send(w)
 		r.expect("receipt")
 		wantTrace(t, r.expect("trace"), w, w, "working")
@@ -195,7 +196,7 @@ func TestLifecycleScripted(t *testing.T) {
 		t.Run("invalid script/"+bad.name, func(t *testing.T) {
 			r.t = t
 			w := r.work("bad script")
-			w["ext"] = map[string]any{ControlExt: bad.script}
+			w["ext"] = map[string]any{control.Name: bad.script}
 			r.send(w)
 			wantReceipt(t, r.expect("receipt"), w, "rejected", "malformed")
 			r.silence()
@@ -206,7 +207,7 @@ func TestLifecycleScripted(t *testing.T) {
 func TestCancel(t *testing.T) {
 	r := newRig(t)
 	w := r.work("long job")
-	w["ext"] = map[string]any{ControlExt: map[string]any{"traces": []any{map[string]any{"state": "working"}}}}
+	w["ext"] = map[string]any{control.Name: map[string]any{"traces": []any{map[string]any{"state": "working"}}}}
 	r.send(w)
 	r.expect("receipt")
 	r.expect("trace")
@@ -261,7 +262,7 @@ func TestTerminalAndContainer(t *testing.T) {
 func TestNonParticipant(t *testing.T) {
 	r := newRig(t)
 	w := r.work("ask me")
-	w["ext"] = map[string]any{ControlExt: map[string]any{"traces": []any{map[string]any{"state": "needs_input", "message": "?"}}}}
+	w["ext"] = map[string]any{control.Name: map[string]any{"traces": []any{map[string]any{"state": "needs_input", "message": "?"}}}}
 	r.send(w)
 	r.expect("receipt")
 	r.expect("trace")

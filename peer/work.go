@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/aghcheck/aghcheck/agh"
+	"github.com/aghcheck/aghcheck/internal/control"
 )
 
 var capabilityDigest = agh.CapabilityDigest
@@ -76,21 +77,21 @@ func (p *peer) open(env map[string]any, wid string, c *container) {
 	ext, _ := env["ext"].(map[string]any)
 	if p.faults[faultRejectUnknownExt] {
 		for k := range ext {
-			if k != ControlExt {
+			if k != control.Name {
 				w.state = agh.StateFailed
 				p.receipt(env, c, "rejected", "malformed", "unknown extension "+k, true)
 				return
 			}
 		}
 	}
-	if raw, ok := ext[ControlExt]; ok && !p.cfg.NoControl {
+	if raw, ok := ext[control.Name]; ok && !p.cfg.NoControl {
 		s, err := parseScript(raw, true)
 		if err == nil {
 			err = s.check(w.state)
 		}
 		if err != nil {
 			w.state = agh.StateFailed
-			p.receipt(env, c, "rejected", "malformed", ControlExt+": "+err.Error(), false)
+			p.receipt(env, c, "rejected", "malformed", control.Name+": "+err.Error(), false)
 			return
 		}
 		p.play(env, w, s)
@@ -113,13 +114,13 @@ func (p *peer) continuation(env map[string]any, w *work) {
 		return
 	}
 	ext, _ := env["ext"].(map[string]any)
-	if raw, ok := ext[ControlExt]; ok && !p.cfg.NoControl {
+	if raw, ok := ext[control.Name]; ok && !p.cfg.NoControl {
 		s, err := parseScript(raw, false)
 		if err == nil {
 			err = s.check(w.state)
 		}
 		if err != nil {
-			p.receipt(env, &w.where, "rejected", "malformed", ControlExt+": "+err.Error(), false)
+			p.receipt(env, &w.where, "rejected", "malformed", control.Name+": "+err.Error(), false)
 			return
 		}
 		p.play(env, w, s)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/harness/iut"
+	"github.com/aghcheck/aghcheck/internal/control"
 )
 
 func (p palette) outcome(o harness.Outcome) string {
@@ -161,7 +162,7 @@ func (t *runText) Finish(rep *harness.Report) error {
 			if list == lastCaveat {
 				line += " " + p.faint.Sprint("(same caveat)")
 			} else {
-				line += " " + p.faint.Sprint(fmt.Sprintf("(not exercised without %s: %s)", harness.ControlProfile, list))
+				line += " " + p.faint.Sprint(fmt.Sprintf("(not exercised without %s: %s)", control.Name, list))
 			}
 			lastCaveat = list
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -235,5 +234,3 @@ usage or harness errors (including an IUT that never greets).`,
 	f.DurationVar(&greetTimeout, "greet-timeout", harness.DefaultGreetTimeout, "how long to wait for the IUT's greet")
 	return cmd
 }
-
-var _ = context.Background

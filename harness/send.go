@@ -1,0 +1,188 @@
+package harness
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aghcheck/aghcheck/agh"
+	"github.com/aghcheck/aghcheck/harness/scenario"
+	"github.com/aghcheck/aghcheck/internal/randid"
+	"github.com/aghcheck/aghcheck/trust"
+)
+
+// sender builds, signs and publishes what one scenario's test peers send.
+// Its errors are the harness's (a template that does not render, a broker
+// that refuses a publish): they never judge the IUT.
+type sender struct {
+	r     *runner
+	tctx  *scenario.Context
+	first string // the peer that sends when a step names none
+	log   *transcript
+}
+
+func (s *sender) send(ctx context.Context, st *scenario.Send) error {
+	from := st.From
+	if from == "" {
+		from = s.first
+	}
+	subject, data, err := s.bytes(st, s.tctx.Peers[from])
+	if err != nil {
+		return err
+	}
+	times := max(st.Repeat, 1)
+	if err := s.publish(ctx, subject, data, st.JetStream, times); err != nil {
+		return err
+	}
+	s.log.sent(time.Since(s.r.start), from, subject, data, times)
+	return nil
+}
+
+// bytes renders a send step into the subject and the bytes to publish.
+func (s *sender) bytes(st *scenario.Send, from *scenario.TestPeer) (subject string, data []byte, err error) {
+	if st.Subject != "" {
+		if subject, err = s.tctx.RenderString(st.Subject); err != nil {
+			return "", nil, err
+		}
+	}
+	switch {
+	case st.Raw != nil:
+		txt, err := s.tctx.RenderString(*st.Raw)
+		if err != nil {
+			return "", nil, err
+		}
+		data = []byte(txt)
+	case st.RawBase64 != "":
+		if data, err = base64.StdEncoding.DecodeString(st.RawBase64); err != nil {
+			return "", nil, fmt.Errorf("raw_base64: %w", err)
+		}
+	default:
+		env, err := s.envelope(st, from)
+		if err != nil {
+			return "", nil, err
+		}
+		if subject == "" && st.To == "" {
+			// Where the envelope itself says it goes (to may come from
+			// the step's envelope members).
+			subject, _ = agh.Subject(env)
+		}
+		if data, err = json.Marshal(env); err != nil {
+			return "", nil, fmt.Errorf("encode envelope: %w", err)
+		}
+	}
+	if subject == "" {
+		subject = s.target(st.To)
+	}
+	return subject, data, nil
+}
+
+// target is the subject a step's to names: the IUT's peer subject by
+// default, the broadcast subject, or a test peer's subject.
+func (s *sender) target(to string) string {
+	switch to {
+	case "", "iut":
+		return agh.PeerSubject(s.r.ws, s.r.ch, s.r.iutID)
+	case "broadcast":
+		return agh.BroadcastSubject(s.r.ws, s.r.ch)
+	}
+	return agh.PeerSubject(s.r.ws, s.r.ch, s.tctx.Peers[to].ID)
+}
+
+// envelope builds the envelope of a send step: defaults, the step's
+// members, drops, the capability digest, the signature, then tampering.
+func (s *sender) envelope(st *scenario.Send, from *scenario.TestPeer) (map[string]any, error) {
+	env := map[string]any{
+		"protocol":     agh.Protocol,
+		"id":           "msg_" + s.tctx.Tag + "_" + randid.Hex(4),
+		"workspace_id": s.r.ws,
+		"channel":      s.r.ch,
+		"from":         from.ID,
+		"ts":           json.Number(fmt.Sprint(s.r.now().Unix())),
+		"proof":        nil,
+	}
+	switch st.To {
+	case "iut":
+		env["to"] = s.r.iutID
+	case "broadcast", "":
+		env["to"] = nil
+	default:
+		env["to"] = s.tctx.Peers[st.To].ID
+	}
+	over, err := s.tctx.RenderMap(st.Envelope)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range over {
+		env[k] = v
+	}
+	for _, k := range st.Drop {
+		delete(env, k)
+	}
+	if st.Digest {
+		body, _ := env["body"].(map[string]any)
+		capDoc, _ := body["capability"].(map[string]any)
+		if capDoc == nil {
+			return nil, errors.New("digest: the envelope has no body.capability")
+		}
+		d, err := agh.CapabilityDigest(capDoc)
+		if err != nil {
+			return nil, fmt.Errorf("digest: %w", err)
+		}
+		capDoc["digest"] = d
+	}
+	if st.Sign {
+		if err := trust.Sign(env, from.Key, from.Name); err != nil {
+			return nil, fmt.Errorf("sign: %w", err)
+		}
+	}
+	if st.Tamper != nil {
+		t, err := s.tctx.RenderMap(st.Tamper)
+		if err != nil {
+			return nil, err
+		}
+		merge(env, t)
+	}
+	return env, nil
+}
+
+// merge overlays src onto dst, recursing into objects.
+func merge(dst, src map[string]any) {
+	for k, v := range src {
+		if sm, ok := v.(map[string]any); ok {
+			if dm, ok := dst[k].(map[string]any); ok {
+				merge(dm, sm)
+				continue
+			}
+		}
+		dst[k] = v
+	}
+}
+
+// publish sends data times times, through JetStream (waiting for each
+// acknowledgement) or NATS Core, and flushes so that silence windows start
+// after the bytes reached the broker.
+func (s *sender) publish(ctx context.Context, subject string, data []byte, viaJetStream bool, times int) error {
+	if viaJetStream && s.r.js == nil {
+		return errors.New("jetstream send without a JetStream broker")
+	}
+	for range times {
+		var err error
+		if viaJetStream {
+			pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			_, err = s.r.js.Publish(pctx, subject, data)
+			cancel()
+		} else {
+			err = s.r.nc.Publish(subject, data)
+		}
+		if err != nil {
+			return fmt.Errorf("publish on %s: %w", subject, err)
+		}
+	}
+	if err := s.r.nc.Flush(); err != nil {
+		return fmt.Errorf("flush: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,242 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aghcheck/aghcheck/agh"
+	"github.com/aghcheck/aghcheck/harness/scenario"
+)
+
+// waiter matches what the IUT sent one scenario's peers against the
+// scenario's expect and silence steps, waiting as long as a step allows.
+type waiter struct {
+	r        *runner
+	tctx     *scenario.Context
+	in       *inbox
+	peers    peerSet
+	first    string // the peer an expect listens on when a step names none
+	mark     int    // the last message seen before the latest send
+	greetSeq int    // the IUT's opening greet, never "what arrived instead"
+}
+
+// judged is sr with its verdict.
+func (sr StepResult) judged(o Outcome, msg string) StepResult {
+	sr.Outcome, sr.Message = o, msg
+	return sr
+}
+
+// markSend starts the silence window of the next send: taken before
+// publishing, since a fast IUT answers at once.
+func (w *waiter) markSend() {
+	w.in.mu.Lock()
+	defer w.in.mu.Unlock()
+	if n := len(w.in.msgs); n > 0 {
+		w.mark = w.in.msgs[n-1].seq
+	}
+}
+
+// where resolves an expect/silence "on" into a description and a subject
+// test.
+func (w *waiter) where(on string) (string, func(*message) bool) {
+	if on == "" {
+		on = w.first
+	}
+	var subject string
+	switch {
+	case on == "any":
+		return "any subject", func(*message) bool { return true }
+	case on == "broadcast":
+		subject = agh.BroadcastSubject(w.r.ws, w.r.ch)
+	case strings.HasPrefix(on, "subject:"):
+		raw := strings.TrimPrefix(on, "subject:")
+		var err error
+		if subject, err = w.tctx.RenderString(raw); err != nil {
+			subject = raw
+		}
+	default:
+		subject = agh.PeerSubject(w.r.ws, w.r.ch, w.tctx.Peers[on].ID)
+	}
+	return subject, func(m *message) bool { return m.subject == subject }
+}
+
+func (w *waiter) patterns(list []map[string]any) ([]map[string]any, error) {
+	out := make([]map[string]any, 0, len(list))
+	for _, pat := range list {
+		r, err := w.tctx.RenderMap(pat)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// expect waits for an unconsumed IUT envelope matching one of the step's
+// patterns. One that matches on the wrong subject fails the step at once.
+func (w *waiter) expect(ctx context.Context, e *scenario.Expect) StepResult {
+	var sr StepResult
+	pats, err := w.patterns(e.Patterns())
+	if err != nil {
+		return sr.judged(Error, err.Error())
+	}
+	sr.Expected = pats
+	wantSubject, onOK := w.where(e.On)
+	timeout := w.r.cfg.StepTimeout
+	if e.Timeout > 0 {
+		timeout = time.Duration(e.Timeout)
+	}
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		hit, misplaced, seen := w.take(pats, onOK)
+		if hit != nil {
+			for name, ptr := range e.Capture {
+				v, ok := scenario.Get(hit.env, ptr)
+				if !ok {
+					return sr.judged(Fail, fmt.Sprintf("matched %s but it has nothing at %s to capture as %s", hit.label(), ptr, name))
+				}
+				w.tctx.Captures[name] = v
+			}
+			return sr.judged(Pass, "")
+		}
+		if misplaced != nil {
+			sr.Arrived = []string{misplaced.describe()}
+			return sr.judged(Fail, fmt.Sprintf("the expected %s arrived on %s, not on %s", misplaced.label(), misplaced.subject, wantSubject))
+		}
+		select {
+		case <-w.in.notify:
+		case <-deadline.C:
+			sr.Arrived = w.unmatched(pats)
+			msg := fmt.Sprintf("no matching envelope on %s within %s", wantSubject, timeout)
+			if len(sr.Arrived) == 0 {
+				msg += "; nothing arrived"
+			}
+			return sr.judged(Fail, msg)
+		case <-ctx.Done():
+			sr.Arrived = w.unmatched(pats)
+			return sr.judged(Fail, "scenario timeout while waiting for an envelope")
+		case <-w.r.iutDone:
+			// Let the broker deliver what the IUT sent before it died.
+			if seen == w.count() {
+				time.Sleep(20 * time.Millisecond)
+				if seen == w.count() {
+					return sr.judged(Fail, w.r.iutGone().Error())
+				}
+			}
+		}
+	}
+}
+
+// take consumes the first unconsumed envelope matching pats where onOK
+// wants it (hit) or, failing that, the first matching one elsewhere
+// (misplaced); seen is how many messages the inbox held.
+func (w *waiter) take(pats []map[string]any, onOK func(*message) bool) (hit, misplaced *message, seen int) {
+	w.in.mu.Lock()
+	defer w.in.mu.Unlock()
+	for _, m := range w.in.msgs {
+		if w.in.consumed[m.seq] || m.env == nil || !anyMatch(pats, m.env) {
+			continue
+		}
+		if onOK(m) {
+			hit = m
+			break
+		}
+		if misplaced == nil {
+			misplaced = m
+		}
+	}
+	switch {
+	case hit != nil:
+		w.in.consumed[hit.seq] = true
+		misplaced = nil
+	case misplaced != nil:
+		w.in.consumed[misplaced.seq] = true
+	}
+	return hit, misplaced, len(w.in.msgs)
+}
+
+func (w *waiter) count() int {
+	w.in.mu.Lock()
+	defer w.in.mu.Unlock()
+	return len(w.in.msgs)
+}
+
+func anyMatch(pats []map[string]any, env map[string]any) bool {
+	for _, pat := range pats {
+		if ok, _ := scenario.Match(pat, env); ok {
+			return true
+		}
+	}
+	return len(pats) == 0
+}
+
+// unmatched describes the unconsumed envelopes with the reason each fails
+// the first pattern: "expected versus arrived".
+func (w *waiter) unmatched(pats []map[string]any) []string {
+	w.in.mu.Lock()
+	defer w.in.mu.Unlock()
+	var out []string
+	for _, m := range w.in.msgs {
+		if w.in.consumed[m.seq] || m.seq == w.greetSeq {
+			continue
+		}
+		if len(out) == 8 {
+			out = append(out, "…")
+			break
+		}
+		d := m.describe()
+		if m.env != nil && len(pats) > 0 {
+			_, why := scenario.Match(pats[0], m.env)
+			d += " — " + why
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// silence passes when nothing matching arrives where the step looks within
+// its window after the latest send; by default it looks at everything
+// addressed to the scenario's peers.
+func (w *waiter) silence(ctx context.Context, s *scenario.Silence) StepResult {
+	var sr StepResult
+	pats, err := w.patterns(s.Patterns())
+	if err != nil {
+		return sr.judged(Error, err.Error())
+	}
+	sr.Expected = pats
+	onOK := w.peers.addressed
+	if s.On != "" {
+		_, onOK = w.where(s.On)
+	}
+	window := time.Duration(s.Window)
+	if window == 0 {
+		window = w.r.cfg.SilenceWindow
+	}
+	cut := false
+	select {
+	case <-time.After(window):
+	case <-ctx.Done():
+		cut = true
+	}
+	w.in.mu.Lock()
+	defer w.in.mu.Unlock()
+	for _, m := range w.in.msgs {
+		if m.seq <= w.mark || w.in.consumed[m.seq] || !onOK(m) {
+			continue
+		}
+		if m.env == nil || anyMatch(pats, m.env) {
+			w.in.consumed[m.seq] = true
+			sr.Arrived = []string{m.describe()}
+			return sr.judged(Fail, fmt.Sprintf("expected silence for %s, but the IUT sent %s", window, m.label()))
+		}
+	}
+	if cut {
+		// Nothing broke the silence: the harness's own time limit ended
+		// the window early, so the step has no verdict on the IUT.
+		return sr.judged(Error, fmt.Sprintf("scenario timeout during a %s silence window (raise --timeout)", window))
+	}
+	return sr.judged(Pass, "")
+}
