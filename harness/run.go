@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -20,67 +18,7 @@ import (
 	"github.com/aghcheck/aghcheck/harness/iut"
 	"github.com/aghcheck/aghcheck/harness/scenario"
 	"github.com/aghcheck/aghcheck/internal/randid"
-	"github.com/aghcheck/aghcheck/rules"
 )
-
-// Level is a level a run can claim: the claim it targets and the scenario
-// claims it plays.
-type Level struct {
-	Target string
-	Claims []string
-}
-
-// Levels a run can claim, by name.
-var Levels = map[string]Level{
-	"core":  {"Core Peer", []string{"core-sender", "core-receiver"}},
-	"trust": {"Trust Peer", []string{"core-sender", "core-receiver", "trust"}},
-	"full":  {"Full Peer", []string{"core-sender", "core-receiver", "trust", "nats", "jetstream"}},
-}
-
-// Config is one run.
-type Config struct {
-	Scenarios []*scenario.Scenario
-	Level     string         // core, trust or full (default full)
-	Strict    bool           // warnings fail
-	Select    *regexp.Regexp // --run: only scenarios whose id matches
-	Parallel  int            // scenarios at once (default: all)
-
-	Timeout       time.Duration // per scenario (default 10s)
-	StepTimeout   time.Duration // per expect step (default 2s)
-	SilenceWindow time.Duration // default expect_silence window (300ms)
-	GreetTimeout  time.Duration // waiting for the IUT's greet (default DefaultGreetTimeout)
-
-	// External, when set, is the broker to use instead of an embedded one.
-	External *broker.Endpoint
-	// Command starts the IUT; IUTPeer attaches to a peer already running.
-	// Exactly one must be set.
-	Command []string
-	IUTPeer string
-	// Env is extra environment for the IUT command (KEY=VALUE).
-	Env []string
-	// SuggestedPeerID is AGH_PEER_ID (default generated).
-	SuggestedPeerID string
-
-	Workspace, Channel string // default generated / "conformance"
-	FloodLimit         int    // IUT messages validated before the run calls it a flood (default 5000)
-	Now                func() time.Time
-	Version            string
-	// Progress is called as each scenario ends (from several goroutines,
-	// never concurrently).
-	Progress func(*ScenarioResult)
-}
-
-// HarnessError is a run that could not be carried out (exit code 2); the
-// report still says as much as was learned.
-type HarnessError struct{ Err error }
-
-// DefaultGreetTimeout bounds the wait for the IUT's first greet. It leaves
-// room under the 30 s promise for broker start-up and process clean-up, so a
-// peer that never greets ends the run well inside half a minute.
-const DefaultGreetTimeout = 20 * time.Second
-
-func (e *HarnessError) Error() string { return e.Err.Error() }
-func (e *HarnessError) Unwrap() error { return e.Err }
 
 type runner struct {
 	cfg   Config
@@ -113,39 +51,6 @@ func (r *runner) iutGone() error {
 		return nil
 	}
 	return fmt.Errorf("the IUT exited during the run (%s)", r.proc.Status())
-}
-
-func (c *Config) defaults() {
-	if c.Level == "" {
-		c.Level = "full"
-	}
-	if c.Timeout <= 0 {
-		c.Timeout = 10 * time.Second
-	}
-	if c.StepTimeout <= 0 {
-		c.StepTimeout = 2 * time.Second
-	}
-	if c.SilenceWindow <= 0 {
-		c.SilenceWindow = 300 * time.Millisecond
-	}
-	if c.GreetTimeout <= 0 {
-		c.GreetTimeout = DefaultGreetTimeout
-	}
-	if c.FloodLimit <= 0 {
-		c.FloodLimit = 5000
-	}
-	if c.Now == nil {
-		c.Now = time.Now
-	}
-	if c.Channel == "" {
-		c.Channel = "conformance"
-	}
-	if c.Workspace == "" {
-		c.Workspace = "aghcheck-" + randid.Hex(4)
-	}
-	if c.SuggestedPeerID == "" {
-		c.SuggestedPeerID = "iut." + randid.Hex(4)
-	}
 }
 
 // Run plays the scenarios at the IUT and grades the result. The report is
@@ -195,18 +100,6 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	grade(rep, cfg, r.target)
 	return rep, nil
-}
-
-// level checks what the run is asked for and returns the level to claim.
-func (c *Config) level() (Level, error) {
-	lv, ok := Levels[c.Level]
-	if !ok {
-		return Level{}, fmt.Errorf("unknown level %q (core, trust or full)", c.Level)
-	}
-	if (len(c.Command) == 0) == (c.IUTPeer == "") {
-		return Level{}, errors.New("give exactly one of an IUT command or an IUT peer id")
-	}
-	return lv, nil
 }
 
 func (r *runner) newReport() *Report {
@@ -528,63 +421,6 @@ func (r *runner) askWhois(peerID string) error {
 		return fmt.Errorf("whois to %s: %w", peerID, err)
 	}
 	return r.nc.Flush()
-}
-
-// passive grades everything the IUT published.
-func (r *runner) passive(rep *Report) {
-	b := r.bus
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	pr := &rep.Passive
-	pr.Envelopes = len(b.passive)
-	pr.Flooded = b.flooded
-	pr.Dropped = b.dropped
-	rep.IUT.Messages = b.iutCount
-	byRule := map[string]*PassiveFinding{}
-	var order []string
-	errs, warns := 0, 0
-	for _, m := range b.passive {
-		bad := false
-		for _, f := range m.findings {
-			pf := byRule[f.Rule.ID]
-			if pf == nil {
-				pf = &PassiveFinding{Rule: f.Rule.ID, Level: f.Rule.Severity.Level(), Example: f.String()}
-				byRule[f.Rule.ID] = pf
-				order = append(order, f.Rule.ID)
-			}
-			pf.Count++
-			if f.Severity(r.cfg.Strict) == rules.Error {
-				errs++
-				bad = true
-			} else {
-				warns++
-			}
-		}
-		if bad {
-			pr.Invalid++
-			if len(pr.Samples) < 5 {
-				pr.Samples = append(pr.Samples, receivedEntry(m))
-			}
-		}
-	}
-	sort.Strings(order)
-	for _, id := range order {
-		pr.Findings = append(pr.Findings, *byRule[id])
-	}
-	switch {
-	case pr.Envelopes == 0:
-		pr.Outcome = Skip
-	case errs > 0 || pr.Flooded:
-		pr.Outcome = Fail
-	case warns > 0:
-		pr.Outcome = Warn
-	default:
-		pr.Outcome = Pass
-	}
-	if pr.Flooded {
-		pr.Findings = append(pr.Findings, PassiveFinding{Rule: "NATS-PUBLISH-RATE", Level: "MUST", Count: b.iutCount,
-			Example: fmt.Sprintf("the IUT published %d messages during the run (limit %d)", b.iutCount, r.cfg.FloodLimit)})
-	}
 }
 
 // advertises reports whether the Peer Card's list key (profiles_supported,

@@ -11,10 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aghcheck/aghcheck/agh"
-	"github.com/aghcheck/aghcheck/trust"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+
+	"github.com/aghcheck/aghcheck/agh"
+	"github.com/aghcheck/aghcheck/trust"
 )
 
 const (

@@ -5,7 +5,6 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
-	"github.com/aghcheck/aghcheck/trust"
 	"net"
 	"os"
 	"path/filepath"
@@ -14,8 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aghcheck/aghcheck/agh"
 	"github.com/nats-io/nats.go"
+
+	"github.com/aghcheck/aghcheck/agh"
+	"github.com/aghcheck/aghcheck/trust"
 )
 
 // The peer gives up, with ErrBrokerGone, once the broker stays away.

@@ -3,12 +3,13 @@ package scenario
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/aghcheck/aghcheck/jsonx"
 	"math/big"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/aghcheck/aghcheck/jsonx"
 )
 
 // Match reports whether value matches a partial pattern, and when it does

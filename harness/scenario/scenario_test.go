@@ -2,13 +2,14 @@ package scenario
 
 import (
 	"encoding/json"
-	"github.com/aghcheck/aghcheck/internal/jsontest"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aghcheck/aghcheck/internal/jsontest"
 )
 
 func decode(t testing.TB, s string) any { t.Helper(); return jsontest.Decode(t, []byte(s)) }

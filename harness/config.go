@@ -1,0 +1,117 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/aghcheck/aghcheck/harness/broker"
+	"github.com/aghcheck/aghcheck/harness/scenario"
+	"github.com/aghcheck/aghcheck/internal/randid"
+)
+
+// Level is a level a run can claim: the claim it targets and the scenario
+// claims it plays.
+type Level struct {
+	Target string
+	Claims []string
+}
+
+// Levels a run can claim, by name.
+var Levels = map[string]Level{
+	"core":  {"Core Peer", []string{"core-sender", "core-receiver"}},
+	"trust": {"Trust Peer", []string{"core-sender", "core-receiver", "trust"}},
+	"full":  {"Full Peer", []string{"core-sender", "core-receiver", "trust", "nats", "jetstream"}},
+}
+
+// DefaultGreetTimeout bounds the wait for the IUT's first greet. It leaves
+// room under the 30 s promise for broker start-up and process clean-up, so a
+// peer that never greets ends the run well inside half a minute.
+const DefaultGreetTimeout = 20 * time.Second
+
+// Config is one run.
+type Config struct {
+	Scenarios []*scenario.Scenario
+	Level     string         // core, trust or full (default full)
+	Strict    bool           // warnings fail
+	Select    *regexp.Regexp // --run: only scenarios whose id matches
+	Parallel  int            // scenarios at once (default: all)
+
+	Timeout       time.Duration // per scenario (default 10s)
+	StepTimeout   time.Duration // per expect step (default 2s)
+	SilenceWindow time.Duration // default expect_silence window (300ms)
+	GreetTimeout  time.Duration // waiting for the IUT's greet (default DefaultGreetTimeout)
+
+	// External, when set, is the broker to use instead of an embedded one.
+	External *broker.Endpoint
+	// Command starts the IUT; IUTPeer attaches to a peer already running.
+	// Exactly one must be set.
+	Command []string
+	IUTPeer string
+	// Env is extra environment for the IUT command (KEY=VALUE).
+	Env []string
+	// SuggestedPeerID is AGH_PEER_ID (default generated).
+	SuggestedPeerID string
+
+	Workspace, Channel string // default generated / "conformance"
+	FloodLimit         int    // IUT messages validated before the run calls it a flood (default 5000)
+	Now                func() time.Time
+	Version            string
+	// Progress is called as each scenario ends (from several goroutines,
+	// never concurrently).
+	Progress func(*ScenarioResult)
+}
+
+// HarnessError is a run that could not be carried out (exit code 2); the
+// report still says as much as was learned.
+type HarnessError struct{ Err error }
+
+func (e *HarnessError) Error() string { return e.Err.Error() }
+
+func (e *HarnessError) Unwrap() error { return e.Err }
+
+func (c *Config) defaults() {
+	if c.Level == "" {
+		c.Level = "full"
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 10 * time.Second
+	}
+	if c.StepTimeout <= 0 {
+		c.StepTimeout = 2 * time.Second
+	}
+	if c.SilenceWindow <= 0 {
+		c.SilenceWindow = 300 * time.Millisecond
+	}
+	if c.GreetTimeout <= 0 {
+		c.GreetTimeout = DefaultGreetTimeout
+	}
+	if c.FloodLimit <= 0 {
+		c.FloodLimit = 5000
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Channel == "" {
+		c.Channel = "conformance"
+	}
+	if c.Workspace == "" {
+		c.Workspace = "aghcheck-" + randid.Hex(4)
+	}
+	if c.SuggestedPeerID == "" {
+		c.SuggestedPeerID = "iut." + randid.Hex(4)
+	}
+}
+
+// level checks what the run is asked for and returns the level to claim.
+func (c *Config) level() (Level, error) {
+	lv, ok := Levels[c.Level]
+	if !ok {
+		return Level{}, fmt.Errorf("unknown level %q (core, trust or full)", c.Level)
+	}
+	if (len(c.Command) == 0) == (c.IUTPeer == "") {
+		return Level{}, errors.New("give exactly one of an IUT command or an IUT peer id")
+	}
+	return lv, nil
+}

@@ -1,0 +1,65 @@
+package harness
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/aghcheck/aghcheck/rules"
+)
+
+// passive grades everything the IUT published.
+func (r *runner) passive(rep *Report) {
+	b := r.bus
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	pr := &rep.Passive
+	pr.Envelopes = len(b.passive)
+	pr.Flooded = b.flooded
+	pr.Dropped = b.dropped
+	rep.IUT.Messages = b.iutCount
+	byRule := map[string]*PassiveFinding{}
+	var order []string
+	errs, warns := 0, 0
+	for _, m := range b.passive {
+		bad := false
+		for _, f := range m.findings {
+			pf := byRule[f.Rule.ID]
+			if pf == nil {
+				pf = &PassiveFinding{Rule: f.Rule.ID, Level: f.Rule.Severity.Level(), Example: f.String()}
+				byRule[f.Rule.ID] = pf
+				order = append(order, f.Rule.ID)
+			}
+			pf.Count++
+			if f.Severity(r.cfg.Strict) == rules.Error {
+				errs++
+				bad = true
+			} else {
+				warns++
+			}
+		}
+		if bad {
+			pr.Invalid++
+			if len(pr.Samples) < 5 {
+				pr.Samples = append(pr.Samples, receivedEntry(m))
+			}
+		}
+	}
+	sort.Strings(order)
+	for _, id := range order {
+		pr.Findings = append(pr.Findings, *byRule[id])
+	}
+	switch {
+	case pr.Envelopes == 0:
+		pr.Outcome = Skip
+	case errs > 0 || pr.Flooded:
+		pr.Outcome = Fail
+	case warns > 0:
+		pr.Outcome = Warn
+	default:
+		pr.Outcome = Pass
+	}
+	if pr.Flooded {
+		pr.Findings = append(pr.Findings, PassiveFinding{Rule: "NATS-PUBLISH-RATE", Level: "MUST", Count: b.iutCount,
+			Example: fmt.Sprintf("the IUT published %d messages during the run (limit %d)", b.iutCount, r.cfg.FloodLimit)})
+	}
+}
