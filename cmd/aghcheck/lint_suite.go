@@ -33,7 +33,7 @@ the built-in suites. Exit status 1 lists every problem found.`,
 			if !embedded {
 				set.Problems = nil
 			}
-			builtin := len(set.Scenarios)
+			builtin, builtinFiles := len(set.Scenarios), set.Files
 			for _, d := range args {
 				st, err := os.Stat(d)
 				if err != nil || !st.IsDir() {
@@ -41,17 +41,19 @@ the built-in suites. Exit status 1 lists every problem found.`,
 				}
 				set.Merge(scenario.LoadFS(os.DirFS(d), ".", d+"/"))
 			}
-			checked := len(set.Scenarios) - builtin
+			checked, files := len(set.Scenarios)-builtin, set.Files-builtinFiles
 			if embedded {
-				checked = len(set.Scenarios)
+				checked, files = len(set.Scenarios), set.Files
 			}
 			for _, p := range set.Problems {
 				fmt.Fprintln(cmd.OutOrStdout(), p)
 			}
+			// A file the schema refuses yields no scenario: count files too.
+			in := reporter.Plural(checked, "scenario") + " in " + reporter.Plural(files, "file")
 			if len(set.Problems) > 0 {
-				return &exitError{code: exitInvalid, err: fmt.Errorf("%s in %s", reporter.Plural(len(set.Problems), "problem"), reporter.Plural(checked, "scenario"))}
+				return &exitError{code: exitInvalid, err: fmt.Errorf("%s (%s)", reporter.Plural(len(set.Problems), "problem"), in)}
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%d scenarios ok\n", checked)
+			fmt.Fprintf(cmd.OutOrStdout(), "%s ok\n", in)
 			return nil
 		},
 	}

@@ -21,7 +21,7 @@ func TestListAndLintEmbedded(t *testing.T) {
 		t.Fatalf("list exit %d:\n%s", code, out)
 	}
 	out, code = runAghcheck(t, "lint-suite", "--embedded")
-	if code != 0 || !strings.Contains(out, "scenarios ok") {
+	if code != 0 || !strings.Contains(out, " ok\n") {
 		t.Fatalf("lint-suite exit %d:\n%s", code, out)
 	}
 }

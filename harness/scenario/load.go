@@ -10,6 +10,7 @@ import (
 	"path"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -29,21 +30,31 @@ const SchemaName = "scenario.schema.json"
 // Problem is one thing wrong with a scenario file.
 type Problem struct {
 	File     string
+	Line     int    // 1-based; 0 when the problem has no place in the file
+	Column   int    // 1-based; 0 when only the line is known
 	Scenario string // "" for file-level problems
 	Message  string
 }
 
 func (p Problem) String() string {
-	if p.Scenario != "" {
-		return fmt.Sprintf("%s: scenario %s: %s", p.File, p.Scenario, p.Message)
+	where := p.File
+	if p.Line > 0 {
+		where += ":" + strconv.Itoa(p.Line)
+		if p.Column > 0 {
+			where += ":" + strconv.Itoa(p.Column)
+		}
 	}
-	return fmt.Sprintf("%s: %s", p.File, p.Message)
+	if p.Scenario != "" {
+		return fmt.Sprintf("%s: scenario %s: %s", where, p.Scenario, p.Message)
+	}
+	return fmt.Sprintf("%s: %s", where, p.Message)
 }
 
 // Set is a loaded collection of scenarios and whatever was wrong on the way.
 type Set struct {
 	Scenarios []*Scenario
 	Problems  []Problem
+	Files     int // scenario files read
 }
 
 // Err joins the problems into one error (nil when there are none).
@@ -82,6 +93,7 @@ func LoadFS(fsys fs.FS, root, label string) Set {
 		if suite == "." {
 			suite = strings.TrimSuffix(path.Base(rel), ext)
 		}
+		set.Files++
 		scs, probs := Parse(label+rel, data, suite)
 		set.Scenarios = append(set.Scenarios, scs...)
 		set.Problems = append(set.Problems, probs...)
@@ -96,6 +108,7 @@ func LoadFS(fsys fs.FS, root, label string) Set {
 
 // Merge appends other to s and re-checks id uniqueness across both.
 func (s *Set) Merge(other Set) {
+	s.Files += other.Files
 	s.Scenarios = append(s.Scenarios, other.Scenarios...)
 	s.Problems = append(s.Problems, other.Problems...)
 	seen := map[string]bool{}
@@ -114,7 +127,7 @@ func unique(scs []*Scenario) []Problem {
 	first := map[string]*Scenario{}
 	for _, sc := range scs {
 		if prev, dup := first[sc.ID]; dup {
-			out = append(out, Problem{File: sc.File, Scenario: sc.ID, Message: "id already used in " + prev.File})
+			out = append(out, Problem{File: sc.File, Line: sc.Line, Column: sc.Column, Scenario: sc.ID, Message: fmt.Sprintf("id already used in %s:%d", prev.File, prev.Line)})
 			continue
 		}
 		first[sc.ID] = sc
@@ -125,6 +138,7 @@ func unique(scs []*Scenario) []Problem {
 var (
 	schemaOnce sync.Once
 	schema     *jsonschema.Schema
+	schemaDoc  any // the raw schema, for the names of an object's keys
 	schemaErr  error
 )
 
@@ -140,6 +154,7 @@ func compiled() (*jsonschema.Schema, error) {
 			schemaErr = fmt.Errorf("scenario schema: %w", err)
 			return
 		}
+		schemaDoc = doc
 		c := jsonschema.NewCompiler()
 		const url = "https://aghcheck.dev/schemas/scenario.schema.json"
 		if err := c.AddResource(url, doc); err != nil {
@@ -157,9 +172,13 @@ func Parse(name string, data []byte, suite string) ([]*Scenario, []Problem) {
 	fail := func(msg string) ([]*Scenario, []Problem) {
 		return nil, []Problem{{File: name, Message: msg}}
 	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, []Problem{syntaxProblem(name, err)}
+	}
 	var doc any
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return fail("not YAML: " + err.Error())
+	if err := root.Decode(&doc); err != nil {
+		return nil, []Problem{syntaxProblem(name, err)}
 	}
 	js, err := json.Marshal(jsonable(doc))
 	if err != nil {
@@ -174,11 +193,7 @@ func Parse(name string, data []byte, suite string) ([]*Scenario, []Problem) {
 		return fail(err.Error())
 	}
 	if err := sch.Validate(inst); err != nil {
-		var ve *jsonschema.ValidationError
-		if errors.As(err, &ve) {
-			return nil, schemaProblems(name, ve)
-		}
-		return fail(err.Error())
+		return nil, schemaProblems(name, &root, scenarioIDs(doc), err)
 	}
 	var f File
 	dec := json.NewDecoder(bytes.NewReader(js))
@@ -191,35 +206,34 @@ func Parse(name string, data []byte, suite string) ([]*Scenario, []Problem) {
 		suite = f.Suite
 	}
 	var probs []Problem
-	for _, sc := range f.Scenarios {
+	for i, sc := range f.Scenarios {
 		sc.Suite, sc.File = suite, name
-		for _, msg := range sc.check() {
-			probs = append(probs, Problem{File: name, Scenario: sc.ID, Message: msg})
+		base := []string{"scenarios", strconv.Itoa(i)}
+		n, _ := nodeAt(&root, base)
+		if n != nil {
+			sc.Line, sc.Column = n.Line, n.Column
+		}
+		for _, is := range sc.check() {
+			n, _ := nodeAt(&root, append(base, pointer(is.at)...))
+			probs = append(probs, Problem{File: name, Scenario: sc.ID, Message: is.msg}.at(n))
 		}
 	}
 	return f.Scenarios, probs
 }
 
-func schemaProblems(name string, ve *jsonschema.ValidationError) []Problem {
-	var out []Problem
-	var walk func(u *jsonschema.OutputUnit)
-	walk = func(u *jsonschema.OutputUnit) {
-		if u.Error != nil && len(u.Errors) == 0 {
-			loc := u.InstanceLocation
-			if loc == "" {
-				loc = "/"
+// scenarioIDs maps the index of each scenario in a decoded file to its id.
+func scenarioIDs(doc any) map[string]string {
+	ids := map[string]string{}
+	m, _ := doc.(map[string]any)
+	list, _ := m["scenarios"].([]any)
+	for i, sc := range list {
+		if sm, ok := sc.(map[string]any); ok {
+			if id, ok := sm["id"].(string); ok {
+				ids[strconv.Itoa(i)] = id
 			}
-			out = append(out, Problem{File: name, Message: fmt.Sprintf("at %s: %s", loc, u.Error)})
-		}
-		for i := range u.Errors {
-			walk(&u.Errors[i])
 		}
 	}
-	walk(ve.BasicOutput())
-	if len(out) == 0 {
-		out = append(out, Problem{File: name, Message: ve.Error()})
-	}
-	return out
+	return ids
 }
 
 // jsonable turns YAML's decoded values into JSON-marshalable ones.
@@ -253,18 +267,24 @@ func (sc *Scenario) PeerNames() []Peer {
 	return sc.Peers
 }
 
+// issue is one problem check found, at a JSON pointer into its scenario.
+type issue struct{ at, msg string }
+
 // check finds what the schema cannot: unknown requirement ids, undeclared
 // peers, templates that cannot evaluate, captures used before they exist.
-func (sc *Scenario) check() []string {
-	var out []string
-	bad := func(format string, a ...any) { out = append(out, fmt.Sprintf(format, a...)) }
-	for _, id := range sc.Requirements {
+func (sc *Scenario) check() []issue {
+	var out []issue
+	at := "" // what is being checked: the problems' place in the file
+	bad := func(format string, a ...any) { out = append(out, issue{at, fmt.Sprintf(format, a...)}) }
+	for j, id := range sc.Requirements {
 		if _, ok := rules.Lookup(id); !ok {
+			at = "/requirements/" + strconv.Itoa(j)
 			bad("requirement %s is not a registered rule id (see `aghcheck rules`)", id)
 		}
 	}
 	peers := map[string]*TestPeer{}
-	for _, p := range sc.PeerNames() {
+	for k, p := range sc.PeerNames() {
+		at = "/peers/" + strconv.Itoa(k)
 		if !PeerName(p.Name) {
 			bad("bad test peer name %q", p.Name)
 		}
@@ -304,6 +324,7 @@ func (sc *Scenario) check() []string {
 		}
 	}
 	for i, st := range sc.Steps {
+		at = "/steps/" + strconv.Itoa(i)
 		switch {
 		case st.Send != nil:
 			s := st.Send

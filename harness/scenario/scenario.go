@@ -32,8 +32,10 @@ type Scenario struct {
 	Timeout      Duration `json:"timeout,omitempty"`
 	Steps        []Step   `json:"steps"`
 
-	Suite string `json:"-"` // filled by the loader
-	File  string `json:"-"` // where the scenario was read from
+	Suite  string `json:"-"` // filled by the loader
+	File   string `json:"-"` // where the scenario was read from
+	Line   int    `json:"-"` // where in File it starts (1-based)
+	Column int    `json:"-"`
 }
 
 // Requires gates a scenario on what the IUT advertises or the broker offers;

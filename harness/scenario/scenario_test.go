@@ -99,6 +99,16 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		scs, probs := Parse("fuzz.yaml", data, "fuzz")
+		// Line breaks as YAML counts them.
+		lines := 1
+		for _, b := range []string{"\r\n", "\n", "\r", "\u0085", "\u2028", "\u2029"} {
+			lines += strings.Count(string(data), b)
+		}
+		for _, p := range probs {
+			if p.Line < 0 || p.Line > lines+1 || p.Column < 0 { // an empty document sits on the line after
+				t.Fatalf("problem placed at %d:%d in %d lines: %s", p.Line, p.Column, lines, p)
+			}
+		}
 		if len(probs) == 0 {
 			for _, sc := range scs {
 				if sc.ID == "" || len(sc.Steps) == 0 {
