@@ -18,20 +18,16 @@ const (
 	stageOther    = 9
 )
 
-var stageOf = map[*rules.Rule]int{}
+var (
+	stageOf  = map[*rules.Rule]int{}
+	aghRules = rules.Declarer{Profile: "agh", Reason: ReasonMalformed}
+)
 
-// rule registers r in the catalogue and records its validation stage.
-func rule(stage int, r *rules.Rule) *rules.Rule {
-	r.Profile = "agh"
-	if r.Severity == 0 {
-		r.Severity = rules.Error
-	}
-	if r.Reason == "" && r.Severity == rules.Error {
-		r.Reason = "malformed"
-	}
-	rules.Register(r)
-	stageOf[r] = stage
-	return r
+// rule declares r in the catalogue and records its validation stage.
+func rule(stage int, r rules.Rule) *rules.Rule {
+	d := aghRules.Declare(r)
+	stageOf[d] = stage
+	return d
 }
 
 const (
@@ -43,226 +39,226 @@ const (
 
 // Envelope-level rules (stage 2).
 var (
-	RuleSchema = rule(stageEnvelope, &rules.Rule{ID: "ENV-SCHEMA",
+	RuleSchema = rule(stageEnvelope, rules.Rule{ID: "ENV-SCHEMA",
 		Clause: "An envelope MUST satisfy the published JSON Schema of the envelope and of its kind's body (reported only where no precise rule already explains the error).",
 		Source: srcEnv + " §JSON schema; " + srcKinds + " body tables"})
-	RuleRequired = rule(stageEnvelope, &rules.Rule{ID: "ENV-REQUIRED",
+	RuleRequired = rule(stageEnvelope, rules.Rule{ID: "ENV-REQUIRED",
 		Clause: "An envelope MUST carry protocol, id, workspace_id, kind, channel, from, ts and body.",
 		Source: srcEnv + " §Wire contract"})
-	RuleProtocol = rule(stageEnvelope, &rules.Rule{ID: "ENV-PROTOCOL",
-		Clause: `The protocol field MUST be the string "agh-network/v0".`, Reason: "unsupported_profile",
+	RuleProtocol = rule(stageEnvelope, rules.Rule{ID: "ENV-PROTOCOL",
+		Clause: `The protocol field MUST be the string "agh-network/v0".`, Reason: ReasonUnsupportedProfile,
 		Source: srcEnv + " §Fields (protocol)"})
-	RuleID = rule(stageEnvelope, &rules.Rule{ID: "ENV-ID",
+	RuleID = rule(stageEnvelope, rules.Rule{ID: "ENV-ID",
 		Clause: "The id field MUST be a non-empty string naming the envelope uniquely within the sender's replay window.",
 		Source: srcEnv + " §Fields (id)"})
-	RuleWorkspaceID = rule(stageEnvelope, &rules.Rule{ID: "ENV-WORKSPACE-ID",
+	RuleWorkspaceID = rule(stageEnvelope, rules.Rule{ID: "ENV-WORKSPACE-ID",
 		Clause: "The workspace_id field MUST be a non-empty string.",
 		Source: srcEnv + " §Fields (workspace_id)"})
-	RuleWorkspaceSubject = rule(stageEnvelope, &rules.Rule{ID: "ENV-WORKSPACE-ID-SUBJECT",
+	RuleWorkspaceSubject = rule(stageEnvelope, rules.Rule{ID: "ENV-WORKSPACE-ID-SUBJECT",
 		Clause: "A workspace_id MUST fit in one NATS subject token: no dots, '*', '>', whitespace or control characters.",
 		Source: srcNATS + " §Subject grammar"})
-	RuleKind = rule(stageEnvelope, &rules.Rule{ID: "ENV-KIND",
-		Clause: "The kind field MUST be one of greet, whois, say, capability, receipt, trace.", Reason: "unsupported_kind",
+	RuleKind = rule(stageEnvelope, rules.Rule{ID: "ENV-KIND",
+		Clause: "The kind field MUST be one of greet, whois, say, capability, receipt, trace.", Reason: ReasonUnsupportedKind,
 		Source: srcEnv + " §Fields (kind)"})
-	RuleKindDirect = rule(stageEnvelope, &rules.Rule{ID: "ENV-KIND-DIRECT",
+	RuleKindDirect = rule(stageEnvelope, rules.Rule{ID: "ENV-KIND-DIRECT",
 		Clause: `kind "direct" MUST be rejected: a direct room is a conversation kind with surface "direct".`,
 		Source: srcKinds + " (direct is not a kind)"})
-	RuleLegacyInteraction = rule(stageEnvelope, &rules.Rule{ID: "ENV-LEGACY-INTERACTION-ID",
+	RuleLegacyInteraction = rule(stageEnvelope, rules.Rule{ID: "ENV-LEGACY-INTERACTION-ID",
 		Clause: "The obsolete interaction_id field MUST NOT appear; work is correlated with work_id.",
 		Source: srcEnv + " §JSON schema (additionalProperties: false); reference runtime hard cut"})
-	RuleUnknownField = rule(stageEnvelope, &rules.Rule{ID: "ENV-UNKNOWN-FIELD",
+	RuleUnknownField = rule(stageEnvelope, rules.Rule{ID: "ENV-UNKNOWN-FIELD",
 		Clause: "An envelope MUST NOT carry top-level fields the envelope schema does not define (extensions go in ext).",
 		Source: srcEnv + " §JSON schema (additionalProperties: false); erratum 4"})
-	RuleChannel = rule(stageEnvelope, &rules.Rule{ID: "ENV-CHANNEL-GRAMMAR",
+	RuleChannel = rule(stageEnvelope, rules.Rule{ID: "ENV-CHANNEL-GRAMMAR",
 		Clause: "The channel MUST match [a-z0-9][a-z0-9_-]{0,63}.",
 		Source: srcEnv + " §Fields (channel)"})
-	RuleFrom = rule(stageEnvelope, &rules.Rule{ID: "ENV-FROM-GRAMMAR",
+	RuleFrom = rule(stageEnvelope, rules.Rule{ID: "ENV-FROM-GRAMMAR",
 		Clause: "from MUST be a Peer ID matching [a-z0-9][a-z0-9._-]{0,127} (or, under the trust profile, a nickname@fingerprint handle).",
 		Source: srcEnv + " §Fields (from)"})
-	RuleTo = rule(stageEnvelope, &rules.Rule{ID: "ENV-TO-GRAMMAR",
+	RuleTo = rule(stageEnvelope, rules.Rule{ID: "ENV-TO-GRAMMAR",
 		Clause: "to MUST be null, absent, or a Peer ID (or trust-profile handle).",
 		Source: srcEnv + " §Fields (to)"})
-	RuleTS = rule(stageEnvelope, &rules.Rule{ID: "ENV-TS",
+	RuleTS = rule(stageEnvelope, rules.Rule{ID: "ENV-TS",
 		Clause: "ts MUST be an integer number of Unix seconds, not negative.",
 		Source: srcEnv + " §Fields (ts)"})
-	RuleExpiresAt = rule(stageEnvelope, &rules.Rule{ID: "ENV-EXPIRES-AT",
+	RuleExpiresAt = rule(stageEnvelope, rules.Rule{ID: "ENV-EXPIRES-AT",
 		Clause: "expires_at, when present, MUST be an integer number of Unix seconds, not negative.",
 		Source: srcEnv + " §Fields (expires_at)"})
-	RuleCorrelation = rule(stageEnvelope, &rules.Rule{ID: "ENV-CORRELATION-ID",
+	RuleCorrelation = rule(stageEnvelope, rules.Rule{ID: "ENV-CORRELATION-ID",
 		Clause: "reply_to, trace_id and causation_id, when present, MUST be non-empty strings.",
 		Source: srcEnv + " §Fields (reply_to, trace_id, causation_id)"})
-	RuleNullOptional = rule(stageEnvelope, &rules.Rule{ID: "ENV-NULL-OPTIONAL",
+	RuleNullOptional = rule(stageEnvelope, rules.Rule{ID: "ENV-NULL-OPTIONAL",
 		Clause: "reply_to, trace_id, causation_id and expires_at MUST be omitted rather than null (the schema does not allow null).",
 		Source: srcEnv + " §JSON schema; erratum 3"})
-	RuleBody = rule(stageEnvelope, &rules.Rule{ID: "ENV-BODY-OBJECT",
+	RuleBody = rule(stageEnvelope, rules.Rule{ID: "ENV-BODY-OBJECT",
 		Clause: "body MUST be a JSON object.",
 		Source: srcEnv + " §Fields (body)"})
-	RuleProof = rule(stageEnvelope, &rules.Rule{ID: "ENV-PROOF-TYPE",
+	RuleProof = rule(stageEnvelope, rules.Rule{ID: "ENV-PROOF-TYPE",
 		Clause: "proof MUST be an object or null.",
 		Source: srcEnv + " §Fields (proof)"})
-	RuleExt = rule(stageEnvelope, &rules.Rule{ID: "ENV-EXT-OBJECT",
+	RuleExt = rule(stageEnvelope, rules.Rule{ID: "ENV-EXT-OBJECT",
 		Clause: "ext, when present, MUST be a JSON object.",
 		Source: srcEnv + " §Fields (ext)"})
-	RuleExtNamespace = rule(stageEnvelope, &rules.Rule{ID: "ENV-EXT-NAMESPACE", Severity: rules.Warning,
+	RuleExtNamespace = rule(stageEnvelope, rules.Rule{ID: "ENV-EXT-NAMESPACE", Severity: rules.Warning,
 		Clause: "Extension keys SHOULD be namespaced with an organisation or profile prefix (e.g. acme.priority).",
 		Source: srcEnv + " §Extension rules"})
-	RuleTSFuture = rule(stageFresh, &rules.Rule{ID: "ENV-TS-FUTURE", Reason: "expired",
+	RuleTSFuture = rule(stageFresh, rules.Rule{ID: "ENV-TS-FUTURE", Reason: ReasonExpired,
 		Clause: "ts MUST NOT lie further in the future than the replay age (reference-runtime reading, erratum 11).",
 		Source: "Reference runtime freshness; erratum 11"})
-	RuleSecret = rule(stageBody, &rules.Rule{ID: "ENV-SECRET-MATERIAL",
+	RuleSecret = rule(stageBody, rules.Rule{ID: "ENV-SECRET-MATERIAL",
 		Clause: "body, proof and ext MUST NOT carry raw secrets under keys such as token, password, api_key (reference-runtime reading, erratum 11).",
 		Source: "Reference runtime; erratum 11"})
 )
 
 // Surface, container and work rules (stage 4).
 var (
-	RuleSurfaceEnum = rule(stageSurface, &rules.Rule{ID: "ENV-SURFACE-ENUM",
+	RuleSurfaceEnum = rule(stageSurface, rules.Rule{ID: "ENV-SURFACE-ENUM",
 		Clause: `surface, when set, MUST be "thread" or "direct".`,
 		Source: srcEnv + " §Fields (surface)"})
-	RuleDiscoverySurface = rule(stageSurface, &rules.Rule{ID: "KIND-DISCOVERY-SURFACE",
+	RuleDiscoverySurface = rule(stageSurface, rules.Rule{ID: "KIND-DISCOVERY-SURFACE",
 		Clause: "greet and whois MUST NOT carry surface, thread_id or direct_id.",
 		Source: srcEnv + " §Conversation surface fields; " + srcKinds + " §Summary"})
-	RuleDiscoveryWork = rule(stageSurface, &rules.Rule{ID: "KIND-DISCOVERY-WORK-ID",
+	RuleDiscoveryWork = rule(stageSurface, rules.Rule{ID: "KIND-DISCOVERY-WORK-ID",
 		Clause: "greet and whois MUST NOT carry work_id.",
 		Source: srcEnv + " §Fields (work_id); " + srcKinds + " §Summary"})
-	RuleSurfaceRequired = rule(stageSurface, &rules.Rule{ID: "KIND-SURFACE-REQUIRED",
+	RuleSurfaceRequired = rule(stageSurface, rules.Rule{ID: "KIND-SURFACE-REQUIRED",
 		Clause: `say, capability, receipt and trace MUST carry surface "thread" or "direct".`,
 		Source: srcEnv + " §Conversation surface fields; " + srcKinds + " §Summary"})
-	RuleThreadRequired = rule(stageSurface, &rules.Rule{ID: "ENV-THREAD-ID-REQUIRED",
+	RuleThreadRequired = rule(stageSurface, rules.Rule{ID: "ENV-THREAD-ID-REQUIRED",
 		Clause: `thread_id is REQUIRED when surface is "thread".`,
 		Source: srcEnv + " §Fields (thread_id)"})
-	RuleDirectRequired = rule(stageSurface, &rules.Rule{ID: "ENV-DIRECT-ID-REQUIRED",
+	RuleDirectRequired = rule(stageSurface, rules.Rule{ID: "ENV-DIRECT-ID-REQUIRED",
 		Clause: `direct_id is REQUIRED when surface is "direct".`,
 		Source: srcEnv + " §Fields (direct_id)"})
-	RuleContainerExclusive = rule(stageSurface, &rules.Rule{ID: "ENV-CONTAINER-EXCLUSIVE",
+	RuleContainerExclusive = rule(stageSurface, rules.Rule{ID: "ENV-CONTAINER-EXCLUSIVE",
 		Clause: "thread_id and direct_id are mutually exclusive on one envelope.",
 		Source: srcEnv + " §Conversation surface fields"})
-	RuleContainerSurface = rule(stageSurface, &rules.Rule{ID: "ENV-CONTAINER-SURFACE",
+	RuleContainerSurface = rule(stageSurface, rules.Rule{ID: "ENV-CONTAINER-SURFACE",
 		Clause: "A container id MUST match the surface: thread_id only with surface thread, direct_id only with surface direct.",
 		Source: srcEnv + " §Fields (thread_id, direct_id: MUST be absent otherwise)"})
-	RuleThreadID = rule(stageSurface, &rules.Rule{ID: "ENV-THREAD-ID-GRAMMAR",
+	RuleThreadID = rule(stageSurface, rules.Rule{ID: "ENV-THREAD-ID-GRAMMAR",
 		Clause: "thread_id MUST be a non-empty string (reference reading: ^thread_[a-z0-9][a-z0-9_-]{2,95}$, erratum 6).",
 		Source: srcEnv + " §JSON schema (thread_id); erratum 6"})
-	RuleDirectID = rule(stageSurface, &rules.Rule{ID: "ENV-DIRECT-ID-GRAMMAR",
+	RuleDirectID = rule(stageSurface, rules.Rule{ID: "ENV-DIRECT-ID-GRAMMAR",
 		Clause: "direct_id MUST match ^direct_[a-f0-9]{32}$.",
 		Source: srcEnv + " §Fields (direct_id)"})
-	RuleWorkID = rule(stageSurface, &rules.Rule{ID: "ENV-WORK-ID-GRAMMAR",
+	RuleWorkID = rule(stageSurface, rules.Rule{ID: "ENV-WORK-ID-GRAMMAR",
 		Clause: "work_id MUST match ^work_[a-zA-Z0-9_-]{1,64}$ (reference reading: no slash, backslash or control characters, at most 128 chars, erratum 5).",
 		Source: srcEnv + " §Fields (work_id); erratum 5"})
-	RuleWorkRequired = rule(stageSurface, &rules.Rule{ID: "KIND-WORK-ID-REQUIRED",
+	RuleWorkRequired = rule(stageSurface, rules.Rule{ID: "KIND-WORK-ID-REQUIRED",
 		Clause: "receipt and trace MUST carry work_id (capability too under the reference reading, erratum 7).",
 		Source: srcKinds + " §Summary; erratum 7"})
-	RuleDirectDerivation = rule(stageRouting, &rules.Rule{ID: "ENV-DIRECT-ID-DERIVATION",
+	RuleDirectDerivation = rule(stageRouting, rules.Rule{ID: "ENV-DIRECT-ID-DERIVATION",
 		Clause: "A direct-surface envelope with to MUST use the direct_id derived from (workspace_id, channel, from, to); a room needs two different peers.",
 		Source: srcEnv + " §Conversation surface fields (direct_id is deterministic); erratum 1"})
 )
 
 // Body rules (stage 5).
 var (
-	RuleGreetTo = rule(stageSurface, &rules.Rule{ID: "GREET-TO-NULL",
+	RuleGreetTo = rule(stageSurface, rules.Rule{ID: "GREET-TO-NULL",
 		Clause: "greet MUST have to null or omitted: it is a broadcast.",
 		Source: srcKinds + " §greet"})
-	RuleGreetCard = rule(stageBody, &rules.Rule{ID: "GREET-PEER-CARD",
+	RuleGreetCard = rule(stageBody, rules.Rule{ID: "GREET-PEER-CARD",
 		Clause: "greet body MUST carry a peer_card object.",
 		Source: srcKinds + " §greet body fields"})
-	RuleGreetSummary = rule(stageBody, &rules.Rule{ID: "GREET-SUMMARY-TYPE",
+	RuleGreetSummary = rule(stageBody, rules.Rule{ID: "GREET-SUMMARY-TYPE",
 		Clause: "greet body summary, when present, MUST be a string.",
 		Source: srcKinds + " §greet body fields"})
-	RuleCardPeerID = rule(stageBody, &rules.Rule{ID: "CARD-PEER-ID",
+	RuleCardPeerID = rule(stageBody, rules.Rule{ID: "CARD-PEER-ID",
 		Clause: "A Peer Card MUST carry peer_id, a Peer ID (or trust-profile handle).",
 		Source: "AGH Peer Discovery §Peer Card"})
-	RuleCardArrays = rule(stageBody, &rules.Rule{ID: "CARD-ARRAYS",
+	RuleCardArrays = rule(stageBody, rules.Rule{ID: "CARD-ARRAYS",
 		Clause: "A Peer Card MUST carry profiles_supported, capabilities, artifacts_supported and trust_modes_supported as arrays of strings, even when empty.",
 		Source: "AGH Peer Discovery §Peer Card; " + srcKinds + " §greet annotation"})
-	RuleCardOptional = rule(stageBody, &rules.Rule{ID: "CARD-OPTIONAL-TYPES",
+	RuleCardOptional = rule(stageBody, rules.Rule{ID: "CARD-OPTIONAL-TYPES",
 		Clause: "A Peer Card's display_name, when present, MUST be a string and its ext an object.",
 		Source: "AGH Peer Discovery §Peer Card"})
-	RuleCardMatchFrom = rule(stageBody, &rules.Rule{ID: "CARD-PEER-ID-MATCH",
+	RuleCardMatchFrom = rule(stageBody, rules.Rule{ID: "CARD-PEER-ID-MATCH",
 		Clause: "peer_card.peer_id MUST equal the envelope from in greet and in whois responses.",
 		Source: srcKinds + " §greet; AGH Peer Discovery"})
-	RuleWhoisType = rule(stageBody, &rules.Rule{ID: "WHOIS-TYPE",
+	RuleWhoisType = rule(stageBody, rules.Rule{ID: "WHOIS-TYPE",
 		Clause: `whois body type MUST be "request" or "response".`,
 		Source: srcKinds + " §whois body fields"})
-	RuleWhoisRequestCard = rule(stageBody, &rules.Rule{ID: "WHOIS-REQUEST-NO-CARD",
+	RuleWhoisRequestCard = rule(stageBody, rules.Rule{ID: "WHOIS-REQUEST-NO-CARD",
 		Clause: "A whois request MUST NOT carry a peer_card.",
 		Source: srcKinds + " §whois body fields"})
-	RuleWhoisQuery = rule(stageBody, &rules.Rule{ID: "WHOIS-REQUEST-QUERY", Severity: rules.Warning,
+	RuleWhoisQuery = rule(stageBody, rules.Rule{ID: "WHOIS-REQUEST-QUERY", Severity: rules.Warning,
 		Clause: "A whois request SHOULD carry a query string describing what it looks for.",
 		Source: srcKinds + " §whois body fields"})
-	RuleWhoisQueryType = rule(stageBody, &rules.Rule{ID: "WHOIS-QUERY-TYPE",
+	RuleWhoisQueryType = rule(stageBody, rules.Rule{ID: "WHOIS-QUERY-TYPE",
 		Clause: "whois query, when present, MUST be a string.",
 		Source: srcKinds + " §whois body fields"})
-	RuleWhoisResponseCard = rule(stageBody, &rules.Rule{ID: "WHOIS-RESPONSE-CARD",
+	RuleWhoisResponseCard = rule(stageBody, rules.Rule{ID: "WHOIS-RESPONSE-CARD",
 		Clause: "A whois response MUST carry a peer_card.",
 		Source: srcKinds + " §whois body fields"})
-	RuleWhoisReplyTo = rule(stageBody, &rules.Rule{ID: "WHOIS-RESPONSE-REPLY-TO",
+	RuleWhoisReplyTo = rule(stageBody, rules.Rule{ID: "WHOIS-RESPONSE-REPLY-TO",
 		Clause: "A whois response MUST carry reply_to naming the request envelope id.",
 		Source: srcKinds + " §whois envelope requirements"})
-	RuleSayText = rule(stageBody, &rules.Rule{ID: "SAY-TEXT",
+	RuleSayText = rule(stageBody, rules.Rule{ID: "SAY-TEXT",
 		Clause: "say body text MUST be a string that is non-empty after trimming whitespace.",
 		Source: srcKinds + " §say body fields"})
-	RuleSayOptional = rule(stageBody, &rules.Rule{ID: "SAY-OPTIONAL-TYPES",
+	RuleSayOptional = rule(stageBody, rules.Rule{ID: "SAY-OPTIONAL-TYPES",
 		Clause: "say body intent, when present, MUST be a string and artifacts an array.",
 		Source: srcKinds + " §say body fields"})
-	RuleCapObject = rule(stageBody, &rules.Rule{ID: "CAP-OBJECT",
+	RuleCapObject = rule(stageBody, rules.Rule{ID: "CAP-OBJECT",
 		Clause: "capability body MUST carry a capability object.",
 		Source: srcKinds + " §capability body fields"})
-	RuleCapRequired = rule(stageBody, &rules.Rule{ID: "CAP-REQUIRED",
+	RuleCapRequired = rule(stageBody, rules.Rule{ID: "CAP-REQUIRED",
 		Clause: "A capability MUST carry id, summary, outcome and digest as non-blank strings.",
 		Source: srcKinds + " §capability body fields"})
-	RuleCapTypes = rule(stageBody, &rules.Rule{ID: "CAP-FIELD-TYPES",
+	RuleCapTypes = rule(stageBody, rules.Rule{ID: "CAP-FIELD-TYPES",
 		Clause: "A capability's version, when present, MUST be a string, and its descriptive lists arrays of strings.",
 		Source: srcKinds + " §capability body fields"})
-	RuleCapRequirements = rule(stageBody, &rules.Rule{ID: "CAP-REQUIREMENTS",
+	RuleCapRequirements = rule(stageBody, rules.Rule{ID: "CAP-REQUIREMENTS",
 		Clause: "capability requirements entries MUST be non-empty and unique after trimming.",
 		Source: srcKinds + " §capability body fields (requirements)"})
-	RuleCapDigest = rule(stageBody, &rules.Rule{ID: "CAP-DIGEST", Reason: "verification_failed",
+	RuleCapDigest = rule(stageBody, rules.Rule{ID: "CAP-DIGEST", Reason: ReasonVerificationFailed,
 		Clause: "capability.digest MUST equal the canonical digest of the capability document.",
 		Source: srcKinds + " §capability; reference digest algorithm (spec §1); erratum 2"})
-	RuleReceiptForID = rule(stageBody, &rules.Rule{ID: "RECEIPT-FOR-ID",
+	RuleReceiptForID = rule(stageBody, rules.Rule{ID: "RECEIPT-FOR-ID",
 		Clause: "receipt body for_id MUST be a non-empty string naming the acknowledged envelope.",
 		Source: srcKinds + " §receipt body fields"})
-	RuleReceiptStatus = rule(stageBody, &rules.Rule{ID: "RECEIPT-STATUS",
+	RuleReceiptStatus = rule(stageBody, rules.Rule{ID: "RECEIPT-STATUS",
 		Clause: "receipt status MUST be accepted, rejected, duplicate, expired, unsupported or canceled.",
 		Source: srcKinds + " §receipt body fields"})
-	RuleReceiptReasonAbsent = rule(stageBody, &rules.Rule{ID: "RECEIPT-REASON-ABSENT",
+	RuleReceiptReasonAbsent = rule(stageBody, rules.Rule{ID: "RECEIPT-REASON-ABSENT",
 		Clause: "An accepted receipt MUST NOT carry reason_code.",
 		Source: srcKinds + " §receipt body fields; " + srcDelivery})
-	RuleReceiptReasonRequired = rule(stageBody, &rules.Rule{ID: "RECEIPT-REASON-REQUIRED",
+	RuleReceiptReasonRequired = rule(stageBody, rules.Rule{ID: "RECEIPT-REASON-REQUIRED",
 		Clause: "A rejected, duplicate, expired or unsupported receipt MUST carry reason_code.",
 		Source: srcKinds + " §receipt body fields; " + srcDelivery})
-	RuleReceiptReasonType = rule(stageBody, &rules.Rule{ID: "RECEIPT-REASON-TYPE",
+	RuleReceiptReasonType = rule(stageBody, rules.Rule{ID: "RECEIPT-REASON-TYPE",
 		Clause: "reason_code, when present, MUST be a non-empty string.",
 		Source: srcKinds + " §receipt body fields"})
-	RuleReceiptDetailType = rule(stageBody, &rules.Rule{ID: "RECEIPT-DETAIL-TYPE",
+	RuleReceiptDetailType = rule(stageBody, rules.Rule{ID: "RECEIPT-DETAIL-TYPE",
 		Clause: "receipt detail, when present, MUST be a string.",
 		Source: srcKinds + " §receipt body fields"})
-	RuleReceiptReasonKnown = rule(stageBody, &rules.Rule{ID: "RECEIPT-REASON-KNOWN", Severity: rules.Warning,
+	RuleReceiptReasonKnown = rule(stageBody, rules.Rule{ID: "RECEIPT-REASON-KNOWN", Severity: rules.Warning,
 		Clause: "A reason_code SHOULD be one of the twelve registered codes.",
 		Source: srcKinds + " §Reason codes; " + srcDelivery})
-	RuleReceiptTo = rule(stageBody, &rules.Rule{ID: "RECEIPT-TO", Severity: rules.Warning,
+	RuleReceiptTo = rule(stageBody, rules.Rule{ID: "RECEIPT-TO", Severity: rules.Warning,
 		Clause: "A receipt SHOULD set to, the peer that needs the receipt.",
 		Source: srcKinds + " §receipt envelope requirements"})
-	RuleTraceState = rule(stageBody, &rules.Rule{ID: "TRACE-STATE",
+	RuleTraceState = rule(stageBody, rules.Rule{ID: "TRACE-STATE",
 		Clause: "trace state MUST be submitted, working, needs_input, completed, failed or canceled.",
 		Source: srcKinds + " §trace body fields"})
-	RuleTraceOptional = rule(stageBody, &rules.Rule{ID: "TRACE-OPTIONAL-TYPES",
+	RuleTraceOptional = rule(stageBody, rules.Rule{ID: "TRACE-OPTIONAL-TYPES",
 		Clause: "trace message, when present, MUST be a string, result an object and artifact_refs an array.",
 		Source: srcKinds + " §trace body fields"})
-	RuleTraceTo = rule(stageBody, &rules.Rule{ID: "TRACE-TO", Severity: rules.Warning,
+	RuleTraceTo = rule(stageBody, rules.Rule{ID: "TRACE-TO", Severity: rules.Warning,
 		Clause: "A trace SHOULD set to, the work initiator.",
 		Source: srcKinds + " §trace envelope requirements"})
 )
 
 // Freshness and local-policy rules.
 var (
-	RuleExpired = rule(stageFresh, &rules.Rule{ID: "FRESH-EXPIRED", Reason: "expired",
+	RuleExpired = rule(stageFresh, rules.Rule{ID: "FRESH-EXPIRED", Reason: ReasonExpired,
 		Clause: "A receiver MUST reject an envelope whose expires_at is at or before its current time.",
 		Source: srcEnv + " §Freshness rules; " + srcDelivery})
-	RuleReplayAge = rule(stageFresh, &rules.Rule{ID: "FRESH-REPLAY-AGE", Reason: "expired",
+	RuleReplayAge = rule(stageFresh, rules.Rule{ID: "FRESH-REPLAY-AGE", Reason: ReasonExpired,
 		Clause: "Without expires_at, an envelope older than the replay age (default 300 s) is rejected as expired (enforced when a current time is given).",
 		Source: srcEnv + " §Freshness rules; " + srcDelivery})
-	RuleRequireVerified = rule(stageTrust, &rules.Rule{ID: "POLICY-REQUIRE-VERIFIED", Reason: "verification_failed",
+	RuleRequireVerified = rule(stageTrust, rules.Rule{ID: "POLICY-REQUIRE-VERIFIED", Reason: ReasonVerificationFailed,
 		Clause: "Under a require-verified policy an envelope MUST carry a valid trust proof from a verified handle.",
 		Source: "AGH Signature Verification §local policy"})
 )

@@ -95,9 +95,10 @@ var (
 	ordered []*Rule
 )
 
-// Register adds rules to the catalogue. Checker packages call it from a
-// package-level var initialiser so that importing them is enough. It panics on
-// a duplicate or malformed rule: that is a programming error caught by any test.
+// Register adds complete rules to the catalogue; checker packages declare
+// theirs through a Declarer, in package-level var initialisers, so that
+// importing them is enough. It panics on a duplicate or malformed rule: that
+// is a programming error caught by any test.
 func Register(rs ...*Rule) {
 	mu.Lock()
 	defer mu.Unlock()
@@ -111,6 +112,32 @@ func Register(rs ...*Rule) {
 		byID[r.ID] = r
 		ordered = append(ordered, r)
 	}
+}
+
+// Declarer declares the rules of one profile. Every package states a rule
+// the same way, as a keyed Rule literal holding what is particular to it;
+// the declarer fills in the rest and registers it, so a rule is in the
+// catalogue the moment it exists.
+type Declarer struct {
+	Profile string
+	// Reason is the receipt reason_code of a MUST rule that names none
+	// ("" leaves such rules without one).
+	Reason string
+}
+
+// Declare completes r with the declarer's profile, severity Error unless r
+// sets one, and d.Reason for an Error rule without a reason; it registers
+// the rule and returns it.
+func (d Declarer) Declare(r Rule) *Rule {
+	r.Profile = d.Profile
+	if r.Severity == 0 {
+		r.Severity = Error
+	}
+	if r.Reason == "" && r.Severity == Error {
+		r.Reason = d.Reason
+	}
+	Register(&r)
+	return &r
 }
 
 // Lookup returns the rule with the given id.

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -38,6 +39,34 @@ func TestRegisterRefusesDuplicatesAndIncompleteRules(t *testing.T) {
 			}()
 			Register(r)
 		})
+	}
+}
+
+var declarerRuns int
+
+// TestDeclarerDefaults: a declared rule gets the declarer's profile, Error
+// unless it says otherwise, and the default reason only when it is a MUST
+// without one; it is in the catalogue at once.
+func TestDeclarerDefaults(t *testing.T) {
+	declarerRuns++ // ids stay unique under -count
+	d := Declarer{Profile: "test-declarer", Reason: "malformed"}
+	for _, tc := range []struct {
+		in         Rule
+		sev        Severity
+		wantReason string
+	}{
+		{Rule{ID: "TEST-DECL-MUST", Clause: "x"}, Error, "malformed"},
+		{Rule{ID: "TEST-DECL-REASON", Clause: "x", Reason: "expired"}, Error, "expired"},
+		{Rule{ID: "TEST-DECL-SHOULD", Clause: "x", Severity: Warning}, Warning, ""},
+	} {
+		tc.in.ID += "-" + strconv.Itoa(declarerRuns)
+		r := d.Declare(tc.in)
+		if r.Profile != d.Profile || r.Severity != tc.sev || r.Reason != tc.wantReason {
+			t.Errorf("%s: profile %q severity %v reason %q", tc.in.ID, r.Profile, r.Severity, r.Reason)
+		}
+		if got, ok := Lookup(tc.in.ID); !ok || got != r {
+			t.Errorf("%s: not registered as declared", tc.in.ID)
+		}
 	}
 }
 

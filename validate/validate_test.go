@@ -20,10 +20,11 @@ import (
 // member are its documents, and they must have "ok": true.
 type tinyProfile struct{ name, marker string }
 
-var ruleTinyOK = &rules.Rule{ID: "TEST-TINY-OK", Profile: "test", Severity: rules.Error, Clause: "A tiny document MUST have ok true."}
-var ruleTinyHint = &rules.Rule{ID: "TEST-TINY-HINT", Profile: "test", Severity: rules.Warning, Clause: "A tiny document SHOULD NOT have a hint."}
-
-func init() { rules.Register(ruleTinyOK, ruleTinyHint) }
+var (
+	tinyRules    = rules.Declarer{Profile: "test"}
+	ruleTinyOK   = tinyRules.Declare(rules.Rule{ID: "TEST-TINY-OK", Clause: "A tiny document MUST have ok true."})
+	ruleTinyHint = tinyRules.Declare(rules.Rule{ID: "TEST-TINY-HINT", Severity: rules.Warning, Clause: "A tiny document SHOULD NOT have a hint."})
+)
 
 func (p tinyProfile) Name() string                   { return p.name }
 func (p tinyProfile) Detect(doc map[string]any) bool { _, ok := doc[p.marker]; return ok }

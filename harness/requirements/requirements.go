@@ -16,97 +16,121 @@ const (
 	trustSrc     = "AGH Network v0, Signature Verification"
 )
 
-func r(id, profile string, sev rules.Severity, reason, clause, src string) *rules.Rule {
-	return &rules.Rule{ID: id, Profile: profile, Severity: sev, Reason: reason, Clause: clause, Source: src}
-}
+var (
+	lifecycle  = rules.Declarer{Profile: "agh-lifecycle"}
+	delivery   = rules.Declarer{Profile: "agh-delivery"}
+	discovery  = rules.Declarer{Profile: "agh-discovery"}
+	extensions = rules.Declarer{Profile: "agh-extensions"}
+	natsRules  = rules.Declarer{Profile: "agh-nats"}
+	trustRules = rules.Declarer{Profile: "agh-trust"}
+)
 
 // Lifecycle requirements (the IUT as the target of directed work).
 var (
-	LifeReceipt = r("LIFE-RECEIPT-ON-OPEN", "agh-lifecycle", rules.Warning, "",
-		"The target of directed work SHOULD acknowledge the opening say or capability with a receipt whose for_id is the opening id.", lifecycleSrc)
-	LifeCorrelation = r("LIFE-CORRELATION", "agh-lifecycle", rules.Error, "",
-		"Receipts and traces for a work unit MUST carry its work_id, surface and container id and be addressed to the initiator.", lifecycleSrc+" §Container binding")
-	LifeTransitions = r("LIFE-TRANSITIONS", "agh-lifecycle", rules.Error, "",
-		"Work MUST move only along the defined transitions (submitted→working→needs_input/completed/failed/canceled…) and never back to submitted.", lifecycleSrc+" §States")
-	LifeTerminal = r("LIFE-TERMINAL-FINAL", "agh-lifecycle", rules.Error, "",
-		"Terminal work (completed, failed, canceled) MUST NOT be reopened by later messages.", lifecycleSrc+" §Terminal states")
-	LifeWorkClosed = r("LIFE-WORK-CLOSED", "agh-lifecycle", rules.Warning, "work_closed",
-		"A late message for terminal work SHOULD be refused with reason_code work_closed.", lifecycleSrc+" §Terminal states")
-	LifeCancelIdempotent = r("LIFE-CANCEL-IDEMPOTENT", "agh-lifecycle", rules.Error, "",
-		"Cancellation MUST be idempotent: cancelling canceled work changes nothing and reports no second cancellation.", lifecycleSrc+" §Cancellation")
-	LifeContainer = r("LIFE-CONTAINER-BINDING", "agh-lifecycle", rules.Error, "work_container_mismatch",
-		"A message with the same work_id from another conversation container MUST NOT change the work (the reference refuses it with work_container_mismatch).", lifecycleSrc+" §Container binding")
-	LifeNonParticipant = r("LIFE-NON-PARTICIPANT", "agh-lifecycle", rules.Error, "not_target",
-		"A lifecycle message from a peer that is neither initiator nor target MUST NOT change the work's state.", lifecycleSrc+" §Participants")
-	LifeNeedsInput = r("LIFE-NEEDS-INPUT-RESUME", "agh-lifecycle", rules.Error, "",
-		"A say with the same work_id from the initiator MUST move needs_input work back to working.", lifecycleSrc+" §States")
-	LifeNoInvention = r("LIFE-NO-INVENTED-WORK", "agh-lifecycle", rules.Error, "",
-		"A receiver MUST NOT invent a work_id: a say without work_id gets no receipt or trace.", lifecycleSrc)
+	LifeReceipt = lifecycle.Declare(rules.Rule{ID: "LIFE-RECEIPT-ON-OPEN", Severity: rules.Warning,
+		Clause: "The target of directed work SHOULD acknowledge the opening say or capability with a receipt whose for_id is the opening id.",
+		Source: lifecycleSrc})
+	LifeCorrelation = lifecycle.Declare(rules.Rule{ID: "LIFE-CORRELATION",
+		Clause: "Receipts and traces for a work unit MUST carry its work_id, surface and container id and be addressed to the initiator.",
+		Source: lifecycleSrc + " §Container binding"})
+	LifeTransitions = lifecycle.Declare(rules.Rule{ID: "LIFE-TRANSITIONS",
+		Clause: "Work MUST move only along the defined transitions (submitted→working→needs_input/completed/failed/canceled…) and never back to submitted.",
+		Source: lifecycleSrc + " §States"})
+	LifeTerminal = lifecycle.Declare(rules.Rule{ID: "LIFE-TERMINAL-FINAL",
+		Clause: "Terminal work (completed, failed, canceled) MUST NOT be reopened by later messages.",
+		Source: lifecycleSrc + " §Terminal states"})
+	LifeWorkClosed = lifecycle.Declare(rules.Rule{ID: "LIFE-WORK-CLOSED", Severity: rules.Warning, Reason: "work_closed",
+		Clause: "A late message for terminal work SHOULD be refused with reason_code work_closed.",
+		Source: lifecycleSrc + " §Terminal states"})
+	LifeCancelIdempotent = lifecycle.Declare(rules.Rule{ID: "LIFE-CANCEL-IDEMPOTENT",
+		Clause: "Cancellation MUST be idempotent: cancelling canceled work changes nothing and reports no second cancellation.",
+		Source: lifecycleSrc + " §Cancellation"})
+	LifeContainer = lifecycle.Declare(rules.Rule{ID: "LIFE-CONTAINER-BINDING", Reason: "work_container_mismatch",
+		Clause: "A message with the same work_id from another conversation container MUST NOT change the work (the reference refuses it with work_container_mismatch).",
+		Source: lifecycleSrc + " §Container binding"})
+	LifeNonParticipant = lifecycle.Declare(rules.Rule{ID: "LIFE-NON-PARTICIPANT", Reason: "not_target",
+		Clause: "A lifecycle message from a peer that is neither initiator nor target MUST NOT change the work's state.",
+		Source: lifecycleSrc + " §Participants"})
+	LifeNeedsInput = lifecycle.Declare(rules.Rule{ID: "LIFE-NEEDS-INPUT-RESUME",
+		Clause: "A say with the same work_id from the initiator MUST move needs_input work back to working.",
+		Source: lifecycleSrc + " §States"})
+	LifeNoInvention = lifecycle.Declare(rules.Rule{ID: "LIFE-NO-INVENTED-WORK",
+		Clause: "A receiver MUST NOT invent a work_id: a say without work_id gets no receipt or trace.",
+		Source: lifecycleSrc})
 )
 
 // Delivery requirements.
 var (
-	DelivExpired = r("DELIV-EXPIRED-REJECT", "agh-delivery", rules.Error, "expired",
-		"A receiver MUST reject a message whose expires_at is at or before its current time: no acceptance, no success trace.", deliverySrc+" §Freshness")
-	DelivExpiredReceipt = r("DELIV-EXPIRED-RECEIPT", "agh-delivery", rules.Warning, "expired",
-		"A refused expired message that carries work context SHOULD get a receipt with status expired and reason_code expired.", deliverySrc+" §Reason codes")
-	DelivReplayAge = r("DELIV-REPLAY-AGE", "agh-delivery", rules.Warning, "expired",
-		"Without expires_at, a receiver SHOULD reject a message older than its replay age (default 300 s).", deliverySrc+" §Freshness")
-	DelivDedupe = r("DELIV-DEDUPE", "agh-delivery", rules.Warning, "duplicate",
-		"A receiver SHOULD deduplicate by id within the replay window: a repeated id is not processed again (receipt status duplicate).", deliverySrc+" §Deduplication")
-	DelivMalformed = r("DELIV-MALFORMED-REFUSED", "agh-delivery", rules.Error, "malformed",
-		"A malformed message MUST NOT be processed; with usable work context it is refused with reason_code malformed.", kindsSrc+" §Reason codes")
-	DelivFailureClasses = r("DELIV-FAILURE-CLASSES", "agh-delivery", rules.Error, "",
-		"Refusals MUST keep the failure classes apart: malformed, unsupported profile, verification failure, expired, duplicate and application rejection each get their own reason_code.", "AGH Network v0, Conformance Levels")
-	DelivGarbage = r("DELIV-GARBAGE-SURVIVED", "agh-delivery", rules.Error, "",
-		"A receiver MUST survive bytes that are not an envelope (not JSON, not an object, oversized fields) and keep serving valid traffic.", deliverySrc)
+	DelivExpired = delivery.Declare(rules.Rule{ID: "DELIV-EXPIRED-REJECT", Reason: "expired",
+		Clause: "A receiver MUST reject a message whose expires_at is at or before its current time: no acceptance, no success trace.",
+		Source: deliverySrc + " §Freshness"})
+	DelivExpiredReceipt = delivery.Declare(rules.Rule{ID: "DELIV-EXPIRED-RECEIPT", Severity: rules.Warning, Reason: "expired",
+		Clause: "A refused expired message that carries work context SHOULD get a receipt with status expired and reason_code expired.",
+		Source: deliverySrc + " §Reason codes"})
+	DelivReplayAge = delivery.Declare(rules.Rule{ID: "DELIV-REPLAY-AGE", Severity: rules.Warning, Reason: "expired",
+		Clause: "Without expires_at, a receiver SHOULD reject a message older than its replay age (default 300 s).",
+		Source: deliverySrc + " §Freshness"})
+	DelivDedupe = delivery.Declare(rules.Rule{ID: "DELIV-DEDUPE", Severity: rules.Warning, Reason: "duplicate",
+		Clause: "A receiver SHOULD deduplicate by id within the replay window: a repeated id is not processed again (receipt status duplicate).",
+		Source: deliverySrc + " §Deduplication"})
+	DelivMalformed = delivery.Declare(rules.Rule{ID: "DELIV-MALFORMED-REFUSED", Reason: "malformed",
+		Clause: "A malformed message MUST NOT be processed; with usable work context it is refused with reason_code malformed.",
+		Source: kindsSrc + " §Reason codes"})
+	DelivFailureClasses = delivery.Declare(rules.Rule{ID: "DELIV-FAILURE-CLASSES",
+		Clause: "Refusals MUST keep the failure classes apart: malformed, unsupported profile, verification failure, expired, duplicate and application rejection each get their own reason_code.",
+		Source: "AGH Network v0, Conformance Levels"})
+	DelivGarbage = delivery.Declare(rules.Rule{ID: "DELIV-GARBAGE-SURVIVED",
+		Clause: "A receiver MUST survive bytes that are not an envelope (not JSON, not an object, oversized fields) and keep serving valid traffic.",
+		Source: deliverySrc})
 )
 
 // Discovery and extension requirements.
 var (
-	DiscGreet = r("DISC-GREET-ON-JOIN", "agh-discovery", rules.Warning, "",
-		"A peer SHOULD publish a greet with its Peer Card on the broadcast subject when it joins a channel.", natsSrc+" §Joining a channel")
-	DiscWhoisDirected = r("DISC-WHOIS-DIRECTED", "agh-discovery", rules.Warning, "",
-		"A directed whois request SHOULD be answered by the addressed peer, with reply_to the request id, even when the query does not match.", discoSrc)
-	DiscWhoisBroadcast = r("DISC-WHOIS-BROADCAST", "agh-discovery", rules.Warning, "",
-		"A broadcast whois whose query names the peer (id, display name, capability, profile) SHOULD be answered; one that names nothing it has gets no answer.", discoSrc)
-	DiscCatalog = r("DISC-CAPABILITY-CATALOG", "agh-discovery", rules.Error, "",
-		"The capability catalog MUST appear at envelope ext[\"agh.capability_catalog\"] only when the request asked for it, never in peer_card.ext.", discoSrc+" §Capability catalog")
-	ExtUnknownIgnored = r("EXT-UNKNOWN-IGNORED", "agh-extensions", rules.Error, "",
-		"Receivers MUST ignore extension keys they do not understand: work carrying an unknown ext key is processed as without it.", "AGH Network v0, Envelope §Extension rules")
+	DiscGreet = discovery.Declare(rules.Rule{ID: "DISC-GREET-ON-JOIN", Severity: rules.Warning,
+		Clause: "A peer SHOULD publish a greet with its Peer Card on the broadcast subject when it joins a channel.",
+		Source: natsSrc + " §Joining a channel"})
+	DiscWhoisDirected = discovery.Declare(rules.Rule{ID: "DISC-WHOIS-DIRECTED", Severity: rules.Warning,
+		Clause: "A directed whois request SHOULD be answered by the addressed peer, with reply_to the request id, even when the query does not match.",
+		Source: discoSrc})
+	DiscWhoisBroadcast = discovery.Declare(rules.Rule{ID: "DISC-WHOIS-BROADCAST", Severity: rules.Warning,
+		Clause: "A broadcast whois whose query names the peer (id, display name, capability, profile) SHOULD be answered; one that names nothing it has gets no answer.",
+		Source: discoSrc})
+	DiscCatalog = discovery.Declare(rules.Rule{ID: "DISC-CAPABILITY-CATALOG",
+		Clause: "The capability catalog MUST appear at envelope ext[\"agh.capability_catalog\"] only when the request asked for it, never in peer_card.ext.",
+		Source: discoSrc + " §Capability catalog"})
+	ExtUnknownIgnored = extensions.Declare(rules.Rule{ID: "EXT-UNKNOWN-IGNORED",
+		Clause: "Receivers MUST ignore extension keys they do not understand: work carrying an unknown ext key is processed as without it.",
+		Source: "AGH Network v0, Envelope §Extension rules"})
 )
 
 // NATS binding requirements.
 var (
-	NatsSubject = r("NATS-PUBLISH-SUBJECT", "agh-nats", rules.Error, "",
-		"A sender MUST publish broadcast envelopes (to null) on the channel broadcast subject and directed ones on the target's peer subject with the correct route token.", natsSrc+" §Subject mapping")
-	NatsListen = r("NATS-PEER-SUBJECT", "agh-nats", rules.Error, "",
-		"A NATS peer MUST subscribe to its own peer subject, derived from its route token, and receive directed envelopes there.", natsSrc+" §Joining a channel")
-	NatsPayload = r("NATS-MAX-PAYLOAD", "agh-nats", rules.Error, "",
-		"A NATS peer MUST accept envelopes up to 1 MiB serialized.", natsSrc+" §Connection configuration")
-	NatsFlood = r("NATS-PUBLISH-RATE", "agh-nats", rules.Error, "",
-		"A peer MUST NOT flood the channel: it publishes in response to traffic and for presence, not unbounded.", deliverySrc)
-	NatsRegreet = r("NATS-GREET-RECONNECT", "agh-nats", rules.Warning, "",
-		"A NATS peer SHOULD publish greet again after reconnecting to the broker.", natsSrc+" §Joining a channel")
-	JetStreamReceipt = r("NATS-JETSTREAM-ACK-NOT-RECEIPT", "agh-nats", rules.Error, "",
-		"A JetStream publish acknowledgement is not an AGH acceptance: an envelope delivered through a stream gets the same receipt, and a replayed id the same deduplication, as on NATS Core.", natsSrc+" §JetStream persistence profile")
+	NatsSubject = natsRules.Declare(rules.Rule{ID: "NATS-PUBLISH-SUBJECT",
+		Clause: "A sender MUST publish broadcast envelopes (to null) on the channel broadcast subject and directed ones on the target's peer subject with the correct route token.",
+		Source: natsSrc + " §Subject mapping"})
+	NatsListen = natsRules.Declare(rules.Rule{ID: "NATS-PEER-SUBJECT",
+		Clause: "A NATS peer MUST subscribe to its own peer subject, derived from its route token, and receive directed envelopes there.",
+		Source: natsSrc + " §Joining a channel"})
+	NatsPayload = natsRules.Declare(rules.Rule{ID: "NATS-MAX-PAYLOAD",
+		Clause: "A NATS peer MUST accept envelopes up to 1 MiB serialized.",
+		Source: natsSrc + " §Connection configuration"})
+	NatsFlood = natsRules.Declare(rules.Rule{ID: "NATS-PUBLISH-RATE",
+		Clause: "A peer MUST NOT flood the channel: it publishes in response to traffic and for presence, not unbounded.",
+		Source: deliverySrc})
+	NatsRegreet = natsRules.Declare(rules.Rule{ID: "NATS-GREET-RECONNECT", Severity: rules.Warning,
+		Clause: "A NATS peer SHOULD publish greet again after reconnecting to the broker.",
+		Source: natsSrc + " §Joining a channel"})
+	JetStreamReceipt = natsRules.Declare(rules.Rule{ID: "NATS-JETSTREAM-ACK-NOT-RECEIPT",
+		Clause: "A JetStream publish acknowledgement is not an AGH acceptance: an envelope delivered through a stream gets the same receipt, and a replayed id the same deduplication, as on NATS Core.",
+		Source: natsSrc + " §JetStream persistence profile"})
 )
 
 // Trust requirements for a receiver.
 var (
-	TrustRxReject = r("TRUST-RX-REJECT-BAD-PROOF", "agh-trust", rules.Error, "verification_failed",
-		"A receiver MUST reject an envelope whose proof fails verification (or a handle whose proof was stripped) with verification_failed and never process it.", trustSrc)
-	TrustRxAccept = r("TRUST-RX-ACCEPT-VERIFIED", "agh-trust", rules.Error, "",
-		"A receiver MUST process a correctly signed envelope from a verified handle like any other, replying on the handle's route token.", trustSrc)
+	TrustRxReject = trustRules.Declare(rules.Rule{ID: "TRUST-RX-REJECT-BAD-PROOF", Reason: "verification_failed",
+		Clause: "A receiver MUST reject an envelope whose proof fails verification (or a handle whose proof was stripped) with verification_failed and never process it.",
+		Source: trustSrc})
+	TrustRxAccept = trustRules.Declare(rules.Rule{ID: "TRUST-RX-ACCEPT-VERIFIED",
+		Clause: "A receiver MUST process a correctly signed envelope from a verified handle like any other, replying on the handle's route token.",
+		Source: trustSrc})
 )
-
-func init() {
-	rules.Register(
-		LifeReceipt, LifeCorrelation, LifeTransitions, LifeTerminal, LifeWorkClosed, LifeCancelIdempotent,
-		LifeContainer, LifeNonParticipant, LifeNeedsInput, LifeNoInvention,
-		DelivExpired, DelivExpiredReceipt, DelivReplayAge, DelivDedupe, DelivMalformed, DelivFailureClasses, DelivGarbage,
-		DiscGreet, DiscWhoisDirected, DiscWhoisBroadcast, DiscCatalog, ExtUnknownIgnored,
-		NatsSubject, NatsListen, NatsPayload, NatsFlood, NatsRegreet, JetStreamReceipt,
-		TrustRxReject, TrustRxAccept,
-	)
-}
