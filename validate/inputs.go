@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -8,7 +9,13 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
+	"time"
 )
+
+// DefaultPipeWait is how long a named pipe given as a path may go without
+// a writer before validate gives up on it.
+const DefaultPipeWait = 10 * time.Second
 
 // Input is one file (or standard input) to read documents from.
 type Input struct {
@@ -99,6 +106,52 @@ func Expand(args []string) ([]Input, error) {
 		}
 	}
 	return out, nil
+}
+
+// openInput opens a named input. Opening a named pipe (FIFO) blocks until
+// something opens it for writing; rather than hang forever on one nothing
+// writes to, wait at most wait and say why. A FIFO with a writer (say, a
+// shell's <(command)) is read like any file. Directories skip FIFOs.
+func openInput(ctx context.Context, path string, wait time.Duration) (*os.File, error) {
+	st, err := os.Stat(path)
+	if err != nil || st.Mode()&fs.ModeNamedPipe == 0 {
+		return os.Open(path)
+	}
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		f, err := os.Open(path)
+		ch <- opened{f, err}
+	}()
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case o := <-ch:
+		return o.f, o.err
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	// Release the blocked open: a writer that comes and goes at once (it
+	// fails until the open above has started, so retry until it returns).
+	for {
+		if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+		select {
+		case o := <-ch:
+			if o.f != nil {
+				o.f.Close()
+			}
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, fmt.Errorf("%s: a named pipe (FIFO) that nothing wrote to for %s; start its writer first, or give - to read standard input", path, wait)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 func walkDir(root string, add func(string)) error {

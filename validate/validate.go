@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/aghcheck/aghcheck/jsonx"
 	"github.com/aghcheck/aghcheck/rules"
@@ -50,6 +51,9 @@ type Options struct {
 	Workers int
 	// Stdin is read for the input "-" (default os.Stdin).
 	Stdin io.Reader
+	// PipeWait bounds how long a named pipe given as a path may wait for a
+	// writer (default DefaultPipeWait).
+	PipeWait time.Duration
 }
 
 // Validator runs profiles over inputs; build one per run.
@@ -79,6 +83,9 @@ func New(opts Options) (*Validator, error) {
 	}
 	if v.opts.Stdin == nil {
 		v.opts.Stdin = os.Stdin
+	}
+	if v.opts.PipeWait <= 0 {
+		v.opts.PipeWait = DefaultPipeWait
 	}
 	return v, nil
 }
@@ -274,7 +281,7 @@ func (v *Validator) splitInput(ctx context.Context, in Input, work, order chan *
 	if in.Stdin {
 		r = v.opts.Stdin
 	} else {
-		f, err := os.Open(in.Path)
+		f, err := openInput(ctx, in.Path, v.opts.PipeWait)
 		if err != nil {
 			return oneLine(err)
 		}
