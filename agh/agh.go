@@ -49,17 +49,7 @@ type Result struct {
 }
 
 // Valid reports whether no finding is an error (warnings allowed unless strict).
-func (r Result) Valid(strict bool) bool { return !HasErrors(r.Findings, strict) }
-
-// HasErrors reports whether any finding has error severity (every finding under strict).
-func HasErrors(fs []rules.Finding, strict bool) bool {
-	for _, f := range fs {
-		if f.Severity(strict) == rules.Error {
-			return true
-		}
-	}
-	return false
-}
+func (r Result) Valid(strict bool) bool { return !rules.HasErrors(r.Findings, strict) }
 
 // Checker is safe for concurrent use; build one and share it.
 type Checker struct {

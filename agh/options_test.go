@@ -152,7 +152,7 @@ func TestTrust(t *testing.T) {
 	tampered := deepCopy(greet)
 	tampered["body"].(map[string]any)["summary"] = "changed"
 	res = checkEnv(t, c, tampered)
-	if res.Trust != "rejected" || !HasErrors(res.Findings, false) || RefusalReason(res.Findings) != "verification_failed" {
+	if res.Trust != "rejected" || res.Valid(false) || RefusalReason(res.Findings) != "verification_failed" {
 		t.Errorf("tampered: %s %q %s", res.Trust, RefusalReason(res.Findings), dump(res.Findings))
 	}
 	for _, id := range ids(checkEnv(t, strict, tampered).Findings) {
@@ -162,7 +162,7 @@ func TestTrust(t *testing.T) {
 	}
 	stripped := deepCopy(greet)
 	stripped["proof"] = nil
-	if res := checkEnv(t, c, stripped); res.Trust != "rejected" || !HasErrors(res.Findings, false) {
+	if res := checkEnv(t, c, stripped); res.Trust != "rejected" || res.Valid(false) {
 		t.Errorf("stripped proof: %s %s", res.Trust, dump(res.Findings))
 	}
 

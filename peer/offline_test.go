@@ -67,7 +67,7 @@ func FuzzHandle(f *testing.F) {
 		p.handle(p.ownSubject, data)
 		for _, s := range *out {
 			res := ck.CheckBytes(s.data)
-			if agh.HasErrors(res.Findings, false) {
+			if !res.Valid(false) {
 				t.Fatalf("sent an invalid envelope %s: %v", s.data, res.Findings)
 			}
 			if want, _ := agh.Subject(res.Envelope); want != s.subject {

@@ -160,7 +160,7 @@ func (r *rig) next(d time.Duration) (map[string]any, string) {
 			r.t.Fatalf("peer sent a non-object on %s: %q", m.Subject, m.Data)
 		}
 		if r.strict {
-			if agh.HasErrors(res.Findings, false) {
+			if !res.Valid(false) {
 				r.t.Errorf("peer sent an invalid envelope on %s: %s\n%v", m.Subject, m.Data, res.Findings)
 			}
 			if want, err := agh.Subject(res.Envelope); err != nil || want != m.Subject {

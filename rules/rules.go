@@ -84,6 +84,17 @@ func (f Finding) String() string {
 	return b.String()
 }
 
+// HasErrors reports whether any finding has error severity (every finding
+// under strict): whether a document with these findings is invalid.
+func HasErrors(fs []Finding, strict bool) bool {
+	for _, f := range fs {
+		if f.Severity(strict) == Error {
+			return true
+		}
+	}
+	return false
+}
+
 // New makes a finding for r at pointer.
 func New(r *Rule, pointer, expected, found string) Finding {
 	return Finding{Rule: r, Pointer: pointer, Expected: expected, Found: found}

@@ -145,17 +145,8 @@ func (v *Validator) checkAt(raw []byte, line, col, off int) Document {
 			}
 		}
 	}
-	d.Valid = !hasErrors(d.Findings, v.opts.Strict)
+	d.Valid = !rules.HasErrors(d.Findings, v.opts.Strict)
 	return d
-}
-
-func hasErrors(fs []rules.Finding, strict bool) bool {
-	for _, f := range fs {
-		if f.Severity(strict) == rules.Error {
-			return true
-		}
-	}
-	return false
 }
 
 // batch is a run of consecutive documents checked by one worker; batching
@@ -266,7 +257,7 @@ func (v *Validator) checkBatch(b *batch) {
 		var d Document
 		if rd.fail != nil {
 			d = Document{Findings: []rules.Finding{*rd.fail}}
-			d.Valid = !hasErrors(d.Findings, v.opts.Strict)
+			d.Valid = !rules.HasErrors(d.Findings, v.opts.Strict)
 		} else {
 			d = v.checkAt(rd.raw, rd.line, rd.col, rd.off)
 		}
