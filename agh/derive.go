@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/aghcheck/aghcheck/jsonx"
-
 	"github.com/aghcheck/aghcheck/trust"
 )
 

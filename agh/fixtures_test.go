@@ -2,10 +2,9 @@ package agh
 
 import (
 	"path/filepath"
+	"testing"
 
 	"github.com/aghcheck/aghcheck/internal/fixturetest"
-
-	"testing"
 )
 
 func TestValidFixtures(t *testing.T) {

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/aghcheck/aghcheck/internal/jsontest"
-
 	"github.com/aghcheck/aghcheck/rules"
 )
 

@@ -140,7 +140,7 @@ func (b *bus) check(m *message) {
 	m.findings = res.Findings
 	if m.env != nil {
 		if want, err := agh.Subject(m.env); err == nil && want != m.subject {
-			m.findings = append(m.findings, rules.Finding{Rule: requirements.NatsSubject, Expected: want, Found: m.subject,
+			m.findings = append(m.findings, rules.Finding{Rule: requirements.NATSSubject, Expected: want, Found: m.subject,
 				Message: "published on the wrong subject"})
 		}
 	}

@@ -266,7 +266,7 @@ func (l *link) report(rep *Report, strict bool) {
 	if missed == 0 {
 		return
 	}
-	rule := requirements.NatsRegreet
+	rule := requirements.NATSRegreet
 	p := &rep.Passive
 	p.Findings = append(p.Findings, PassiveFinding{Rule: rule.ID, Level: rule.Severity.Level(), Count: missed,
 		Example: fmt.Sprintf("the IUT did not greet on the broadcast subject within %s after the broker connection came back", l.grace)})

@@ -85,7 +85,7 @@ func TestBrokerRestartMidRun(t *testing.T) {
 		}
 	}
 	for _, f := range rep.Passive.Findings {
-		if f.Rule == requirements.NatsRegreet.ID {
+		if f.Rule == requirements.NATSRegreet.ID {
 			t.Errorf("the IUT greeted again, yet: %+v", f)
 		}
 	}
@@ -111,10 +111,10 @@ func TestNoGreetAfterReconnectWarns(t *testing.T) {
 	}
 	var found bool
 	for _, f := range rep.Passive.Findings {
-		found = found || (f.Rule == requirements.NatsRegreet.ID && f.Level == "SHOULD" && f.Count == 1)
+		found = found || (f.Rule == requirements.NATSRegreet.ID && f.Level == "SHOULD" && f.Count == 1)
 	}
 	if !found || rep.Passive.Outcome == Pass {
-		t.Errorf("passive %s %+v, want a %s warning", rep.Passive.Outcome, rep.Passive.Findings, requirements.NatsRegreet.ID)
+		t.Errorf("passive %s %+v, want a %s warning", rep.Passive.Outcome, rep.Passive.Findings, requirements.NATSRegreet.ID)
 	}
 	if took > 20*time.Second {
 		t.Errorf("took %s", took)

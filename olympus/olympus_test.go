@@ -2,8 +2,6 @@ package olympus
 
 import (
 	"flag"
-	"github.com/aghcheck/aghcheck/internal/fixturetest"
-	"github.com/aghcheck/aghcheck/internal/golden"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aghcheck/aghcheck/internal/fixturetest"
+	"github.com/aghcheck/aghcheck/internal/golden"
 	"github.com/aghcheck/aghcheck/jsonx"
 	"github.com/aghcheck/aghcheck/rules"
 )

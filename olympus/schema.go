@@ -9,10 +9,11 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/aghcheck/aghcheck/rules"
-	"github.com/aghcheck/aghcheck/schemas"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+
+	"github.com/aghcheck/aghcheck/rules"
+	"github.com/aghcheck/aghcheck/schemas"
 )
 
 // SchemaFile is the embedded schema (package schemas) this profile enforces.

@@ -1,8 +1,6 @@
 package redkey
 
 import (
-	"github.com/aghcheck/aghcheck/internal/fixturetest"
-	"github.com/aghcheck/aghcheck/internal/golden"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aghcheck/aghcheck/internal/fixturetest"
+	"github.com/aghcheck/aghcheck/internal/golden"
 	"github.com/aghcheck/aghcheck/jsonx"
 	"github.com/aghcheck/aghcheck/rules"
 	"github.com/aghcheck/aghcheck/validate"

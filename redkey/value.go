@@ -3,13 +3,13 @@ package redkey
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/aghcheck/aghcheck/jsonx"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/aghcheck/aghcheck/jsonx"
 	"github.com/aghcheck/aghcheck/rules"
 )
 

@@ -105,19 +105,19 @@ var (
 
 // NATS binding requirements.
 var (
-	NatsSubject = natsRules.Declare(rules.Rule{ID: "NATS-PUBLISH-SUBJECT",
+	NATSSubject = natsRules.Declare(rules.Rule{ID: "NATS-PUBLISH-SUBJECT",
 		Clause: "A sender MUST publish broadcast envelopes (to null) on the channel broadcast subject and directed ones on the target's peer subject with the correct route token.",
 		Source: natsSrc + " §Subject mapping"})
-	NatsListen = natsRules.Declare(rules.Rule{ID: "NATS-PEER-SUBJECT",
+	NATSListen = natsRules.Declare(rules.Rule{ID: "NATS-PEER-SUBJECT",
 		Clause: "A NATS peer MUST subscribe to its own peer subject, derived from its route token, and receive directed envelopes there.",
 		Source: natsSrc + " §Joining a channel"})
-	NatsPayload = natsRules.Declare(rules.Rule{ID: "NATS-MAX-PAYLOAD",
+	NATSPayload = natsRules.Declare(rules.Rule{ID: "NATS-MAX-PAYLOAD",
 		Clause: "A NATS peer MUST accept envelopes up to 1 MiB serialized.",
 		Source: natsSrc + " §Connection configuration"})
-	NatsFlood = natsRules.Declare(rules.Rule{ID: "NATS-PUBLISH-RATE",
+	NATSFlood = natsRules.Declare(rules.Rule{ID: "NATS-PUBLISH-RATE",
 		Clause: "A peer MUST NOT flood the channel: it publishes in response to traffic and for presence, not unbounded.",
 		Source: deliverySrc})
-	NatsRegreet = natsRules.Declare(rules.Rule{ID: "NATS-GREET-RECONNECT", Severity: rules.Warning,
+	NATSRegreet = natsRules.Declare(rules.Rule{ID: "NATS-GREET-RECONNECT", Severity: rules.Warning,
 		Clause: "A NATS peer SHOULD publish greet again after reconnecting to the broker.",
 		Source: natsSrc + " §Joining a channel"})
 	JetStreamReceipt = natsRules.Declare(rules.Rule{ID: "NATS-JETSTREAM-ACK-NOT-RECEIPT",
