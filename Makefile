@@ -9,7 +9,7 @@ BIN       ?= bin/aghcheck
 # git checkout).
 VERSION   ?= $(shell git describe --tags --match 'v*' --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build test bench bench-compare bench-process bench-run fuzz lint docs reference clean
+.PHONY: all build test bench bench-compare bench-process bench-run bench-monitor fuzz lint docs reference clean
 
 all: build
 
@@ -35,6 +35,10 @@ bench-process: build
 ## bench-run: whole-process timings of aghcheck run against the built-in reference peer.
 bench-run:
 	./scripts/bench-run.sh
+
+## bench-monitor: aghcheck monitor judging 1,000,000 envelopes published flat out on an embedded broker.
+bench-monitor:
+	$(GO) test -run='^$$' -bench=Monitor -benchtime=1000000x ./monitor
 
 ## fuzz: run every fuzz target for FUZZTIME each.
 fuzz:

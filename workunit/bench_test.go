@@ -73,7 +73,7 @@ func TestMemoryBounded(t *testing.T) {
 			tr := New(tc.cfg)
 			f := newFlow(tc.step)
 			for i := range 60_000 {
-				if fs := tr.Observe(f.next()); len(fs) > 0 {
+				if fs := tr.Observe(f.next()).Findings; len(fs) > 0 {
 					t.Fatalf("envelope %d: a correct stream gave %v", i, fs)
 				}
 				if n := tr.remembered(); n > tc.max {

@@ -61,7 +61,7 @@ func FuzzTracker(f *testing.F) {
 		a, b := New(cfg), New(cfg)
 		for i, s := range steps {
 			e := Envelope{At: time.Unix(start+int64(ats[i]), 0), Env: s.envelope(), Judged: *s.Judged}
-			fa, fb := a.Observe(e), b.Observe(e)
+			fa, fb := a.Observe(e).Findings, b.Observe(e).Findings
 			if !*s.Judged && len(fa) > 0 {
 				t.Fatalf("step %d: an unjudged envelope earned %v", i, fa)
 			}
@@ -72,17 +72,20 @@ func FuzzTracker(f *testing.F) {
 				t.Fatalf("step %d: %d things remembered, cap %d", i, n, cfg.MaxEntries)
 			}
 			for _, g := range []*generation{a.cur, a.prev} {
-				n := 0
+				n, open := 0, 0
 				for _, u := range g.units {
 					for ; u != nil; u = u.next {
 						n++
 						if !agh.IsWorkState(u.state) {
 							t.Fatalf("step %d: work %s in state %q", i, u.work, u.state)
 						}
+						if !agh.IsTerminal(u.state) {
+							open++
+						}
 					}
 				}
-				if n != g.nunits {
-					t.Fatalf("step %d: %d units chained, %d counted", i, n, g.nunits)
+				if n != g.nunits || open != g.open {
+					t.Fatalf("step %d: %d units chained (%d open), %d (%d) counted", i, n, open, g.nunits, g.open)
 				}
 			}
 		}

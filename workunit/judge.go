@@ -2,6 +2,7 @@ package workunit
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/aghcheck/aghcheck/agh"
 	"github.com/aghcheck/aghcheck/harness/requirements"
@@ -162,7 +163,23 @@ func (o *obs) open(initiator, target, state string) *unit {
 		surface: o.surface, container: o.container, cont: o.cont,
 		opening: t.h.key(o.from, o.id), state: state}
 	t.addUnit(t.h.key(o.ws, o.ch, o.work), u)
+	if !agh.IsTerminal(state) {
+		t.cur.open++
+	}
 	return u
+}
+
+// setState moves a unit (always in the current generation once looked
+// up) to state, keeping the count of open units.
+func (t *Tracker) setState(u *unit, state string) {
+	was, is := !agh.IsTerminal(u.state), !agh.IsTerminal(state)
+	switch {
+	case was && !is:
+		t.cur.open--
+	case !was && is:
+		t.cur.open++
+	}
+	u.state = state
 }
 
 // isRefusal reports whether a receipt status refuses the message it answers.
@@ -208,7 +225,7 @@ func (o *obs) report() {
 	if hasCause && !refusal {
 		for _, f := range forbidRules {
 			if cause.flags&f.flag != 0 {
-				o.add(f.rule, "", "a refusal, or no reply, to "+f.why, "a "+o.describe()+" acting on it")
+				o.add(f.rule, "", "a refusal, or no reply, to "+f.why, article(o.describe())+" acting on it")
 				o.flagged = true
 			}
 		}
@@ -269,12 +286,12 @@ func (o *obs) targetReport(u *unit, status string, refusal, onOpening bool) {
 			o.add(requirements.LifeTerminal, "/body/status", "nothing but refusals after the work is "+u.state, status)
 		}
 	case status == agh.StatusAccepted && u.state == agh.StateSubmitted:
-		u.state = agh.StateWorking
+		o.t.setState(u, agh.StateWorking)
 	case status == agh.StatusCanceled:
 		o.move(u, agh.StateCanceled)
 	case refusal && onOpening && u.state == agh.StateSubmitted && status != agh.StatusDuplicate:
 		// The opening refused: the work never started.
-		u.state = agh.StateFailed
+		o.t.setState(u, agh.StateFailed)
 	}
 }
 
@@ -299,11 +316,18 @@ func (o *obs) move(u *unit, next string) {
 		}
 		o.add(requirements.LifeTransitions, "/body/state", want, next)
 		if next != agh.StateSubmitted {
-			u.state = next
+			o.t.setState(u, next)
 		}
 	default:
-		u.state = next
+		o.t.setState(u, next)
 	}
+}
+
+func article(s string) string {
+	if s != "" && strings.ContainsRune("aeiou", rune(s[0])) {
+		return "an " + s
+	}
+	return "a " + s
 }
 
 func (o *obs) where() string { return o.surface + " " + o.container }

@@ -1,6 +1,10 @@
 package workunit
 
-import "hash/maphash"
+import (
+	"hash/maphash"
+
+	"github.com/aghcheck/aghcheck/agh"
+)
 
 // key is a 128-bit hash standing for a string tuple (a sender and an
 // envelope id, or a workspace, channel and work_id). The tracker keeps
@@ -50,11 +54,21 @@ type generation struct {
 	seen   map[key]seen
 	units  map[key]*unit
 	nunits int
+	open   int // units not in a terminal state
 	peers  map[string]*peer
 }
 
-func newGeneration(start int64) *generation {
-	return &generation{start: start, seen: map[key]seen{}, units: map[key]*unit{}, peers: map[string]*peer{}}
+// newGeneration starts a generation sized like like (nil: empty), so that
+// steady traffic does not grow its maps step by step.
+func newGeneration(start int64, like *generation) *generation {
+	g := &generation{start: start}
+	if like == nil {
+		like = &generation{}
+	}
+	g.seen = make(map[key]seen, len(like.seen))
+	g.units = make(map[key]*unit, len(like.units))
+	g.peers = make(map[string]*peer, len(like.peers))
+	return g
 }
 
 func (g *generation) size() int { return len(g.seen) + g.nunits + len(g.peers) }
@@ -66,15 +80,15 @@ func (t *Tracker) rotate(now int64) {
 	switch {
 	case now-t.cur.start >= 2*w:
 		// Idle for two windows: nothing remembered is still due.
-		t.prev, t.cur = newGeneration(now-w), newGeneration(now)
+		t.prev, t.cur = newGeneration(now-w, nil), newGeneration(now, nil)
 	case now-t.cur.start >= w:
-		t.prev, t.cur = t.cur, newGeneration(t.cur.start+w)
+		t.prev, t.cur = t.cur, newGeneration(t.cur.start+w, t.cur)
 	case t.cur.size() >= t.cfg.MaxEntries/2:
 		// Memory cap: forget the previous generation before its time.
 		// References to what it held can no longer be judged.
 		t.stats.Evicted += t.prev.size()
 		t.horizon = t.cur.start
-		t.prev, t.cur = t.cur, newGeneration(now)
+		t.prev, t.cur = t.cur, newGeneration(now, t.cur)
 	}
 }
 
@@ -98,14 +112,19 @@ func (t *Tracker) unitChain(k key) *unit {
 	if u == nil {
 		return nil
 	}
-	n := 0
+	n, open := 0, 0
 	for x := u; x != nil; x = x.next {
 		n++
+		if !agh.IsTerminal(x.state) {
+			open++
+		}
 	}
 	delete(t.prev.units, k)
 	t.prev.nunits -= n
+	t.prev.open -= open
 	t.cur.units[k] = u
 	t.cur.nunits += n
+	t.cur.open += open
 	return u
 }
 

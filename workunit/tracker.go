@@ -61,12 +61,12 @@ type Envelope struct {
 
 // Stats are the tracker's counters.
 type Stats struct {
-	Envelopes int // observed
-	Units     int // work units remembered now
-	Open      int // of which not terminal
-	IDs       int // envelope ids remembered now
-	Peers     int // peers remembered now
-	Evicted   int // things forgotten before their window ended (MaxEntries reached)
+	Envelopes int `json:"envelopes"` // observed
+	Units     int `json:"units"`     // work units remembered now
+	Open      int `json:"open"`      // of which not terminal
+	IDs       int `json:"ids"`       // envelope ids remembered now
+	Peers     int `json:"peers"`     // peers remembered now
+	Evicted   int `json:"evicted"`   // things forgotten before their window ended (MaxEntries reached)
 }
 
 // Tracker is safe for concurrent use.
@@ -116,9 +116,18 @@ func New(cfg Config) *Tracker {
 // Config returns the configuration in force (defaults filled in).
 func (t *Tracker) Config() Config { return t.cfg }
 
-// Observe follows one envelope and returns what it breaks in the light of
-// everything seen before (nil for an unjudged envelope).
-func (t *Tracker) Observe(e Envelope) []rules.Finding {
+// Result is what observing one envelope concluded.
+type Result struct {
+	// Findings: what the envelope breaks in the light of everything seen
+	// before (none for an unjudged envelope).
+	Findings []rules.Finding
+	// Repeat: the sender already sent this id with the same content within
+	// the window (a retry, or a duplicate delivery); it was not applied again.
+	Repeat bool
+}
+
+// Observe follows one envelope.
+func (t *Tracker) Observe(e Envelope) Result {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	now := t.tick(e.At.UnixNano())
@@ -126,7 +135,7 @@ func (t *Tracker) Observe(e Envelope) []rules.Finding {
 	o := &obs{t: t, env: e.Env, now: now, judged: e.Judged}
 	o.read()
 	if o.from == "" || o.id == "" {
-		return nil
+		return Result{}
 	}
 	t.presence(o)
 	sk := t.h.key(o.from, o.id)
@@ -138,7 +147,7 @@ func (t *Tracker) Observe(e Envelope) []rules.Finding {
 			o.add(requirements.DelivIDUnique, "/id", "an id not used before by "+o.from+" within the replay window",
 				o.id+" (already used for another "+kindName(prev.kind)+")")
 		}
-		return o.out
+		return Result{Findings: o.out, Repeat: prev.sig == sig}
 	}
 	rec := seen{sig: sig, cont: o.cont, kind: o.kindCode()}
 	if o.work != "" {
@@ -155,7 +164,7 @@ func (t *Tracker) Observe(e Envelope) []rules.Finding {
 		o.report()
 	}
 	t.cur.seen[sk] = rec
-	return o.out
+	return Result{Findings: o.out}
 }
 
 // Expire advances the tracker's clock to now without traffic, forgetting
@@ -170,7 +179,7 @@ func (t *Tracker) Expire(now time.Time) {
 func (t *Tracker) tick(at int64) int64 {
 	if t.cur == nil {
 		t.since = at
-		t.cur, t.prev = newGeneration(at), newGeneration(at)
+		t.cur, t.prev = newGeneration(at, nil), newGeneration(at, nil)
 	}
 	t.clock = max(t.clock, at)
 	t.rotate(t.clock)
@@ -187,15 +196,9 @@ func (t *Tracker) Stats() Stats {
 	}
 	for _, g := range []*generation{t.cur, t.prev} {
 		s.Units += g.nunits
+		s.Open += g.open
 		s.IDs += len(g.seen)
 		s.Peers += len(g.peers)
-		for _, u := range g.units {
-			for ; u != nil; u = u.next {
-				if !agh.IsTerminal(u.state) {
-					s.Open++
-				}
-			}
-		}
 	}
 	return s
 }

@@ -38,6 +38,7 @@ type step struct {
 	At                       *int  // seconds since the start; default: the previous step's
 	Judged                   *bool // default true
 	Expect                   []string
+	Repeat                   bool // the tracker must call it a repeat
 }
 
 const (
@@ -126,7 +127,11 @@ func TestSequences(t *testing.T) {
 					if st.At != nil {
 						at = *st.At
 					}
-					fs := tr.Observe(Envelope{At: time.Unix(start+int64(at), 0), Env: st.envelope(), Judged: st.Judged == nil || *st.Judged})
+					res := tr.Observe(Envelope{At: time.Unix(start+int64(at), 0), Env: st.envelope(), Judged: st.Judged == nil || *st.Judged})
+					fs := res.Findings
+					if res.Repeat != st.Repeat {
+						t.Errorf("step %d (%s %s from %s): repeat %v, want %v", i+1, st.Kind, st.ID, st.From, res.Repeat, st.Repeat)
+					}
 					if got := ruleIDs(fs); !slices.Equal(got, sorted(st.Expect)) {
 						t.Errorf("step %d (%s %s from %s): findings %v, want %v\n%v", i+1, st.Kind, st.ID, st.From, got, sorted(st.Expect), fs)
 					}

@@ -114,19 +114,8 @@ Exit status: 0 every document is valid, 1 at least one is invalid,
 		if opts.MaxReplayAge, err = parseAge(maxAge); err != nil {
 			return usage(err)
 		}
-		switch compat {
-		case "":
-		case "reference":
-			if err := opts.Errata.Set("reference"); err != nil {
-				return usage(err)
-			}
-		default:
-			return usage(fmt.Errorf("--compat: unknown runtime %q (known: reference)", compat))
-		}
-		for _, e := range errata {
-			if err := opts.Errata.Set(e); err != nil {
-				return usage(fmt.Errorf("--errata: %w", err))
-			}
+		if opts.Errata, err = parseErrata(compat, errata); err != nil {
+			return usage(err)
 		}
 		checker, err := agh.NewChecker(opts)
 		if err != nil {

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/fatih/color"
+	"github.com/spf13/cobra"
+
+	"github.com/aghcheck/aghcheck/agh"
+	"github.com/aghcheck/aghcheck/harness/broker"
+	"github.com/aghcheck/aghcheck/monitor"
+	"github.com/aghcheck/aghcheck/workunit"
+)
+
+func init() { subcommands = append(subcommands, newMonitorCmd) }
+
+func newMonitorCmd() *cobra.Command {
+	var (
+		ep                         broker.Endpoint
+		workspace, channel, format string
+		compat, maxAge             string
+		errata                     []string
+		failOnError, noColor       bool
+		duration, greet            time.Duration
+		maxEntries                 int
+	)
+	cmd := &cobra.Command{
+		Use:   "monitor",
+		Short: "Judge the live AGH Network v0 traffic on a NATS broker",
+		Long: `monitor subscribes to agh.network.v0.> on a NATS broker (or to one
+workspace or channel) and judges every envelope: statelessly, with every
+rule of the engine and the subject rule, as 'aghcheck run' judges an IUT;
+and statefully, with the work-unit tracker: lifecycle transitions, nothing
+but refusals after a terminal state, container binding, who may speak for
+a work unit, for_id and reply_to naming real envelopes, id reuse by one
+sender, and the greet heartbeat (presence expires two greet intervals after
+the last greet). Memory is bounded: ids, work units and peers are
+forgotten once idle for the replay window.
+
+On a terminal the output is a summary refreshed every second (per rule,
+per peer, the latest findings); on a pipe it is one JSON line per finding.
+SIGINT (Ctrl-C) or --duration ends it with a final summary.
+
+Exit status: 0, or 1 with --fail-on-error when an error-level finding was
+seen; 2 when the broker cannot be reached or for usage errors.`,
+		Example: `  aghcheck monitor --nats-url nats://127.0.0.1:4222
+  aghcheck monitor --nats-url nats://nats.internal:4222 --nats-creds ops.creds --workspace ws_alpha
+  aghcheck monitor --nats-url nats://127.0.0.1:4222 --format json > findings.ndjson
+  aghcheck monitor --nats-url "$NATS_URL" --duration 10m --format github --fail-on-error`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			usage := func(err error) error { return &exitError{code: exitUsageErr, err: err} }
+			if noColor {
+				color.NoColor = true
+			}
+			if channel != "" && workspace == "" {
+				return usage(errors.New("--channel needs --workspace"))
+			}
+			for name, v := range map[string]string{"workspace": workspace, "channel": channel} {
+				if v != "" && !agh.ValidWorkspaceID(v) {
+					return usage(fmt.Errorf("--%s %q: not a NATS subject token", name, v))
+				}
+			}
+			opts := agh.Options{}
+			var err error
+			if opts.MaxReplayAge, err = parseAge(maxAge); err != nil {
+				return usage(err)
+			}
+			if opts.Errata, err = parseErrata(compat, errata); err != nil {
+				return usage(err)
+			}
+			out := cmd.OutOrStdout()
+			tty := out == os.Stdout && isTerminal(os.Stdout)
+			if format == "auto" {
+				format = "json"
+				if tty {
+					format = "live"
+				}
+			}
+			sink, err := monitor.NewSink(format, out, tty && !color.NoColor)
+			if err != nil {
+				return usage(fmt.Errorf("--format: %w", err))
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			if duration > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, duration)
+				defer cancel()
+			}
+			cfg := monitor.Config{
+				Endpoint: ep, Subject: monitor.Subject(workspace, channel), Options: opts,
+				Tracker: workunit.Config{Window: time.Duration(opts.MaxReplayAge) * time.Second, GreetInterval: greet, MaxEntries: maxEntries},
+			}
+			sum, err := monitor.Run(ctx, cfg, sink)
+			if err != nil {
+				return usage(err)
+			}
+			if failOnError && sum.Errors > 0 {
+				return &exitError{code: exitInvalid}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&ep.URL, "nats-url", "nats://127.0.0.1:4222", "NATS server or cluster (`URL[,URL...]`)")
+	f.StringVar(&ep.Token, "nats-token", "", "token for --nats-url")
+	f.StringVar(&ep.User, "nats-user", "", "user for --nats-url")
+	f.StringVar(&ep.Password, "nats-password", "", "password for --nats-user")
+	f.StringVar(&ep.Creds, "nats-creds", "", "credentials `FILE` for --nats-url")
+	f.StringVar(&workspace, "workspace", "", "watch only this workspace `ID`")
+	f.StringVar(&channel, "channel", "", "watch only this channel of --workspace")
+	f.StringVarP(&format, "format", "f", "auto", "output: auto (live on a terminal, json otherwise), "+strings.Join(monitor.Formats, ", "))
+	f.BoolVar(&failOnError, "fail-on-error", false, "exit 1 when an error-level finding was seen")
+	f.DurationVar(&duration, "duration", 0, "stop after this long (default: until interrupted)")
+	f.DurationVar(&greet, "greet-interval", workunit.DefaultGreetInterval, "the greet interval peers are expected to keep")
+	f.StringVar(&maxAge, "max-replay-age", "300s", "replay window: freshness, and how long ids and idle work units are remembered (`AGE`)")
+	f.IntVar(&maxEntries, "max-entries", workunit.DefaultMaxEntries, "most ids, work units and peers remembered at once (bounds memory)")
+	f.StringArrayVar(&errata, "errata", nil, "apply the alternative reading `NAME` of a documented erratum (repeatable; see docs/errata.md)")
+	f.StringVar(&compat, "compat", "", "apply every erratum the `RUNTIME` implements: reference")
+	f.BoolVar(&noColor, "no-color", false, "no colours (also when NO_COLOR is set)")
+	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(append([]string{"auto"}, monitor.Formats...)...))
+	_ = cmd.RegisterFlagCompletionFunc("compat", fixedCompletion("reference"))
+	return cmd
+}
+
+// isTerminal reports whether f is a character device (a terminal).
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// parseErrata reads --compat and --errata into the engine's errata set.
+func parseErrata(compat string, names []string) (agh.Errata, error) {
+	var e agh.Errata
+	switch compat {
+	case "":
+	case "reference":
+		if err := e.Set("reference"); err != nil {
+			return e, err
+		}
+	default:
+		return e, fmt.Errorf("--compat: unknown runtime %q (known: reference)", compat)
+	}
+	for _, n := range names {
+		if err := e.Set(n); err != nil {
+			return e, fmt.Errorf("--errata: %w", err)
+		}
+	}
+	return e, nil
+}

@@ -1,0 +1,169 @@
+package monitor
+
+import (
+	"context"
+	"strconv"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/aghcheck/aghcheck/agh"
+	"github.com/aghcheck/aghcheck/harness/broker"
+)
+
+// countSink counts findings and keeps the latest summary.
+type countSink struct {
+	findings atomic.Int64
+	judged   atomic.Uint64
+	first    Finding
+}
+
+func (c *countSink) Finding(f Finding) {
+	if c.findings.Add(1) == 1 {
+		c.first = f
+	}
+}
+func (c *countSink) Tick(s *Summary)        { c.judged.Store(s.Judged) }
+func (c *countSink) Close(s *Summary) error { c.judged.Store(s.Judged); return nil }
+
+// traffic renders a steady flow of valid work units among 300 peers (say,
+// accepted receipt, working and completed traces, ~420 bytes each), each
+// envelope on its correct subject.
+type traffic struct {
+	n     int
+	peers []string
+	subj  []string
+	buf   []byte
+}
+
+func newTraffic(ws, ch string) *traffic {
+	t := &traffic{}
+	for i := range 300 {
+		p := "peer-" + strconv.Itoa(i) + ".s1"
+		t.peers = append(t.peers, p)
+		t.subj = append(t.subj, agh.PeerSubject(ws, ch, p))
+	}
+	return t
+}
+
+func (t *traffic) next(ws, ch string, ts int64) (string, []byte) {
+	i := t.n
+	t.n++
+	unit, phase := i/4, i%4
+	x, y := unit%len(t.peers), (unit+1)%len(t.peers)
+	from, to := y, x
+	if phase == 0 {
+		from, to = x, y
+	}
+	body := `{"state":"working"}`
+	kind := "trace"
+	switch phase {
+	case 0:
+		kind, body = "say", `{"text":"Run the migration smoke test against staging and report blockers."}`
+	case 1:
+		kind, body = "receipt", `{"for_id":"msg_`+strconv.Itoa(i-1)+`","status":"accepted"}`
+	case 3:
+		body = `{"state":"completed","result":{"passed":true}}`
+	}
+	b := t.buf[:0]
+	b = append(b, `{"protocol":"agh-network/v0","id":"msg_`...)
+	b = strconv.AppendInt(b, int64(i), 10)
+	b = append(b, `","workspace_id":"`+ws+`","kind":"`+kind+`","channel":"`+ch+`","surface":"thread","thread_id":"thread_load_test","from":"`...)
+	b = append(b, t.peers[from]...)
+	b = append(b, `","to":"`...)
+	b = append(b, t.peers[to]...)
+	b = append(b, `","work_id":"work_`...)
+	b = strconv.AppendInt(b, int64(unit), 10)
+	b = append(b, `","ts":`...)
+	b = strconv.AppendInt(b, ts, 10)
+	b = append(b, `,"body":`...)
+	b = append(b, body...)
+	b = append(b, `,"proof":null}`...)
+	t.buf = b
+	return t.subj[to], b
+}
+
+// BenchmarkMonitor publishes b.N valid envelopes flat out on an embedded
+// broker while a monitor judges them (statelessly and with the tracker);
+// envelopes/s counts from the first publication until the last envelope is
+// judged. Every envelope must be judged and none dropped. Run it with
+// -benchtime 1000000x (make bench-monitor).
+func BenchmarkMonitor(b *testing.B) {
+	br, err := broker.Start(broker.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer br.Close()
+	const ws, ch = "ws_bench", "load"
+	sink := &countSink{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan *Summary, 1)
+	go func() {
+		s, err := Run(ctx, Config{Endpoint: br.Endpoint, Tick: 100 * time.Millisecond}, sink)
+		if err != nil {
+			b.Error(err)
+		}
+		done <- s
+	}()
+	nc, err := br.Connect("load")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer nc.Close()
+	// Wait until the monitor is subscribed: it judges a probe.
+	tr := newTraffic(ws, ch)
+	for sink.judged.Load() == 0 {
+		subj, data := tr.next(ws, ch, time.Now().Unix())
+		_ = nc.Publish(subj, data)
+		time.Sleep(20 * time.Millisecond)
+	}
+	before := sink.judged.Load()
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	start := time.Now()
+	ts := start.Unix()
+	for i := range b.N {
+		if i%4096 == 0 {
+			ts = time.Now().Unix()
+		}
+		subj, data := tr.next(ws, ch, ts)
+		if err := nc.Publish(subj, data); err != nil {
+			b.Fatal(err)
+		}
+	}
+	_ = nc.Flush()
+	for sink.judged.Load() < before+uint64(b.N) {
+		time.Sleep(time.Millisecond)
+		if time.Since(start) > 10*time.Minute {
+			b.Fatal("the monitor never caught up")
+		}
+	}
+	elapsed := time.Since(start)
+	cpu := cpuTime() - cpu0
+	b.StopTimer()
+	cancel()
+	s := <-done
+	if s.Dropped != 0 || s.Judged != s.Delivered {
+		b.Errorf("judged %d of %d delivered, %d dropped", s.Judged, s.Delivered, s.Dropped)
+	}
+	if n := sink.findings.Load(); n != 0 {
+		b.Errorf("%d findings on valid traffic, the first: %s", n, line(&sink.first))
+	}
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "envelopes/s")
+	b.ReportMetric(float64(s.Dropped), "dropped")
+	// CPU time of the whole process (publisher, broker and monitor) per
+	// envelope: what the throughput is bounded by on a machine shared with
+	// other work, where wall time is not.
+	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/envelope")
+	b.ReportMetric(float64(s.PeakHeap)/(1<<20), "peak-heap-MiB")
+}
+
+// cpuTime is the CPU time (user and system) the process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
