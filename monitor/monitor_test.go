@@ -13,6 +13,7 @@ import (
 
 	"github.com/aghcheck/aghcheck/agh"
 	"github.com/aghcheck/aghcheck/harness/broker"
+	"github.com/aghcheck/aghcheck/internal/control"
 	"github.com/aghcheck/aghcheck/jsonx"
 	"github.com/aghcheck/aghcheck/peer"
 )
@@ -165,7 +166,7 @@ func (d *driver) work(t *testing.T, thread, work string, traces []any) map[strin
 	t.Helper()
 	fields := map[string]any{"surface": "thread", "thread_id": thread, "work_id": work}
 	if traces != nil {
-		fields["ext"] = map[string]any{peer.ControlExt: map[string]any{"traces": traces}}
+		fields["ext"] = map[string]any{control.Name: map[string]any{"traces": traces}}
 	}
 	return d.send(t, "say", fields, map[string]any{"text": "please do " + work})
 }
