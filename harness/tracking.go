@@ -15,7 +15,7 @@ func CheckPublication(c *agh.Checker, subject string, raw []byte) agh.Result {
 	res := c.CheckBytes(raw)
 	if res.Envelope != nil {
 		if want, err := agh.Subject(res.Envelope); err == nil && want != subject {
-			res.Findings = append(res.Findings, rules.Finding{Rule: requirements.NatsSubject, Expected: want, Found: subject,
+			res.Findings = append(res.Findings, rules.Finding{Rule: requirements.NATSSubject, Expected: want, Found: subject,
 				Message: "published on the wrong subject"})
 		}
 	}
