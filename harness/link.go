@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -137,7 +138,7 @@ func (l *link) watch(nc *nats.Conn, ws, ch, iut string) error {
 	l.mu.Unlock()
 	_, err := nc.Subscribe(agh.BroadcastSubject(ws, ch), func(m *nats.Msg) {
 		var probe struct{ From, Kind string }
-		if json.Unmarshal(m.Data, &probe) != nil || probe.Kind != "greet" || probe.From != iut {
+		if !bytes.Contains(m.Data, []byte(`"greet"`)) || json.Unmarshal(m.Data, &probe) != nil || probe.Kind != "greet" || probe.From != iut {
 			return
 		}
 		// Delivered now, so delivered over a working connection, even if

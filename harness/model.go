@@ -19,6 +19,9 @@ const (
 	Warn  Outcome = "warn"  // a SHOULD not met
 	Skip  Outcome = "skip"  // not in the claimed level, not selected, or not advertised by the IUT
 	Error Outcome = "error" // the harness or transport failed: never blamed on the IUT
+	// ExpectedFail is a failure (or warning, or error) that the --baseline
+	// file records as a known deviation: it does not fail the run.
+	ExpectedFail Outcome = "expected-fail"
 )
 
 // Report is the full result of one run: what every writer renders.
@@ -39,6 +42,8 @@ type Report struct {
 	Requirements []RequirementResult `json:"requirements"`
 	Passive      PassiveResult       `json:"passive"`
 	Scenarios    []*ScenarioResult   `json:"scenarios"`
+	// Baseline is the --baseline file as applied to this run.
+	Baseline *BaselineSummary `json:"baseline,omitempty"`
 	// Error is set when the run could not be carried out (exit code 2).
 	Error string `json:"error,omitempty"`
 }
@@ -50,10 +55,15 @@ type Summary struct {
 	Warn  int `json:"warn"`
 	Skip  int `json:"skip"`
 	Error int `json:"error"`
+	// ExpectedFail and Stale count the --baseline entries that still hold
+	// and those that no longer do.
+	ExpectedFail int `json:"expected_fail,omitempty"`
+	Stale        int `json:"stale,omitempty"`
 	// Claim is the highest conformance claim earned ("none" when none).
 	Claim string `json:"claim"`
 	// Target is the claim the requested level asks for, and Passed whether
-	// it was earned (the exit code follows it).
+	// it was earned (the exit code follows it). With a baseline, Passed says
+	// instead whether the run matched it: no new failure, no stale entry.
 	Target string `json:"target"`
 	Passed bool   `json:"passed"`
 	// ScenarioTime is the sum of every scenario's own duration: compare it
@@ -138,6 +148,8 @@ type PassiveFinding struct {
 	Level   string `json:"level"`
 	Count   int    `json:"count"`
 	Example string `json:"example"`
+	// Baseline is the --baseline entry naming this rule (passive:RULE).
+	Baseline *BaselineMark `json:"baseline,omitempty"`
 }
 
 // ScenarioResult is one scenario's outcome with everything needed to see why.
@@ -156,6 +168,33 @@ type ScenarioResult struct {
 	Peers        map[string]string `json:"peers,omitempty"` // test peer name → peer id
 	Steps        []StepResult      `json:"steps,omitempty"`
 	Exchanged    []*ExchangedEntry `json:"exchanged,omitempty"`
+	// Baseline is the --baseline entry naming this scenario.
+	Baseline *BaselineMark `json:"baseline,omitempty"`
+}
+
+// Statuses of a baseline entry in a run.
+const (
+	BaselineExpected = "expected" // fell short exactly as recorded
+	BaselineStale    = "stale"    // passes now, or falls short differently: the entry must change
+	BaselineUnjudged = "unjudged" // skipped, errored or not run: neither confirmed nor stale
+)
+
+// BaselineMark is what a --baseline entry says about a scenario or a
+// passive finding, and how the run compares with it.
+type BaselineMark struct {
+	Status   string  `json:"status"`
+	Recorded Outcome `json:"recorded"` // the outcome the entry records
+	Actual   Outcome `json:"actual"`   // the outcome the run had
+	Reason   string  `json:"reason"`   // an erratum id or an issue link
+}
+
+// BaselineSummary is the --baseline file as applied to the run.
+type BaselineSummary struct {
+	File     string   `json:"file"`
+	Entries  int      `json:"entries"`
+	Expected int      `json:"expected"`
+	Stale    []string `json:"stale,omitempty"`    // ids of entries that no longer hold
+	Unjudged []string `json:"unjudged,omitempty"` // ids of entries this run could not judge
 }
 
 // StepResult is one step's outcome.

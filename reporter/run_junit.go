@@ -39,6 +39,9 @@ func writeRunJUnit(w io.Writer, rep *harness.Report) error {
 		case harness.Skip:
 			c.Skipped = &JUnitSkipped{Message: sc.Message}
 			s.Skipped++
+		case harness.ExpectedFail:
+			c.Skipped = junitExpected(sc.Baseline, sc.Message)
+			s.Skipped++
 		case harness.Warn:
 			c.SystemOut = runOut("WARN (SHOULD not met): " + sc.Message + "\n" + strings.Join(sc.Notes, "\n"))
 		}
@@ -69,11 +72,15 @@ func writeRunJUnit(w io.Writer, rep *harness.Report) error {
 	case harness.Skip:
 		pc.Skipped = &JUnitSkipped{Message: "the IUT published nothing"}
 		ps.Skipped++
+	case harness.ExpectedFail:
+		pc.Skipped = junitExpected(nil, strings.Join(lines, "; "))
+		ps.Skipped++
 	case harness.Warn:
 		pc.SystemOut = runOut(strings.Join(lines, "\n"))
 	}
 	ps.Tests++
 	ps.Cases = append(ps.Cases, pc)
+	junitBaseline(rep, get)
 	if rep.Error != "" {
 		hs := get("harness")
 		hs.Tests++

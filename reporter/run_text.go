@@ -23,6 +23,8 @@ func (p palette) outcome(o harness.Outcome) string {
 		return p.red.Sprint(label)
 	case harness.Warn:
 		return p.yellow.Sprint(label)
+	case harness.ExpectedFail:
+		return p.yellow.Sprint("XFAIL")
 	}
 	return p.faint.Sprint(label)
 }
@@ -141,6 +143,8 @@ func (t *runText) Finish(rep *harness.Report) error {
 		fmt.Fprintf(w, "    %-6s %-28s ×%-4d %s\n", f.Level, f.Rule, f.Count, firstLine(f.Example))
 	}
 
+	writeRunBaseline(w, p, rep)
+
 	fmt.Fprintln(w, "\nClaims:")
 	lastCaveat := ""
 	for _, c := range rep.Claims {
@@ -173,8 +177,8 @@ func (t *runText) Finish(rep *harness.Report) error {
 	if !s.Passed {
 		verdict = p.red.Sprint("NOT PASSED")
 	}
-	fmt.Fprintf(w, "\n%s  %d pass, %d fail, %d warn, %d skip, %d error; claim earned: %s (target %s); %s wall, %s of scenario time\n",
-		verdict, s.Pass, s.Fail, s.Warn, s.Skip, s.Error, p.cyan.Sprint(s.Claim), s.Target, runDur(rep.Duration.D()), runDur(s.ScenarioTime.D()))
+	fmt.Fprintf(w, "\n%s  %d pass, %d fail, %d warn, %d skip, %d error%s; claim earned: %s (target %s); %s wall, %s of scenario time\n",
+		verdict, s.Pass, s.Fail, s.Warn, s.Skip, s.Error, baselineVerdict(rep), p.cyan.Sprint(s.Claim), s.Target, runDur(rep.Duration.D()), runDur(s.ScenarioTime.D()))
 	return nil
 }
 

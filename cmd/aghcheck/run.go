@@ -114,6 +114,7 @@ func newRunCmd() *cobra.Command {
 		parallel                           int
 		timeout, stepTimeout, greetTimeout time.Duration
 		silence                            time.Duration
+		baselinePath, writeBaselinePath    string
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -130,7 +131,9 @@ AGH_NATS_URL, AGH_NATS_TOKEN, AGH_NATS_USER, AGH_NATS_PASSWORD,
 AGH_WORKSPACE_ID, AGH_CHANNEL and AGH_PEER_ID (a suggestion).
 
 Exit status: 0 when the claimed --level passes, 1 when it does not, 2 for
-usage or harness errors (including an IUT that never greets).`,
+usage or harness errors (including an IUT that never greets). With
+--baseline FILE (known deviations), 0 when the run matches it: no failure
+outside it, no stale entry.`,
 		Example: `  aghcheck run
   aghcheck run --iut './my-agent --join' --level core
   aghcheck run --iut 'aghcheck peer --fault accept-expired' --run 'delivery\.'
@@ -151,6 +154,10 @@ usage or harness errors (including an IUT that never greets).`,
 				return err
 			}
 			scs, re, err := sf.load()
+			if err != nil {
+				return err
+			}
+			known, err := loadBaseline(baselinePath, scs)
 			if err != nil {
 				return err
 			}
@@ -191,12 +198,15 @@ usage or harness errors (including an IUT that never greets).`,
 			}
 			w := report.New(out, reporter.Options{Strict: strict, Verbose: verbose, Level: sf.level, Scenarios: len(scs),
 				Color: out == os.Stdout && !color.NoColor})
-			cfg.Progress = func(sc *harness.ScenarioResult) { _ = w.Item(sc) } // a failed write shows again at Finish
+			cfg.Progress = func(sc *harness.ScenarioResult) { _ = w.Item(known.Preview(sc)) } // a failed write shows again at Finish
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			rep, runErr := harness.Run(ctx, cfg)
 			if rep == nil {
 				return &exitError{code: exitUsageErr, err: runErr}
+			}
+			if err := settleBaseline(rep, known, writeBaselinePath); err != nil {
+				return err
 			}
 			if err := w.Finish(rep); err != nil {
 				return &exitError{code: exitUsageErr, err: fmt.Errorf("write report: %w", err)}
@@ -231,6 +241,8 @@ usage or harness errors (including an IUT that never greets).`,
 	f.DurationVar(&timeout, "timeout", 10*time.Second, "time limit per scenario")
 	f.DurationVar(&stepTimeout, "step-timeout", 2*time.Second, "default time an expect step waits")
 	f.DurationVar(&silence, "silence", 300*time.Millisecond, "default expect_silence window")
+	f.StringVar(&baselinePath, "baseline", "", "known deviations `FILE` (YAML): its failures are expected-fail; a new failure or a stale entry fails the run")
+	f.StringVar(&writeBaselinePath, "write-baseline", "", "write this run's failures to `FILE` as a baseline to start from")
 	f.DurationVar(&greetTimeout, "greet-timeout", harness.DefaultGreetTimeout, "how long to wait for the IUT's greet")
 	return cmd
 }

@@ -1,0 +1,274 @@
+// Package baseline holds a peer's known deviations — the --baseline file of
+// `aghcheck run` — and applies them to a run's report: a recorded failure is
+// reported as expected-fail and does not fail the run, a new failure does,
+// and so does an entry that no longer holds (stale), so the file can only
+// shrink honestly.
+package baseline
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/aghcheck/aghcheck/harness"
+)
+
+// PassivePrefix starts the id of an entry for a passive finding: the rule
+// broken by what the IUT published, as in passive:ENV-WORK-ID.
+const PassivePrefix = "passive:"
+
+// ErrMalformed marks a file that is not a baseline; ErrUnknownID an entry
+// naming no scenario or rule of the run. Both are usage errors.
+var (
+	ErrMalformed = errors.New("malformed baseline")
+	ErrUnknownID = errors.New("unknown id")
+)
+
+// Entry is one known deviation.
+type Entry struct {
+	// ID is a scenario (or generated case) id, or passive:RULE-ID.
+	ID string `yaml:"id"`
+	// Outcome is the outcome recorded for it: fail, warn or error.
+	Outcome harness.Outcome `yaml:"outcome"`
+	// Reason says why: an erratum id or an issue link.
+	Reason string `yaml:"reason"`
+
+	line int
+}
+
+// Baseline is a loaded baseline file.
+type Baseline struct {
+	File    string
+	Entries []Entry
+	byID    map[string]*Entry
+}
+
+type file struct {
+	Entries *[]Entry `yaml:"entries"`
+}
+
+// Load reads and checks a baseline file.
+func Load(path string) (*Baseline, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("baseline: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// Parse checks a baseline file's contents; name is used in errors. Every
+// error is one line: the file, the line, what is wrong.
+func Parse(name string, data []byte) (*Baseline, error) {
+	bad := func(line int, format string, args ...any) error {
+		where := name
+		if line > 0 {
+			where = fmt.Sprintf("%s:%d", name, line)
+		}
+		return fmt.Errorf("%w %s: %s", ErrMalformed, where, fmt.Sprintf(format, args...))
+	}
+	var f file
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, bad(0, "empty file (want a map with an entries list)")
+		}
+		return nil, bad(0, "%s", oneLine(err))
+	}
+	if f.Entries == nil {
+		return nil, bad(0, "no entries list (an empty baseline is 'entries: []')")
+	}
+	// Decoded again as nodes for the line of each entry.
+	var lines struct{ Entries []yaml.Node }
+	_ = yaml.Unmarshal(data, &lines)
+	b := &Baseline{File: name, Entries: *f.Entries, byID: map[string]*Entry{}}
+	for i := range b.Entries {
+		e := &b.Entries[i]
+		if i < len(lines.Entries) {
+			e.line = lines.Entries[i].Line
+		}
+		switch {
+		case strings.TrimSpace(e.ID) == "":
+			return nil, bad(e.line, "entry %d has no id", i+1)
+		case b.byID[e.ID] != nil:
+			return nil, bad(e.line, "%s is listed twice (first at line %d)", e.ID, b.byID[e.ID].line)
+		case e.Outcome != harness.Fail && e.Outcome != harness.Warn && e.Outcome != harness.Error:
+			return nil, bad(e.line, "%s: outcome %q, want fail, warn or error", e.ID, e.Outcome)
+		case strings.TrimSpace(e.Reason) == "":
+			return nil, bad(e.line, "%s has no reason (an erratum id or an issue link)", e.ID)
+		}
+		b.byID[e.ID] = e
+	}
+	return b, nil
+}
+
+// oneLine joins a YAML error's lines (a type error lists one per field,
+// and may quote a value that spans lines).
+func oneLine(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		msg = strings.Join(te.Errors, "; ")
+	}
+	return strings.Join(strings.Fields(msg), " ")
+}
+
+// CheckIDs reports the entries naming neither a scenario (scenario says
+// whether an id is one) nor, after passive:, a rule (rule likewise).
+func (b *Baseline) CheckIDs(scenario, rule func(id string) bool) error {
+	var unknown []string
+	for _, e := range b.Entries {
+		r, passive := strings.CutPrefix(e.ID, PassivePrefix)
+		if (passive && !rule(r)) || (!passive && !scenario(e.ID)) {
+			unknown = append(unknown, fmt.Sprintf("%s:%d: %s", b.File, e.line, e.ID))
+		}
+	}
+	if len(unknown) > 0 {
+		return fmt.Errorf("%w %s (an id names a scenario, see aghcheck list, or passive:RULE-ID, see aghcheck rules)",
+			ErrUnknownID, strings.Join(unknown, ", "))
+	}
+	return nil
+}
+
+// judge compares what a run had with what an entry records.
+func judge(actual, recorded harness.Outcome) string {
+	switch {
+	case actual == recorded:
+		return harness.BaselineExpected
+	case actual == harness.Skip || actual == harness.Error || actual == "":
+		return harness.BaselineUnjudged
+	}
+	return harness.BaselineStale
+}
+
+func (b *Baseline) mark(id string, actual harness.Outcome) *harness.BaselineMark {
+	e := b.byID[id]
+	if e == nil {
+		return nil
+	}
+	return &harness.BaselineMark{Status: judge(actual, e.Outcome), Recorded: e.Outcome, Actual: actual, Reason: e.Reason}
+}
+
+// Preview is sc as it reads once the baseline is applied (a copy; sc is
+// left alone): for the live progress of a run, whose claims are graded on
+// the real outcomes. A nil baseline changes nothing.
+func (b *Baseline) Preview(sc *harness.ScenarioResult) *harness.ScenarioResult {
+	if b == nil {
+		return sc
+	}
+	m := b.mark(sc.ID, sc.Outcome)
+	if m == nil {
+		return sc
+	}
+	c := *sc
+	c.Baseline = m
+	if m.Status == harness.BaselineExpected {
+		c.Outcome = harness.ExpectedFail
+	}
+	return &c
+}
+
+// Apply marks every scenario and passive finding an entry names, reports a
+// recorded failure as expected-fail, and sets the run's verdict: passed
+// when nothing failed or errored outside the baseline and no entry is
+// stale. Claims stay as graded on the real outcomes.
+func (b *Baseline) Apply(rep *harness.Report) {
+	sum := &harness.BaselineSummary{File: b.File, Entries: len(b.Entries)}
+	s := &rep.Summary
+	seen := map[string]bool{}
+	tally := func(id string, m *harness.BaselineMark) {
+		seen[id] = true
+		switch m.Status {
+		case harness.BaselineExpected:
+			sum.Expected++
+		case harness.BaselineStale:
+			sum.Stale = append(sum.Stale, id)
+		default:
+			sum.Unjudged = append(sum.Unjudged, id)
+		}
+	}
+	for _, sc := range rep.Scenarios {
+		m := b.mark(sc.ID, sc.Outcome)
+		if m == nil {
+			continue
+		}
+		sc.Baseline = m
+		tally(sc.ID, m)
+		if m.Status == harness.BaselineExpected {
+			count(s, sc.Outcome, -1)
+			sc.Outcome = harness.ExpectedFail
+			s.ExpectedFail++
+		}
+	}
+	b.applyPassive(rep, tally)
+	for _, e := range b.Entries {
+		if seen[e.ID] {
+			continue
+		}
+		// A rule the IUT no longer breaks; a scenario the run never had.
+		if strings.HasPrefix(e.ID, PassivePrefix) && rep.Error == "" && rep.Passive.Envelopes > 0 {
+			sum.Stale = append(sum.Stale, e.ID)
+		} else {
+			sum.Unjudged = append(sum.Unjudged, e.ID)
+		}
+	}
+	rep.Baseline = sum
+	s.Stale = len(sum.Stale)
+	s.Passed = rep.Error == "" && s.Fail == 0 && s.Error == 0 && rep.Passive.Outcome != harness.Fail &&
+		s.Stale == 0 && s.Pass+s.Warn+s.ExpectedFail > 0
+}
+
+// applyPassive marks the passive findings and grades the passive verdict
+// on the findings the baseline does not expect.
+func (b *Baseline) applyPassive(rep *harness.Report, tally func(string, *harness.BaselineMark)) {
+	p := &rep.Passive
+	rest, expected := harness.Pass, false
+	for i := range p.Findings {
+		f := &p.Findings[i]
+		actual := findingOutcome(f, rep.Strict)
+		m := b.mark(PassivePrefix+f.Rule, actual)
+		if m != nil {
+			f.Baseline = m
+			tally(PassivePrefix+f.Rule, m)
+		}
+		if m != nil && m.Status == harness.BaselineExpected {
+			expected = true
+		} else if actual == harness.Fail || (actual == harness.Warn && rest != harness.Fail) {
+			rest = actual
+		}
+	}
+	if expected && (p.Outcome == harness.Fail || p.Outcome == harness.Warn) {
+		p.Outcome = rest
+		if rest == harness.Pass {
+			p.Outcome = harness.ExpectedFail
+		}
+	}
+}
+
+// findingOutcome is what a passive finding makes of the verdict.
+func findingOutcome(f *harness.PassiveFinding, strict bool) harness.Outcome {
+	if f.Level == "MUST" || strict {
+		return harness.Fail
+	}
+	return harness.Warn
+}
+
+func count(s *harness.Summary, o harness.Outcome, d int) {
+	switch o {
+	case harness.Pass:
+		s.Pass += d
+	case harness.Fail:
+		s.Fail += d
+	case harness.Warn:
+		s.Warn += d
+	case harness.Skip:
+		s.Skip += d
+	case harness.Error:
+		s.Error += d
+	}
+}

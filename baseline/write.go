@@ -1,0 +1,79 @@
+package baseline
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/aghcheck/aghcheck/harness"
+)
+
+// TODOReason is the reason Write gives an entry it cannot know the reason of.
+const TODOReason = "TODO: name the erratum or link the issue"
+
+// Write writes today's failures of rep — its failing scenarios and the
+// rules its passive verdict fails on — as a baseline file to start from.
+// An entry of prev that still holds keeps its reason; a new one gets
+// TODOReason, and each carries the failure as a comment.
+func Write(w io.Writer, rep *harness.Report, prev *Baseline) error {
+	var entries []*yaml.Node
+	add := func(id string, outcome harness.Outcome, why string) {
+		reason := TODOReason
+		if prev != nil && prev.byID[id] != nil && prev.byID[id].Outcome == outcome {
+			reason = prev.byID[id].Reason
+		}
+		n := &yaml.Node{Kind: yaml.MappingNode, HeadComment: firstLine(why)}
+		for _, kv := range [][2]string{{"id", id}, {"outcome", string(outcome)}, {"reason", reason}} {
+			n.Content = append(n.Content,
+				&yaml.Node{Kind: yaml.ScalarNode, Value: kv[0]},
+				&yaml.Node{Kind: yaml.ScalarNode, Value: kv[1]})
+		}
+		entries = append(entries, n)
+	}
+	for _, sc := range rep.Scenarios {
+		if actual(sc.Outcome, sc.Baseline) == harness.Fail {
+			add(sc.ID, harness.Fail, sc.Message)
+		}
+	}
+	for i := range rep.Passive.Findings {
+		f := &rep.Passive.Findings[i]
+		if o := findingOutcome(f, rep.Strict); o == harness.Fail {
+			add(PassivePrefix+f.Rule, o, fmt.Sprintf("passive, ×%d: %s", f.Count, f.Example))
+		}
+	}
+	list := &yaml.Node{Kind: yaml.SequenceNode, Content: entries}
+	if len(entries) == 0 {
+		list.Style = yaml.FlowStyle // entries: []
+	}
+	doc := &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{
+		Kind: yaml.MappingNode,
+		HeadComment: "Known deviations for aghcheck run --baseline (written by --write-baseline).\n" +
+			"Each entry: a scenario id or passive:RULE-ID, the outcome it has today, and why\n" +
+			"(an erratum id or an issue link). A run passes when its failures are exactly these.",
+		Content: []*yaml.Node{{Kind: yaml.ScalarNode, Value: "entries"}, list},
+	}}}
+	enc := yaml.NewEncoder(w)
+	enc.SetIndent(2)
+	if err := enc.Encode(doc); err != nil {
+		return fmt.Errorf("write baseline: %w", err)
+	}
+	return enc.Close()
+}
+
+// actual is the outcome a scenario had, before any baseline rewrote it.
+func actual(o harness.Outcome, m *harness.BaselineMark) harness.Outcome {
+	if o == harness.ExpectedFail && m != nil {
+		return m.Actual
+	}
+	return o
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if r := []rune(s); len(r) > 160 {
+		s = string(r[:157]) + "..."
+	}
+	return s
+}

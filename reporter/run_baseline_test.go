@@ -1,0 +1,45 @@
+package reporter
+
+import (
+	"encoding/xml"
+	"path/filepath"
+	"testing"
+
+	"github.com/aghcheck/aghcheck/baseline"
+	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/internal/golden"
+)
+
+// The run fixture against a baseline with an entry of every status:
+// expected (a scenario and a passive rule), stale (a scenario that passes,
+// a rule no longer broken) and not judged (a skipped scenario).
+func TestRunWritersWithBaseline(t *testing.T) {
+	b, err := baseline.Parse("known.yaml", []byte(`entries:
+  - {id: nats.directed-replies-on-peer-subject, outcome: fail, reason: erratum 2}
+  - {id: "passive:NATS-PUBLISH-SUBJECT", outcome: fail, reason: erratum 2}
+  - {id: lifecycle.work-completes, outcome: fail, reason: "https://example.org/issues/7"}
+  - {id: trust.signed-work-accepted, outcome: fail, reason: erratum 9}
+  - {id: "passive:ENV-WORK-ID", outcome: fail, reason: erratum 5}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := runFixture()
+	b.Apply(rep)
+	golden.Check(t, filepath.Join("testdata", "run_baseline_text.golden"), writeRun(t, "text", rep, Options{}))
+
+	junit := writeRun(t, "junit", rep, Options{})
+	var parsed JUnitSuites
+	if err := xml.Unmarshal(junit, &parsed); err != nil {
+		t.Fatalf("junit is not XML: %v", err)
+	}
+	// Failures: the two stale entries; skipped: the scenario skipped by the
+	// run, the expected-fail scenario and the expected passive verdict.
+	if parsed.Tests != 7 || parsed.Failures != 2 || parsed.Skipped != 3 {
+		t.Errorf("junit counts tests=%d failures=%d skipped=%d", parsed.Tests, parsed.Failures, parsed.Skipped)
+	}
+	golden.Check(t, filepath.Join("testdata", "run_baseline_junit.golden"), junit)
+	if rep.Summary.Passed || rep.Passive.Outcome != harness.ExpectedFail {
+		t.Errorf("summary %+v, passive %s", rep.Summary, rep.Passive.Outcome)
+	}
+}
