@@ -42,6 +42,9 @@ type Config struct {
 	StepTimeout   time.Duration // per expect step (default 2s)
 	SilenceWindow time.Duration // default expect_silence window (300ms)
 	GreetTimeout  time.Duration // waiting for the IUT's greet (default DefaultGreetTimeout)
+	// OutageTimeout is how long the broker connection may stay down, and
+	// how long the IUT then has to greet again (default GreetTimeout).
+	OutageTimeout time.Duration
 
 	// External, when set, is the broker to use instead of an embedded one.
 	External *broker.Endpoint
@@ -86,6 +89,9 @@ func (c *Config) defaults() {
 	}
 	if c.GreetTimeout <= 0 {
 		c.GreetTimeout = DefaultGreetTimeout
+	}
+	if c.OutageTimeout <= 0 {
+		c.OutageTimeout = c.GreetTimeout
 	}
 	if c.FloodLimit <= 0 {
 		c.FloodLimit = 5000

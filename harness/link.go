@@ -27,14 +27,14 @@ const linkReconnectWait = 25 * time.Millisecond
 //     nothing while nothing can arrive);
 //   - no scenario starts while the connection is down, nor after it is back
 //     until the IUT has greeted again (the NATS binding: a peer SHOULD
-//     publish greet again after reconnecting) or the greet timeout passed;
-//   - a connection not back within the greet timeout ends the run as a
+//     publish greet again after reconnecting) or the outage timeout passed;
+//   - a connection not back within the outage timeout ends the run as a
 //     harness error.
 //
 // The outages and whether the IUT greeted again go into the report.
 type link struct {
 	start time.Time
-	grace time.Duration // GreetTimeout
+	grace time.Duration // Config.OutageTimeout
 
 	mu      sync.Mutex
 	nc      *nats.Conn

@@ -92,14 +92,14 @@ func TestBrokerRestartMidRun(t *testing.T) {
 }
 
 // An IUT that reconnects without greeting again misses a SHOULD of the NATS
-// binding: a passive warning; the run waits the greet timeout for it, no
+// binding: a passive warning; the run waits the outage timeout for it, no
 // longer.
 func TestNoGreetAfterReconnectWarns(t *testing.T) {
 	t.Parallel()
 	n := &node{name: "token", opts: nodeOptions("token")}
 	n.opts.Username, n.opts.Password, n.opts.Authorization = "", "", "t0ken" // the silent IUT speaks token auth
 	n.start(t)
-	cfg := Config{Parallel: 1, GreetTimeout: time.Second, StepTimeout: 300 * time.Millisecond, Select: regexp.MustCompile(`^kinds\.`)}
+	cfg := Config{Parallel: 1, OutageTimeout: time.Second, StepTimeout: 300 * time.Millisecond, Select: regexp.MustCompile(`^kinds\.`)}
 	rep, took := outageRun(t, n, "silent", cfg, 1, func() error {
 		return n.restart(50*time.Millisecond, "aghcheck-harness")
 	})
@@ -122,11 +122,11 @@ func TestNoGreetAfterReconnectWarns(t *testing.T) {
 }
 
 // A broker that does not come back ends the run as a harness error within
-// the greet timeout, with nothing blamed on the IUT.
+// the outage timeout, with nothing blamed on the IUT.
 func TestBrokerGoneEndsRun(t *testing.T) {
 	t.Parallel()
 	n := startNode(t, "gone")
-	cfg := Config{Parallel: 4, GreetTimeout: time.Second}
+	cfg := Config{Parallel: 4, OutageTimeout: time.Second}
 	rep, took := outageRun(t, n, "peer", cfg, 4, func() error { n.stop(); return nil })
 	if !strings.Contains(rep.Error, "broker connection was lost") || !strings.Contains(rep.Error, "not restored within 1s") {
 		t.Errorf("error %q, want the lost broker connection named", rep.Error)

@@ -69,7 +69,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 
 	// Decide what runs before touching the network.
 	todo, needJS := r.plan(rep, lv.Claims)
-	r.link = newLink(r.start, cfg.GreetTimeout)
+	r.link = newLink(r.start, cfg.OutageTimeout)
 	ctx, stopLink := r.link.guard(ctx)
 	defer stopLink()
 	if err := r.connect(ctx, rep, needJS); err != nil {
