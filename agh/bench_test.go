@@ -1,19 +1,16 @@
 package agh
 
-import (
-	"os"
-	"testing"
-)
+import "testing"
 
-// benchCorpus is a realistic mix: every seed example (all six kinds, two
-// of them failing with their errata) plus the valid fixtures.
-func benchCorpus(b *testing.B) (raws [][]byte, vals []any) {
-	for _, dir := range []string{"seed", "valid"} {
+// realistic is the default benchmark mix: every seed example (all six kinds,
+// two of them failing with their errata) plus the valid fixtures.
+var realistic = []string{"seed", "valid"}
+
+// benchCorpus reads and decodes the fixtures of dirs.
+func benchCorpus(b *testing.B, dirs ...string) (raws [][]byte, vals []any) {
+	for _, dir := range dirs {
 		for _, f := range fixtureFiles(b, dir) {
-			raw, err := os.ReadFile(f)
-			if err != nil {
-				b.Fatal(err)
-			}
+			raw := mustRead(b, f)
 			raws = append(raws, raw)
 			vals = append(vals, decode(b, raw))
 		}
@@ -21,10 +18,8 @@ func benchCorpus(b *testing.B) (raws [][]byte, vals []any) {
 	return raws, vals
 }
 
-// BenchmarkCheck measures the rule engine alone on decoded envelopes.
-func BenchmarkCheck(b *testing.B) {
-	c := mustChecker(b, Options{Now: 1776366100})
-	raws, vals := benchCorpus(b)
+// benchCheck times c.Check over the corpus, round robin.
+func benchCheck(b *testing.B, c *Checker, raws [][]byte, vals []any) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -33,11 +28,17 @@ func BenchmarkCheck(b *testing.B) {
 	}
 }
 
+// BenchmarkCheck measures the rule engine alone on decoded envelopes.
+func BenchmarkCheck(b *testing.B) {
+	raws, vals := benchCorpus(b, realistic...)
+	benchCheck(b, mustChecker(b, Options{Now: 1776366100}), raws, vals)
+}
+
 // BenchmarkCheckBytes is decode (jsonx) plus check: the per-envelope cost of
 // aghcheck validate and of the live harness.
 func BenchmarkCheckBytes(b *testing.B) {
 	c := mustChecker(b, Options{Now: 1776366100})
-	raws, _ := benchCorpus(b)
+	raws, _ := benchCorpus(b, realistic...)
 	var n int64
 	for _, r := range raws {
 		n += int64(len(r))
@@ -53,31 +54,13 @@ func BenchmarkCheckBytes(b *testing.B) {
 // BenchmarkCheckInvalid runs the invalid corpus, where the schema validator
 // runs behind the native rules.
 func BenchmarkCheckInvalid(b *testing.B) {
-	c := mustChecker(b, Options{})
-	var vals []any
-	var raws [][]byte
-	for _, f := range fixtureFiles(b, "invalid") {
-		raw := mustRead(b, f)
-		raws = append(raws, raw)
-		vals = append(vals, decode(b, raw))
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		k := i % len(vals)
-		_ = c.Check(raws[k], vals[k])
-	}
+	raws, vals := benchCorpus(b, "invalid")
+	benchCheck(b, mustChecker(b, Options{}), raws, vals)
 }
 
 // BenchmarkCheckFullSchema is BenchmarkCheck with the schema validator run
 // on every envelope, for comparison with the default fast path.
 func BenchmarkCheckFullSchema(b *testing.B) {
-	c := mustChecker(b, Options{Now: 1776366100, FullSchema: true})
-	raws, vals := benchCorpus(b)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		k := i % len(vals)
-		_ = c.Check(raws[k], vals[k])
-	}
+	raws, vals := benchCorpus(b, realistic...)
+	benchCheck(b, mustChecker(b, Options{Now: 1776366100, FullSchema: true}), raws, vals)
 }

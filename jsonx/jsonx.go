@@ -267,9 +267,7 @@ func (d *decoder) object() any {
 	}
 	m := make(map[string]any, hint)
 	d.skipWS()
-	if d.pos < len(d.data) && d.data[d.pos] == '}' {
-		d.pos++
-		d.depth--
+	if d.closes('}') {
 		return m
 	}
 	d.path = append(d.path, pathElem{index: -1})
@@ -307,23 +305,13 @@ func (d *decoder) object() any {
 				Message: "duplicate member name " + strconv.Quote(key) + " (the last value wins) " + d.where(d.pos)})
 			d.path = d.path[:top+1]
 		}
-		d.skipWS()
-		if d.pos < len(d.data) {
-			switch d.data[d.pos] {
-			case ',':
-				d.pos++
-				d.skipWS()
-				continue
-			case '}':
-				d.pos++
-				d.path = d.path[:top]
-				d.depth--
-				return m
-			}
+		if d.more(top, '}', "',' or '}'", " after object member") {
+			continue
 		}
-		d.path = d.path[:top]
-		d.failUnexpected("',' or '}'", " after object member")
-		return nil
+		if d.failed {
+			return nil
+		}
+		return m
 	}
 }
 
@@ -334,9 +322,7 @@ func (d *decoder) array() any {
 	d.pos++ // '['
 	a := make([]any, 0, 4)
 	d.skipWS()
-	if d.pos < len(d.data) && d.data[d.pos] == ']' {
-		d.pos++
-		d.depth--
+	if d.closes(']') {
 		return a
 	}
 	d.path = append(d.path, pathElem{index: 0})
@@ -348,24 +334,42 @@ func (d *decoder) array() any {
 			return nil
 		}
 		a = append(a, v)
-		d.skipWS()
-		if d.pos < len(d.data) {
-			switch d.data[d.pos] {
-			case ',':
-				d.pos++
-				d.skipWS()
-				continue
-			case ']':
-				d.pos++
-				d.path = d.path[:top]
-				d.depth--
-				return a
-			}
+		if d.more(top, ']', "',' or ']'", " after array element") {
+			continue
 		}
-		d.path = d.path[:top]
-		d.failUnexpected("',' or ']'", " after array element")
-		return nil
+		if d.failed {
+			return nil
+		}
+		return a
 	}
+}
+
+// closes consumes the container's closing byte when it comes next, leaving
+// the nesting level.
+func (d *decoder) closes(close byte) bool {
+	if d.pos < len(d.data) && d.data[d.pos] == close {
+		d.pos++
+		d.depth--
+		return true
+	}
+	return false
+}
+
+// more reads what follows a member or element: ',' means another follows;
+// otherwise the container's path element (top) is popped and it must close,
+// or the decode fails expecting want.
+func (d *decoder) more(top int, close byte, want, where string) bool {
+	d.skipWS()
+	if d.pos < len(d.data) && d.data[d.pos] == ',' {
+		d.pos++
+		d.skipWS()
+		return true
+	}
+	d.path = d.path[:top]
+	if !d.closes(close) {
+		d.failUnexpected(want, where)
+	}
+	return false
 }
 
 // str decodes the string starting at d.pos ('"').

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"encoding/json"
-	"flag"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,15 +11,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aghcheck/aghcheck/internal/golden"
 	"github.com/aghcheck/aghcheck/jcs"
 	"github.com/aghcheck/aghcheck/jsonx"
 	"github.com/aghcheck/aghcheck/rules"
 )
 
 // go test ./trust -run TestFixtures -update rewrites fixtures/trust from the
-// generators below; without -update the files must match them byte for byte.
-var update = flag.Bool("update", false, "rewrite fixtures/trust")
-
+// generators below (internal/golden); without -update the files must match
+// them byte for byte.
 const fixtureDir = "../fixtures/trust"
 
 // The golden test key of the trust pages: seed bytes 0x00..0x1f.
@@ -271,7 +270,7 @@ func TestFixtures(t *testing.T) {
 		want[fx.name] = true
 		t.Run(fx.name, func(t *testing.T) {
 			path := filepath.Join(fixtureDir, fx.name)
-			checkGolden(t, path, render(t, fx.build(t)))
+			golden.Check(t, path, render(t, fx.build(t)))
 			disk, _ := os.ReadFile(path)
 			state, found := Evaluate(decodeJSON(t, disk))
 			checkOutcome(t, state, found, fx.state, fx.ruleID)
@@ -279,7 +278,7 @@ func TestFixtures(t *testing.T) {
 	}
 	for name, gen := range companionFiles(t) {
 		want[name] = true
-		t.Run(name, func(t *testing.T) { checkGolden(t, filepath.Join(fixtureDir, name), gen) })
+		t.Run(name, func(t *testing.T) { golden.Check(t, filepath.Join(fixtureDir, name), gen) })
 	}
 	// Every file on disk must be one we generate, so the corpus cannot
 	// drift from these tables.
@@ -317,25 +316,6 @@ func companionFiles(t testing.TB) map[string][]byte {
 		"unsigned/whois-response.json": render(t, decodeJSON(t, []byte(unsignedWhoisResponse))),
 		"keys/patch-worker.key.json":   key,
 		"canonical/greet-signed.jcs":   canonical,
-	}
-}
-
-func checkGolden(t *testing.T, path string, gen []byte) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, gen, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	disk, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if !bytes.Equal(disk, gen) {
-		t.Fatalf("%s differs from its generator (run with -update and review the diff)", path)
 	}
 }
 
