@@ -2,7 +2,9 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -40,5 +42,39 @@ func TestInterruptedRunBlamesNobody(t *testing.T) {
 	// two in flight) may have failed.
 	if n := rep.Summary.Fail + rep.Summary.Warn; n > 2 {
 		t.Errorf("%d scenarios failed or warned: the interrupt was blamed on the IUT", n)
+	}
+	noGoInternals(t, rep)
+}
+
+// Interrupted while waiting for the greet: the report says so in words.
+func TestInterruptedBeforeGreet(t *testing.T) {
+	cfg := Config{Scenarios: loadSuites(t), Command: []string{"sh", "-c", "exec sleep 30"}, GreetTimeout: 20 * time.Second}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	rep, err := Run(ctx, cfg)
+	if rep == nil || err == nil {
+		t.Fatalf("report %v, err %v: want both", rep != nil, err)
+	}
+	if rep.Error != "run interrupted" {
+		t.Errorf("error %q, want %q", rep.Error, "run interrupted")
+	}
+	if rep.IUT.Exit != "terminated by signal SIGTERM" {
+		t.Errorf("IUT exit %q", rep.IUT.Exit)
+	}
+	noGoInternals(t, rep)
+}
+
+// noGoInternals fails when a Go error string meant for programmers
+// reaches the report.
+func noGoInternals(t *testing.T, rep *Report) {
+	t.Helper()
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"context canceled", "context deadline exceeded", "fork/exec", "killed by"} {
+		if strings.Contains(string(b), s) {
+			t.Errorf("the report says %q", s)
+		}
 	}
 }

@@ -87,7 +87,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	r.playAll(ctx, rep, r.gateAll(rep, todo))
 	if err := ctx.Err(); err != nil {
-		return r.abort(rep, todo, fmt.Errorf("run interrupted: %w", context.Cause(ctx)))
+		return r.abort(rep, todo, interruption(ctx))
 	}
 
 	// Let the last publications arrive before judging the IUT as a sender.
@@ -258,8 +258,18 @@ func (r *runner) awaitGreet(ctx context.Context) (*message, error) {
 	case <-timer.C:
 		return nil, fmt.Errorf("the IUT did not greet on %s within %s", agh.BroadcastSubject(r.ws, r.ch), r.cfg.GreetTimeout)
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, interruption(ctx)
 	}
+}
+
+// interruption says in words why the run's context ended: the signal or
+// the lost broker link that cancelled it, never Go's "context canceled".
+func interruption(ctx context.Context) error {
+	c := context.Cause(ctx)
+	if c == nil || errors.Is(c, context.Canceled) || errors.Is(c, context.DeadlineExceeded) {
+		return errors.New("run interrupted")
+	}
+	return fmt.Errorf("run interrupted: %w", c)
 }
 
 // learnIUT takes the IUT's peer id and card from its greet, and starts

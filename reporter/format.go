@@ -31,11 +31,13 @@ type Options struct {
 	// Verbose lists every skipped scenario and every reason a claim was not
 	// earned (run text).
 	Verbose bool
-	// Level and Scenarios announce a run before it starts: the text writer
-	// prints them at once, while the IUT is still starting. An empty Level
-	// leaves the announcement out.
+	// Level, Scenarios and Selected announce a run before it starts: the
+	// text writer prints them at once, while the IUT is still starting. An
+	// empty Level leaves the announcement out. Selected is how many of the
+	// Scenarios the level and --run select.
 	Level     string
 	Scenarios int
+	Selected  int
 	// Version is aghcheck's, for formats that name the tool (SARIF).
 	Version string
 	// Rules is the catalogue a SARIF log describes (default rules.All()).

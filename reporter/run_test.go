@@ -96,9 +96,21 @@ func TestRunWritersGolden(t *testing.T) {
 // only when asked to.
 func TestRunTextHeaderAndColor(t *testing.T) {
 	rep := runFixture()
-	out := string(writeRun(t, "text", rep, Options{Level: "full", Scenarios: 4}))
+	out := string(writeRun(t, "text", rep, Options{Level: "full", Scenarios: 4, Selected: 4}))
 	if !strings.HasPrefix(out, "aghcheck run: AGH Network v0 conformance, level full, 4 scenarios\n  PASS ") {
 		t.Errorf("no header before the progress lines:\n%s", out)
+	}
+	// The count agrees with what --run and the level selected, in words.
+	for _, tc := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{Level: "full", Scenarios: 27, Selected: 2}, "level full, 2 of 27 scenarios\n"},
+		{Options{Level: "core", Scenarios: 1, Selected: 1}, "level core, 1 scenario\n"},
+	} {
+		if out := string(writeRun(t, "text", rep, tc.o)); !strings.HasPrefix(out, "aghcheck run: AGH Network v0 conformance, "+tc.want) {
+			t.Errorf("header %q, want it to end %q", strings.SplitN(out, "\n", 2)[0], tc.want)
+		}
 	}
 	if strings.Contains(out, "\x1b[") {
 		t.Error("colour escapes without Color")
@@ -106,6 +118,28 @@ func TestRunTextHeaderAndColor(t *testing.T) {
 	col := string(writeRun(t, "text", rep, Options{Color: true}))
 	if !strings.Contains(col, "\x1b[31;1mFAIL ") {
 		t.Errorf("no red FAIL with Color:\n%q", col)
+	}
+}
+
+// Text tables end their lines with what they show, not with the padding of
+// an empty column; counts of one are singular.
+func TestRunTextWords(t *testing.T) {
+	rep := runFixture()
+	rep.IUT.Messages = 1
+	rep.Passive.Envelopes = 1
+	rep.Claims = append(rep.Claims, harness.ClaimResult{Name: "Core Sender", Earned: true})
+	rep.Scenarios = append(rep.Scenarios, &harness.ScenarioResult{ID: "x.skipped", Suite: "x", Level: "MAY", Outcome: harness.Skip})
+	rep.Passive.Findings = append(rep.Passive.Findings, harness.PassiveFinding{Rule: "NATS-PUBLISH-RATE", Level: "MUST", Count: 1})
+	out := string(writeRun(t, "text", rep, Options{}))
+	for i, line := range strings.Split(out, "\n") {
+		if strings.TrimRight(line, " \t") != line {
+			t.Errorf("line %d ends in blanks: %q", i+1, line)
+		}
+	}
+	for _, want := range []string{"1 message published", "published: FAIL   1 envelope, 1 invalid"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
 	}
 }
 

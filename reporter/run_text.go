@@ -48,7 +48,11 @@ type runText struct {
 
 func newRunText(w io.Writer, o Options) RunWriter {
 	if o.Level != "" {
-		fmt.Fprintf(w, "aghcheck run: AGH Network v0 conformance, level %s, %d scenarios\n", o.Level, o.Scenarios)
+		n := Plural(o.Scenarios, "scenario")
+		if o.Selected != o.Scenarios {
+			n = fmt.Sprintf("%d of %s", o.Selected, n)
+		}
+		fmt.Fprintf(w, "aghcheck run: AGH Network v0 conformance, level %s, %s\n", o.Level, n)
 	}
 	return &runText{w: w, o: o, p: newPalette(o.Color)}
 }
@@ -94,7 +98,7 @@ func (t *runText) Finish(rep *harness.Report) error {
 		if dn, ok := rep.IUT.Card["display_name"].(string); ok && dn != "" {
 			name = " (" + dn + ")"
 		}
-		fmt.Fprintf(w, "%s peer %s%s, greeted after %s, %d messages published", label, rep.IUT.PeerID, name, runDur(rep.IUT.Greeted.D()), rep.IUT.Messages)
+		fmt.Fprintf(w, "%s peer %s%s, greeted after %s, %s published", label, rep.IUT.PeerID, name, runDur(rep.IUT.Greeted.D()), Plural(rep.IUT.Messages, "message"))
 		if rep.IUT.Crashed {
 			fmt.Fprintf(w, ", %s", p.red.Sprint("crashed: "+rep.IUT.Exit))
 		}
@@ -119,7 +123,7 @@ func (t *runText) Finish(rep *harness.Report) error {
 	if len(skipped) > 0 && (verbose || len(skipped) <= 12) {
 		fmt.Fprintln(w, "\nSkipped:")
 		for _, sc := range skipped {
-			fmt.Fprintf(w, "  %s %-46s %s\n", p.outcome(sc.Outcome), sc.ID, p.faint.Sprint(sc.Message))
+			fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("  %s %-46s %s", p.outcome(sc.Outcome), sc.ID, p.faint.Sprint(sc.Message)), " "))
 		}
 	} else if len(skipped) > 0 {
 		fmt.Fprintf(w, "\n%d scenarios skipped (-v lists them)\n", len(skipped))
@@ -134,13 +138,13 @@ func (t *runText) Finish(rep *harness.Report) error {
 	t.tables(rep)
 
 	pv := rep.Passive
-	fmt.Fprintf(w, "\nPassive validation of everything the IUT published: %s  %d envelopes, %d invalid", p.outcome(pv.Outcome), pv.Envelopes, pv.Invalid)
+	fmt.Fprintf(w, "\nPassive validation of everything the IUT published: %s  %s, %d invalid", p.outcome(pv.Outcome), Plural(pv.Envelopes, "envelope"), pv.Invalid)
 	if pv.Dropped > 0 {
 		fmt.Fprintf(w, ", %d dropped by the broker", pv.Dropped)
 	}
 	fmt.Fprintln(w)
 	for _, f := range pv.Findings {
-		fmt.Fprintf(w, "    %-6s %-28s ×%-4d %s\n", f.Level, f.Rule, f.Count, firstLine(f.Example))
+		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("    %-6s %-28s ×%-4d %s", f.Level, f.Rule, f.Count, firstLine(f.Example)), " "))
 	}
 
 	writeRunBaseline(w, p, rep)
@@ -170,7 +174,7 @@ func (t *runText) Finish(rep *harness.Report) error {
 			}
 			lastCaveat = list
 		}
-		fmt.Fprintln(w, line)
+		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}
 	s := rep.Summary
 	verdict := p.greenBold.Sprint("PASSED")
@@ -273,7 +277,7 @@ func (t *runText) tables(rep *harness.Report) {
 	for _, n := range names {
 		print(n, suites[n])
 	}
-	fmt.Fprintf(w, "  %-18s\n", "level")
+	fmt.Fprintln(w, "  level")
 	for _, l := range []string{"MUST", "SHOULD", "MAY"} {
 		if levels[l] != nil {
 			print(l, levels[l])

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/reporter"
 )
 
 func init() { subcommands = append(subcommands, newListCmd) }
@@ -26,23 +26,10 @@ and what would be skipped, without starting a broker or an IUT.`,
 			if err != nil {
 				return err
 			}
-			inLevel := map[string]bool{}
-			for _, c := range harness.Levels[sf.level].Claims {
-				inLevel[c] = true
-			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tSUITE\tLEVEL\tCLAIM\tREQUIRES\tPLAN\tTITLE")
-			plays := 0
 			for _, sc := range scs {
-				plan := "play"
-				switch {
-				case re != nil && !re.MatchString(sc.ID):
-					plan = "skip (--run)"
-				case !inLevel[sc.Claim]:
-					plan = "skip (level)"
-				default:
-					plays++
-				}
+				plan := sf.plan(sc, re)
 				var req []string
 				if sc.Requires.Profile != "" {
 					req = append(req, "profile "+sc.Requires.Profile)
@@ -61,7 +48,7 @@ and what would be skipped, without starting a broker or an IUT.`,
 			if err := tw.Flush(); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "\n%d scenarios, %d would be played at level %s\n", len(scs), plays, sf.level)
+			fmt.Fprintf(cmd.OutOrStdout(), "\n%s, %d would be played at level %s\n", reporter.Plural(len(scs), "scenario"), sf.selected(scs, re), sf.level)
 			return nil
 		},
 	}

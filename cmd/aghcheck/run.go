@@ -35,7 +35,7 @@ type suiteFlags struct {
 
 func (s *suiteFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringArrayVar(&s.dirs, "suite", nil, "also load scenario files (*.yaml) from `DIR` (repeatable)")
+	f.StringArrayVar(&s.dirs, "suite", nil, "also load scenario files (*.yaml, *.yml, *.json) from `DIR` (repeatable)")
 	f.StringVar(&s.runRe, "run", "", "only run scenarios whose id matches `REGEX`")
 	f.StringVar(&s.level, "level", "full", "claimed level: core, trust or full")
 	f.BoolVar(&s.embedded, "embedded", true, "include the built-in suites (--embedded=false plays only --suite files)")
@@ -85,6 +85,29 @@ func refuseBlank(cmd *cobra.Command, names ...string) error {
 		}
 	}
 	return nil
+}
+
+// plan is what a run does with sc before it sees the IUT: "play", or
+// "skip (--run)" / "skip (level)" when --run or the level leave it out.
+func (s *suiteFlags) plan(sc *scenario.Scenario, re *regexp.Regexp) string {
+	switch {
+	case re != nil && !re.MatchString(sc.ID):
+		return "skip (--run)"
+	case !slices.Contains(harness.Levels[s.level].Claims, sc.Claim):
+		return "skip (level)"
+	}
+	return "play"
+}
+
+// selected counts the scenarios a run plays (before the IUT's gates).
+func (s *suiteFlags) selected(scs []*scenario.Scenario, re *regexp.Regexp) int {
+	n := 0
+	for _, sc := range scs {
+		if s.plan(sc, re) == "play" {
+			n++
+		}
+	}
+	return n
 }
 
 // iutCommand splits --iut and maps a leading "aghcheck" to this very
@@ -196,7 +219,7 @@ outside it, no stale entry.`,
 				defer f.Close()
 				out = f
 			}
-			w := report.New(out, reporter.Options{Strict: strict, Verbose: verbose, Level: sf.level, Scenarios: len(scs),
+			w := report.New(out, reporter.Options{Strict: strict, Verbose: verbose, Level: sf.level, Scenarios: len(scs), Selected: sf.selected(scs, re),
 				Color: out == os.Stdout && !color.NoColor})
 			cfg.Progress = func(sc *harness.ScenarioResult) { _ = w.Item(known.Preview(sc)) } // a failed write shows again at Finish
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)

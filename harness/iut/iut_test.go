@@ -151,3 +151,30 @@ func TestStartMissingBinary(t *testing.T) {
 		t.Fatal("no error for a missing binary")
 	}
 }
+
+// How a process ended reads as a person would say it, with the signal's
+// name: "terminated by signal SIGTERM", not "killed by terminated".
+func TestStatusNamesSignal(t *testing.T) {
+	for _, tc := range []struct {
+		sig  string
+		want string
+	}{
+		{"TERM", "terminated by signal SIGTERM"},
+		{"KILL", "terminated by signal SIGKILL"},
+		{"SEGV", "terminated by signal SIGSEGV"},
+	} {
+		p, err := Start([]string{"sh", "-c", "kill -" + tc.sig + " $$"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-p.Done():
+		case <-time.After(5 * time.Second):
+			t.Fatal("no exit")
+		}
+		if got := p.Status(); got != tc.want {
+			t.Errorf("kill -%s: status %q, want %q", tc.sig, got, tc.want)
+		}
+		p.Stop(time.Millisecond)
+	}
+}
