@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/aghcheck/aghcheck/jsonx"
 	"github.com/aghcheck/aghcheck/rules"
@@ -139,20 +138,9 @@ func nonEmptyString(v any) bool {
 func describe(v any) string {
 	switch t := v.(type) {
 	case string:
-		if len(t) > 80 {
-			cut := 77
-			for cut > 0 && !utf8.RuneStart(t[cut]) {
-				cut--
-			}
-			t = t[:cut] + "..."
-		}
-		return strconv.Quote(t)
+		return strconv.Quote(rules.Clip(t, 77, "..."))
 	case json.Number:
-		s := string(t)
-		if len(s) > 40 {
-			s = s[:37] + "..."
-		}
-		return s
+		return rules.Clip(string(t), 37, "...")
 	case bool:
 		return strconv.FormatBool(t)
 	case nil:

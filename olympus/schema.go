@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -168,17 +168,7 @@ func leafFindings(e *jsonschema.ValidationError, ptr string) []rules.Finding {
 	return []rules.Finding{{Rule: r, Pointer: ptr, Message: e.Error()}}
 }
 
-func quote(s string) string {
-	const max = 80 // findings are read by people; a megabyte of echo helps no one
-	if len(s) > max {
-		cut := max
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return fmt.Sprintf("%q", s)
-}
+func quote(s string) string { return strconv.Quote(rules.Clip(s, 80, "…")) }
 
 func quoteAny(v any) string {
 	if s, ok := v.(string); ok {

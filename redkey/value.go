@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/aghcheck/aghcheck/jsonx"
 	"github.com/aghcheck/aghcheck/rules"
@@ -142,16 +141,6 @@ func describe(v any) string {
 	return jsonx.TypeName(v)
 }
 
-func quote(s string) string {
-	const max = 80
-	if len(s) > max {
-		cut := max
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return strconv.Quote(s)
-}
+func quote(s string) string { return strconv.Quote(rules.Clip(s, 80, "…")) }
 
 func idx(i int) string { return strconv.Itoa(i) }

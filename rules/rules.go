@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Severity grades a finding. Error is a broken MUST, Warning a SHOULD not met.
@@ -171,6 +172,19 @@ func All() []*Rule {
 		return out[i].ID < out[j].ID
 	})
 	return out
+}
+
+// Clip shortens a value echoed in a finding, which people read: when s is
+// longer than keep bytes plus the ellipsis, it keeps at most keep bytes of
+// whole runes and marks the cut with ellipsis.
+func Clip(s string, keep int, ellipsis string) string {
+	if len(s) <= keep+len(ellipsis) {
+		return s
+	}
+	for keep > 0 && !utf8.RuneStart(s[keep]) {
+		keep--
+	}
+	return s[:keep] + ellipsis
 }
 
 // Pointer builds an RFC 6901 JSON pointer from reference tokens.

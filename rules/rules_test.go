@@ -109,3 +109,23 @@ func TestFindingRendering(t *testing.T) {
 		t.Error("severity levels")
 	}
 }
+
+func TestClip(t *testing.T) {
+	long := strings.Repeat("a", 76) + "é" + "tail" // é straddles byte 77
+	for _, tc := range []struct {
+		s, ellipsis string
+		keep        int
+		want        string
+	}{
+		{"short", "...", 77, "short"},
+		{strings.Repeat("x", 80), "...", 77, strings.Repeat("x", 80)}, // the ellipsis would save nothing
+		{strings.Repeat("x", 81), "...", 77, strings.Repeat("x", 77) + "..."},
+		{long, "...", 77, strings.Repeat("a", 76) + "..."}, // never half a rune
+		{strings.Repeat("y", 84), "…", 80, strings.Repeat("y", 80) + "…"},
+		{"", "...", 0, ""},
+	} {
+		if got := Clip(tc.s, tc.keep, tc.ellipsis); got != tc.want {
+			t.Errorf("Clip(%q, %d, %q) = %q, want %q", tc.s, tc.keep, tc.ellipsis, got, tc.want)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/aghcheck/aghcheck/jcs"
@@ -305,9 +306,4 @@ func describe(v any, present bool) string {
 	}
 }
 
-func quote(s string) string {
-	if len(s) > 80 {
-		s = s[:77] + "..."
-	}
-	return fmt.Sprintf("%q", s)
-}
+func quote(s string) string { return strconv.Quote(rules.Clip(s, 77, "...")) }
