@@ -9,7 +9,7 @@ BIN       ?= bin/aghcheck
 # git checkout).
 VERSION   ?= $(shell git describe --tags --match 'v*' --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build test bench bench-compare bench-process bench-run bench-monitor fuzz lint docs reference clean
+.PHONY: all build test bench bench-compare bench-process bench-run bench-monitor html-check fuzz lint docs reference clean
 
 all: build
 
@@ -39,6 +39,10 @@ bench-run:
 ## bench-monitor: aghcheck monitor judging 1,000,000 envelopes published flat out on an embedded broker.
 bench-monitor:
 	$(GO) test -run='^$$' -bench=Monitor -benchtime=1000000x ./monitor
+
+## html-check: the HTML report of a failing run, rendered and checked in headless Chromium (apt-get install -y chromium).
+html-check:
+	./scripts/html-check.sh
 
 ## fuzz: run every fuzz target for FUZZTIME each.
 fuzz:

@@ -5,7 +5,8 @@
 //     validate.Summary) as text, JSON, JUnit XML, GitHub annotations or
 //     SARIF;
 //   - Run: a live run (each harness.ScenarioResult as it ends, then the
-//     harness.Report) as text, JSON or JUnit XML;
+//     harness.Report) as text, JSON, JUnit XML or one self-contained HTML
+//     page;
 //   - Rules: the rule catalogue of `aghcheck rules` as text, Markdown or JSON.
 //
 // The command line only picks a name from a registry; a new format is one
@@ -48,6 +49,7 @@ var Run = newRegistry(
 	runFormat{Name: "text", New: newRunText},
 	runFormat{Name: "json", New: whole[*harness.ScenarioResult](writeRunJSON)},
 	runFormat{Name: "junit", New: whole[*harness.ScenarioResult](writeRunJUnit)},
+	runFormat{Name: "html", New: whole[*harness.ScenarioResult](writeRunHTML)},
 )
 
 // Rules holds the formats of `aghcheck rules`.

@@ -161,7 +161,8 @@ outside it, no stale entry.`,
   aghcheck run --iut './my-agent --join' --level core
   aghcheck run --iut 'aghcheck peer --fault accept-expired' --run 'delivery\.'
   aghcheck run --nats-url nats://nats.internal:4222 --nats-creds ci.creds --iut-peer reviewer.sess-1
-  aghcheck run --format junit -o conformance.xml`,
+  aghcheck run --format junit -o conformance.xml
+  aghcheck run --format html -o report.html`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if noColor {
