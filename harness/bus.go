@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/aghcheck/aghcheck/agh"
-	"github.com/aghcheck/aghcheck/harness/requirements"
-	"github.com/aghcheck/aghcheck/rules"
 )
 
 // Per-scenario inbox limits: a flooding IUT must not exhaust memory or
@@ -86,12 +84,13 @@ type bus struct {
 	iutCount  int
 	flooded   bool
 	dropped   int
+	track     *tracking
 }
 
 func newBus(start time.Time, ws, ch string, embedded bool, floodMax int, now func() time.Time) *bus {
 	return &bus{
 		start: start, workspace: ws, channel: ch, broadcast: agh.BroadcastSubject(ws, ch),
-		embedded: embedded, floodMax: floodMax, now: now,
+		embedded: embedded, floodMax: floodMax, now: now, track: newTracking(embedded),
 		greeted: make(chan *message, 1),
 		byToken: map[string]*inbox{}, byPeer: map[string]*inbox{}, all: map[*inbox]bool{},
 	}
@@ -129,21 +128,16 @@ func (b *bus) unregister(in *inbox, peers peerSet) {
 	}
 }
 
-// check runs the agh engine plus the subject rule on one IUT message.
+// check judges one IUT message: the agh engine and the subject rule, then
+// the work-unit tracker.
 func (b *bus) check(m *message) {
 	c, err := agh.NewChecker(agh.Options{Now: b.now().Unix()})
 	if err != nil {
 		return
 	}
-	res := c.CheckBytes(m.raw)
-	m.env = res.Envelope
-	m.findings = res.Findings
-	if m.env != nil {
-		if want, err := agh.Subject(m.env); err == nil && want != m.subject {
-			m.findings = append(m.findings, rules.Finding{Rule: requirements.NATSSubject, Expected: want, Found: m.subject,
-				Message: "published on the wrong subject"})
-		}
-	}
+	res := CheckPublication(c, m.subject, m.raw)
+	m.env, m.findings = res.Envelope, res.Findings
+	m.findings = append(m.findings, b.track.judge(m)...)
 }
 
 func (b *bus) receive(subject string, data []byte) {

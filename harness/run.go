@@ -427,6 +427,7 @@ func (r *runner) askWhois(peerID string) error {
 	if err != nil {
 		return err
 	}
+	r.bus.track.sent(data)
 	if err := r.nc.Publish(agh.PeerSubject(r.ws, r.ch, peerID), data); err != nil {
 		return fmt.Errorf("whois to %s: %w", peerID, err)
 	}

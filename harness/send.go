@@ -34,6 +34,7 @@ func (s *sender) send(ctx context.Context, st *scenario.Send) error {
 		return err
 	}
 	times := max(st.Repeat, 1)
+	s.r.bus.track.sent(data)
 	if err := s.publish(ctx, subject, data, st.JetStream, times); err != nil {
 		return err
 	}

@@ -1,9 +1,13 @@
 package harness
 
 import (
+	"time"
+
 	"github.com/aghcheck/aghcheck/agh"
 	"github.com/aghcheck/aghcheck/harness/requirements"
+	"github.com/aghcheck/aghcheck/jsonx"
 	"github.com/aghcheck/aghcheck/rules"
+	"github.com/aghcheck/aghcheck/workunit"
 )
 
 // CheckPublication judges one publication as its sender's, one envelope at a
@@ -20,4 +24,37 @@ func CheckPublication(c *agh.Checker, subject string, raw []byte) agh.Result {
 		}
 	}
 	return res
+}
+
+// tracking follows every work unit of a run with the one work-unit tracker
+// (package workunit, also behind aghcheck monitor): what the IUT publishes
+// is judged across envelopes, and its findings join the stateless ones on
+// the message, so they count against the scenario whose peer the message
+// is for, or the passive verdict. What the test peers send only informs the
+// tracker: their envelopes open the work, and are what the IUT's for_id and
+// reply_to must name.
+type tracking struct{ t *workunit.Tracker }
+
+// newTracking: complete when the run sees every publication from the start
+// (an embedded broker), so references can be judged at once.
+func newTracking(complete bool) *tracking {
+	return &tracking{workunit.New(workunit.Config{Complete: complete})}
+}
+
+// sent notes an envelope a test peer is about to publish (before, so that
+// the IUT's answer finds it).
+func (k *tracking) sent(data []byte) {
+	if v, _, ok := jsonx.Decode(data); ok {
+		if env, ok := v.(map[string]any); ok {
+			k.t.Observe(workunit.Envelope{At: time.Now(), Env: env})
+		}
+	}
+}
+
+// judge returns what an IUT message breaks across envelopes.
+func (k *tracking) judge(m *message) []rules.Finding {
+	if m.env == nil {
+		return nil
+	}
+	return k.t.Observe(workunit.Envelope{At: time.Now(), Env: m.env, Judged: true}).Findings
 }

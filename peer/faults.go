@@ -27,6 +27,12 @@ const (
 	faultAcceptBadSignature = "accept-bad-signature"
 	faultReceiptOnBroadcast = "receipt-on-broadcast"
 	faultWrongRouteToken    = "wrong-route-token"
+	// Faults only a view across envelopes catches (the work-unit tracker).
+	faultBackToSubmitted = "trace-back-to-submitted"
+	faultReportAfterDone = "report-after-completed"
+	faultContainerJump   = "container-jump"
+	faultReuseID         = "reuse-message-id"
+	faultForIDUnknown    = "receipt-for-unknown-id"
 )
 
 var faultList = []Fault{
@@ -42,6 +48,11 @@ var faultList = []Fault{
 	{faultAcceptBadSignature, "trust", "accepts work whose proof does not verify (tampered signed message)"},
 	{faultReceiptOnBroadcast, "nats", "publishes directed receipts on the channel broadcast subject"},
 	{faultWrongRouteToken, "nats", "listens on and publishes to peer subjects whose route token is derived wrongly (last 32 hex chars of SHA-256)"},
+	{faultBackToSubmitted, "lifecycle", "reports a submitted trace after working, moving work back to submitted, before completing it"},
+	{faultReportAfterDone, "lifecycle", "reports a working trace after the completed one"},
+	{faultContainerJump, "lifecycle", "reports the completed trace in another container (a thread) than the work's"},
+	{faultReuseID, "delivery", "gives the completed trace the id of the working trace before it"},
+	{faultForIDUnknown, "delivery", "acknowledges work with an accepted receipt whose for_id names no envelope"},
 }
 
 // Faults lists every fault the reference peer knows, by group then name.

@@ -163,6 +163,7 @@ func TestFaultsChangeBehaviour(t *testing.T) {
 			}
 		}},
 	}
+	cases = append(cases, trackerFaultCases...)
 	seen := map[string]bool{}
 	for _, c := range cases {
 		seen[c.fault] = true

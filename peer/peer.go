@@ -137,6 +137,8 @@ type peer struct {
 	seen    map[dedupKey]int64 // (sender, id) → Unix time the entry may be forgotten
 	peers   map[string]*remotePeer
 	work    map[string]*work
+	// lastTrace is the id of the last trace sent (for faultReuseID).
+	lastTrace string
 }
 
 type dedupKey struct{ from, id string }
@@ -221,6 +223,7 @@ func (p *peer) envelope(kind string, body map[string]any) map[string]any {
 // envelope the engine would refuse is dropped and logged, unless a fault
 // produced it on purpose: the reference peer never emits invalid traffic.
 func (p *peer) publish(env map[string]any, deliberate bool, tamper func(map[string]any)) {
+	p.bend(env)
 	if p.cfg.Key != nil {
 		if err := trust.Sign(env, p.cfg.Key, p.cfg.Nickname); err != nil {
 			p.log.Error("sign", "err", err)

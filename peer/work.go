@@ -99,7 +99,9 @@ func (p *peer) open(env map[string]any, wid string, c *container) {
 	}
 	p.receipt(env, c, "accepted", "", "", p.faults[faultAcceptMalformed])
 	p.trace(env, w, map[string]any{"state": agh.StateWorking}, p.faults[faultAcceptMalformed])
+	p.beforeCompleting(env, w)
 	p.trace(env, w, map[string]any{"state": agh.StateCompleted, "result": echoResult(env)}, p.faults[faultAcceptMalformed])
+	p.afterCompleting(env, w)
 }
 
 // continuation handles a say/capability from the initiator on open work.
