@@ -109,6 +109,13 @@ func (t *runText) Finish(rep *harness.Report) error {
 		if rep.IUT.Stderr != "" {
 			fmt.Fprintf(w, "IUT stderr (tail):\n%s\n", indent(tailLines(rep.IUT.Stderr, 15), "    "))
 		}
+		if rep.IUT.PeerID == "" {
+			// The IUT never joined: no scenario was played, and one line
+			// says so better than a "not run" block per scenario and a
+			// claims table of nothing.
+			fmt.Fprintf(w, "\n%s  %s not run; nothing was certified\n", p.red.Sprint("NOT RUN"), Plural(rep.Summary.Error, "scenario"))
+			return nil
+		}
 	}
 
 	var skipped, bad []*harness.ScenarioResult

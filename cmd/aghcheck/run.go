@@ -112,16 +112,24 @@ func (s *suiteFlags) selected(scs []*scenario.Scenario, re *regexp.Regexp) int {
 
 // iutCommand splits --iut and maps a leading "aghcheck" to this very
 // executable, so 'aghcheck run --iut "aghcheck peer"' works under go run
-// and without aghcheck on PATH.
+// and without aghcheck on PATH. A line that needs a shell, or a program
+// that cannot be started, is refused here: one line, before the broker
+// starts.
 func iutCommand(line string) ([]string, error) {
 	argv, err := iut.Split(line)
 	if err != nil {
+		return nil, err
+	}
+	if err := iut.CheckLine(line, argv); err != nil {
 		return nil, err
 	}
 	if argv[0] == "aghcheck" {
 		if exe, err := os.Executable(); err == nil {
 			argv[0] = exe
 		}
+	}
+	if err := iut.Runnable(argv[0]); err != nil {
+		return nil, err
 	}
 	return argv, nil
 }

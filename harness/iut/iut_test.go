@@ -178,3 +178,49 @@ func TestStatusNamesSignal(t *testing.T) {
 		p.Stop(time.Millisecond)
 	}
 }
+
+func TestCheckLine(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want string // "" when the line is fine
+	}{
+		{"./my-agent --join", ""},
+		{`grep 'a|b' file`, ""},
+		{"FOO=1 ./agent", `"FOO=1" is an environment assignment, but the IUT command is started directly, not by a shell; use --iut "env FOO=1 ./agent" (or set it in aghcheck's environment)`},
+		{"./agent | tee log", `"|" is shell syntax (a pipe), but the IUT command is started directly, not by a shell; wrap it: --iut "sh -c './agent | tee log'"`},
+		{"./agent && echo done", `"&&" is shell syntax (a list)`},
+		{"./agent 2>err.log", `"2>err.log" is shell syntax (a redirection)`},
+		{"./agent --url $AGH_NATS_URL", `"$AGH_NATS_URL" is shell syntax (a variable or command substitution)`},
+	} {
+		argv, err := Split(tc.line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = CheckLine(tc.line, argv)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.line, err)
+		case tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want)):
+			t.Errorf("%s: error %v, want %s", tc.line, err, tc.want)
+		}
+	}
+}
+
+func TestRunnable(t *testing.T) {
+	dir := t.TempDir()
+	plain := dir + "/plain"
+	if err := os.WriteFile(plain, []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ prog, want string }{
+		{"sh", ""},
+		{"/nonexistent/agent", `"/nonexistent/agent": no such file`},
+		{"no-such-agent-on-path", `"no-such-agent-on-path" is not a command on PATH`},
+		{plain, `"` + plain + `" is not executable`},
+	} {
+		err := Runnable(tc.prog)
+		if (tc.want == "") != (err == nil) || (err != nil && err.Error() != tc.want) {
+			t.Errorf("Runnable(%s) = %v, want %q", tc.prog, err, tc.want)
+		}
+	}
+}
