@@ -21,11 +21,21 @@ type run struct {
 	unknown []string // top-level members outside the schema, sorted
 }
 
+// load files each member of the table into r.val by a lookup of its name;
+// only an envelope with members outside the table is walked to name them.
 func (r *run) load() {
-	for k, v := range r.env {
-		if i, ok := lookupField(k); ok {
+	known := 0
+	for i := range fields {
+		if v, ok := r.env[fields[i].name]; ok {
 			r.val[i], r.has[i] = v, true
-		} else {
+			known++
+		}
+	}
+	if known == len(r.env) {
+		return
+	}
+	for k := range r.env {
+		if _, ok := lookupField(k); !ok {
 			r.unknown = append(r.unknown, k)
 		}
 	}

@@ -1,8 +1,8 @@
 package agh
 
-// field indexes a top-level member the seed's envelope schema defines. One
-// pass over the envelope files each member into run.val by its index, so no
-// rule hashes a member name again.
+// field indexes a top-level member the seed's envelope schema defines.
+// run.load files each member into run.val by its index once, so no rule
+// looks a member name up again.
 type field uint8
 
 // The members, in the schema's order; the fields table below gives each its
@@ -58,52 +58,21 @@ var fields = [nFields]struct {
 }
 
 var (
-	fieldPtr [nFields]string // "/protocol", …: findings name members without building strings
-	// fieldSlots is a perfect hash of the names, built from the table: a map
-	// lookup costs ~35 ns and each envelope needs a dozen, so the hot path
-	// uses one hash of the length and the first and last bytes instead.
-	fieldSlots [64]field
-	slotMul    uint
+	fieldPtr    [nFields]string // "/protocol", …: findings name members without building strings
+	fieldByName = make(map[string]field, nFields)
 )
 
 func init() {
 	for i, f := range fields {
 		fieldPtr[i] = "/" + f.name
+		fieldByName[f.name] = field(i)
 	}
-	for slotMul = 1; slotMul < 64; slotMul++ {
-		if fillSlots() {
-			return
-		}
-	}
-	panic("agh: no collision-free hash for the envelope field names")
-}
-
-func fieldSlot(name string) uint {
-	return (uint(len(name)) + (uint(name[0])+uint(name[len(name)-1]))*slotMul) % uint(len(fieldSlots))
-}
-
-// fillSlots places every name in its own slot, or reports a collision.
-func fillSlots() bool {
-	for i := range fieldSlots {
-		fieldSlots[i] = nFields
-	}
-	for i, f := range fields {
-		h := fieldSlot(f.name)
-		if fieldSlots[h] != nFields {
-			return false
-		}
-		fieldSlots[h] = field(i)
-	}
-	return true
 }
 
 func (f field) ptr() string { return fieldPtr[f] }
 
 // lookupField returns the index of a top-level member name.
 func lookupField(name string) (field, bool) {
-	if name == "" {
-		return 0, false
-	}
-	f := fieldSlots[fieldSlot(name)]
-	return f, f != nFields && fields[f].name == name
+	f, ok := fieldByName[name]
+	return f, ok
 }

@@ -305,10 +305,10 @@ func (d *decoder) object() any {
 				Message: "duplicate member name " + strconv.Quote(key) + " (the last value wins) " + d.where(d.pos)})
 			d.path = d.path[:top+1]
 		}
-		if d.more(top, '}', "',' or '}'", " after object member") {
+		if d.comma() {
 			continue
 		}
-		if d.failed {
+		if !d.end(top, '}', "',' or '}'", " after object member") {
 			return nil
 		}
 		return m
@@ -334,10 +334,10 @@ func (d *decoder) array() any {
 			return nil
 		}
 		a = append(a, v)
-		if d.more(top, ']', "',' or ']'", " after array element") {
+		if d.comma() {
 			continue
 		}
-		if d.failed {
+		if !d.end(top, ']', "',' or ']'", " after array element") {
 			return nil
 		}
 		return a
@@ -355,20 +355,26 @@ func (d *decoder) closes(close byte) bool {
 	return false
 }
 
-// more reads what follows a member or element: ',' means another follows;
-// otherwise the container's path element (top) is popped and it must close,
-// or the decode fails expecting want.
-func (d *decoder) more(top int, close byte, want, where string) bool {
+// comma consumes the ',' (and the space around it) that says another member
+// or element follows.
+func (d *decoder) comma() bool {
 	d.skipWS()
 	if d.pos < len(d.data) && d.data[d.pos] == ',' {
 		d.pos++
 		d.skipWS()
 		return true
 	}
+	return false
+}
+
+// end pops the container's path element (top) and consumes its closing
+// byte, or fails the decode expecting want.
+func (d *decoder) end(top int, close byte, want, where string) bool {
 	d.path = d.path[:top]
-	if !d.closes(close) {
-		d.failUnexpected(want, where)
+	if d.closes(close) {
+		return true
 	}
+	d.failUnexpected(want, where)
 	return false
 }
 
