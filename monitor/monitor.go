@@ -39,11 +39,11 @@ type Config struct {
 	Workers int
 	// Tick is how often the Sink gets the running summary (default 1 s).
 	Tick time.Duration
-	// PendingMsgs and PendingBytes bound what the NATS client buffers for
-	// the monitor before it drops messages as a slow consumer (defaults 1Mi
-	// messages, 512 MiB): a burst is absorbed, a sustained overload is
-	// reported, memory stays bounded.
-	PendingMsgs, PendingBytes int
+	// PendingMsgs bounds how many delivered messages wait to be judged
+	// before the client drops further ones as a slow consumer (default
+	// 262,144, about 2.5 s of traffic at 100,000 envelopes/s): a burst is
+	// absorbed, a sustained overload is reported, memory stays bounded.
+	PendingMsgs int
 }
 
 // Subject is the subscription for a workspace and channel ("" for all).
@@ -99,10 +99,9 @@ type monitor struct {
 	checker atomic.Pointer[agh.Checker]
 	sum     *tally
 
-	delivered   atomic.Uint64 // handed to the monitor by the client
+	nc          *nats.Conn
 	slowEvents  atomic.Int64
 	disconnects atomic.Int64
-	lost        atomic.Uint64 // delivered after shutdown began
 	stopping    atomic.Bool
 	sub         *nats.Subscription
 }
@@ -121,10 +120,7 @@ func Run(ctx context.Context, cfg Config, sink Sink) (*Summary, error) {
 		cfg.Tick = time.Second
 	}
 	if cfg.PendingMsgs <= 0 {
-		cfg.PendingMsgs = 1 << 20
-	}
-	if cfg.PendingBytes <= 0 {
-		cfg.PendingBytes = 512 << 20
+		cfg.PendingMsgs = 1 << 18
 	}
 	cfg.Tracker.Complete = false
 	m := &monitor{cfg: cfg, sink: sink, tracker: workunit.New(cfg.Tracker)}
@@ -152,21 +148,14 @@ func Run(ctx context.Context, cfg Config, sink Sink) (*Summary, error) {
 		return nil, err
 	}
 	defer nc.Close()
+	m.nc = nc
 
-	in := make(chan pub, 8192)
+	// The client delivers straight into in: its capacity is the pending
+	// limit, and a message that finds it full is dropped and counted by the
+	// client as a slow consumer.
+	in := make(chan *nats.Msg, cfg.PendingMsgs)
 	stop := make(chan struct{})
-	m.sub, err = nc.Subscribe(cfg.Subject, func(msg *nats.Msg) {
-		m.delivered.Add(1)
-		p := pub{at: time.Now(), subject: msg.Subject, data: msg.Data}
-		select {
-		case in <- p:
-		case <-stop:
-			m.lost.Add(1)
-		}
-	})
-	if err == nil {
-		err = m.sub.SetPendingLimits(cfg.PendingMsgs, cfg.PendingBytes)
-	}
+	m.sub, err = nc.ChanSubscribe(cfg.Subject, in)
 	if err == nil {
 		err = nc.Flush()
 	}
@@ -206,23 +195,22 @@ func (m *monitor) refreshChecker(now time.Time) error {
 
 // read batches delivered messages and runs the stateless checks on each
 // batch in parallel; batches leave in delivery order.
-func (m *monitor) read(in <-chan pub, stop <-chan struct{}, out chan<- []pub) {
+func (m *monitor) read(in <-chan *nats.Msg, stop <-chan struct{}, out chan<- []pub) {
 	defer close(out)
 	for {
 		var batch []pub
+		add := func(msg *nats.Msg, at time.Time) {
+			batch = append(batch, pub{at: at, subject: msg.Subject, data: msg.Data})
+		}
 		select {
-		case p := <-in:
-			batch = append(make([]pub, 0, maxBatch), p)
+		case msg := <-in:
+			batch = make([]pub, 0, maxBatch)
+			add(msg, time.Now())
 		case <-stop:
 			// Whatever got in before the stop.
-			for {
-				select {
-				case p := <-in:
-					batch = append(batch, p)
-					continue
-				default:
-				}
-				break
+			now := time.Now()
+			for len(in) > 0 {
+				add(<-in, now)
 			}
 			if len(batch) > 0 {
 				m.check(batch)
@@ -230,11 +218,13 @@ func (m *monitor) read(in <-chan pub, stop <-chan struct{}, out chan<- []pub) {
 			}
 			return
 		}
+		// One time for the batch: it was delivered within microseconds.
+		now := batch[0].at
 	fill:
 		for len(batch) < maxBatch {
 			select {
-			case p := <-in:
-				batch = append(batch, p)
+			case msg := <-in:
+				add(msg, now)
 			default:
 				break fill
 			}
@@ -278,7 +268,7 @@ func (m *monitor) judgeLoop(batches <-chan []pub) {
 		select {
 		case batch, ok := <-batches:
 			if !ok {
-				m.health(time.Now())
+				m.health(time.Now(), true)
 				return
 			}
 			for i := range batch {
@@ -287,7 +277,7 @@ func (m *monitor) judgeLoop(batches <-chan []pub) {
 		case now := <-tick.C:
 			m.tracker.Expire(now)
 			_ = m.refreshChecker(now)
-			m.health(now)
+			m.health(now, false)
 			m.sink.Tick(m.snapshot(now))
 		}
 	}
@@ -320,21 +310,30 @@ func (m *monitor) judge(p *pub) {
 	}
 }
 
-// health reports lost messages as findings of their own.
-func (m *monitor) health(now time.Time) {
-	dropped := 0
+// health reports lost messages as findings of their own. While running,
+// the client's count of what it dropped; at the end (final), everything
+// the broker delivered to the connection that was not judged.
+func (m *monitor) health(now time.Time, final bool) {
+	dropped := m.sum.dropped
 	if n, err := m.sub.Dropped(); err == nil {
-		dropped = n
+		dropped = max(dropped, n)
+	}
+	if final {
+		dropped = max(dropped, int(m.delivered()-m.sum.judged))
 	}
 	if d := dropped - m.sum.dropped; d > 0 {
 		m.sum.dropped = dropped
-		m.lossFinding(now, fmt.Sprintf("%d messages dropped by the NATS client: the monitor fell behind (slow consumer, %d events so far)", d, m.slowEvents.Load()))
+		m.lossFinding(now, fmt.Sprintf("%d messages the broker delivered were dropped unjudged: the monitor fell behind (slow consumer, %d events so far)", d, m.slowEvents.Load()))
 	}
 	if d := m.disconnects.Load(); d > m.sum.disconnects {
 		m.sum.disconnects = d
 		m.lossFinding(now, "the connection to the broker dropped: what was published until it came back was not seen")
 	}
 }
+
+// delivered is what the broker delivered to the monitor's connection (its
+// only subscription's messages, dropped ones included).
+func (m *monitor) delivered() uint64 { return m.nc.Stats().InMsgs }
 
 func (m *monitor) lossFinding(now time.Time, msg string) {
 	f := Finding{At: now, Subject: m.cfg.Subject, Finding: rules.Finding{Rule: Dropped, Message: msg}}

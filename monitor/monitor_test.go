@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -309,3 +310,77 @@ func TestMonitorCatchesFaults(t *testing.T) {
 type testWriter struct{ t *testing.T }
 
 func (w testWriter) Write(b []byte) (int, error) { w.t.Log(string(b)); return len(b), nil }
+
+// blockingSink holds the judge loop at the first finding until released,
+// so that the monitor falls behind on purpose.
+type blockingSink struct {
+	collector
+	release chan struct{}
+	once    sync.Once
+	last    atomic.Pointer[Summary]
+}
+
+func (s *blockingSink) Finding(f Finding) {
+	s.once.Do(func() { <-s.release })
+	s.collector.Finding(f)
+}
+
+func (s *blockingSink) Tick(sum *Summary) {
+	s.last.Store(sum)
+	s.collector.Tick(sum)
+}
+
+// TestMonitorReportsDrops: what the broker delivered but the monitor could
+// not take is counted and reported as MONITOR-DROPPED, never lost unseen.
+func TestMonitorReportsDrops(t *testing.T) {
+	b, err := broker.Start(broker.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	sink := &blockingSink{collector: *newCollector(), release: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan *Summary, 1)
+	go func() {
+		s, err := Run(ctx, Config{Endpoint: b.Endpoint, Subject: Subject(testWS, ""), Tick: 20 * time.Millisecond, PendingMsgs: 16}, sink)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- s
+	}()
+	select {
+	case <-sink.ticked:
+	case <-time.After(wait):
+		t.Fatal("the monitor never ticked")
+	}
+	nc, err := b.Connect("flood")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	const n = 3000
+	for range n {
+		if err := nc.Publish(agh.BroadcastSubject(testWS, testChannel), []byte("not json")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	close(sink.release)
+	deadline := time.Now().Add(wait)
+	for s := sink.last.Load(); s == nil || s.Delivered < n; s = sink.last.Load() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the broker never delivered all %d messages: %+v", n, s)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	s := <-done
+	if s.Dropped == 0 || s.Delivered != n || s.Judged+uint64(s.Dropped) != s.Delivered {
+		t.Errorf("delivered %d, judged %d, dropped %d", s.Delivered, s.Judged, s.Dropped)
+	}
+	if got := sink.rules(); got["MONITOR-DROPPED"] == 0 || got["INPUT-JSON-SYNTAX"] != int(s.Judged) {
+		t.Errorf("findings %v for %d judged", got, s.Judged)
+	}
+}

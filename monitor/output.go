@@ -176,12 +176,8 @@ func (s *liveSink) Close(sum *Summary) error {
 // writeSummary prints the summary; rows > 0 limits the rule and peer tables.
 func writeSummary(w io.Writer, s *Summary, p painter, rows int) {
 	fmt.Fprintf(w, "aghcheck monitor: %s on %s for %s\n", s.Subject, s.URL, s.Elapsed.Round(time.Second))
-	lost := ""
-	if s.Lost > 0 {
-		lost = ", " + p.count(int(s.Lost), "lost at shutdown")
-	}
-	fmt.Fprintf(w, "judged %d envelopes of %d delivered (%s%s), %.0f/s; %d repeats\n",
-		s.Judged, s.Delivered, p.count(s.Dropped, "dropped"), lost, s.Rate, s.Repeats)
+	fmt.Fprintf(w, "judged %d envelopes of %d delivered (%s), %.0f/s; %d repeats\n",
+		s.Judged, s.Delivered, p.count(s.Dropped, "dropped"), s.Rate, s.Repeats)
 	fmt.Fprintf(w, "%s, %s; %d work units followed (%d open), %d peers (%d expired); peak heap %.1f MiB\n",
 		p.errors(s.Errors), p.warnings(s.Warnings), s.Tracker.Units, s.Tracker.Open, s.Tracker.Peers, s.Expired,
 		float64(s.PeakHeap)/(1<<20))

@@ -16,13 +16,12 @@ type Summary struct {
 	Started time.Time     `json:"started"`
 	Elapsed time.Duration `json:"elapsed_ns"`
 	// Delivered counts the messages the broker delivered to the monitor
-	// (Judged + Dropped + Lost, once the run is over).
+	// (Judged + Dropped, once the run is over).
 	Delivered uint64      `json:"delivered"`
 	Judged    uint64      `json:"judged"`
-	Dropped   int         `json:"dropped"`        // by the client as a slow consumer
-	Lost      uint64      `json:"lost,omitempty"` // delivered after shutdown began
-	Repeats   int         `json:"repeats"`        // same sender, id and content again: judged once
-	Rate      float64     `json:"rate"`           // envelopes judged per second since the last tick
+	Dropped   int         `json:"dropped"` // by the client as a slow consumer
+	Repeats   int         `json:"repeats"` // same sender, id and content again: judged once
+	Rate      float64     `json:"rate"`    // envelopes judged per second since the last tick
 	Errors    int         `json:"errors"`
 	Warnings  int         `json:"warnings"`
 	Rules     []RuleCount `json:"rules"`
@@ -136,7 +135,7 @@ func (m *monitor) snapshot(now time.Time) *Summary {
 	}
 	s := &Summary{
 		URL: m.cfg.Endpoint.URL, Subject: m.cfg.Subject, Started: t.started, Elapsed: now.Sub(t.started),
-		Delivered: m.delivered.Load() + uint64(t.dropped), Judged: t.judged, Dropped: t.dropped, Lost: m.lost.Load(),
+		Delivered: m.delivered(), Judged: t.judged, Dropped: t.dropped,
 		Repeats: t.repeats, Rate: t.rate, Errors: t.errs, Warnings: t.warns, OtherPeers: t.otherPeers,
 		Tracker: m.tracker.Stats(), PeakHeap: t.peakHeap,
 	}
