@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/aghcheck/aghcheck/internal/control"
 	"github.com/aghcheck/aghcheck/rules"
@@ -71,6 +72,8 @@ type claimVerdict struct {
 // judgeClaim grades one scenario claim (core-sender, trust, ...).
 func judgeClaim(rep *Report, claim string, inLevel bool, controlOnly map[string]bool) claimVerdict {
 	var v claimVerdict
+	// tested: a scenario citing it reached a verdict on the IUT. One that
+	// failed is named as failing, never as untested.
 	tested, cited := map[string]bool{}, map[string]bool{}
 	played := false
 	for _, sc := range rep.Scenarios {
@@ -80,8 +83,12 @@ func judgeClaim(rep *Report, claim string, inLevel bool, controlOnly map[string]
 		switch sc.Outcome {
 		case Fail, Error:
 			v.why = append(v.why, fmt.Sprintf("%s: %s", sc.ID, sc.Outcome))
+		}
+		switch sc.Outcome {
 		case Pass, Warn:
 			played = true
+			fallthrough
+		case Fail:
 			for _, id := range sc.Requirements {
 				tested[id] = true
 			}
@@ -110,7 +117,7 @@ func judgeClaim(rep *Report, claim string, inLevel bool, controlOnly map[string]
 	if claim == "core-sender" {
 		switch rep.Passive.Outcome {
 		case Fail:
-			v.why = append(v.why, fmt.Sprintf("passive validation: %d invalid IUT envelopes", rep.Passive.Invalid))
+			v.why = append(v.why, passiveWhy(rep.Passive))
 		case Skip, "":
 			v.why = append(v.why, "passive validation: the IUT published nothing")
 		}
@@ -123,6 +130,33 @@ func judgeClaim(rep *Report, claim string, inLevel bool, controlOnly map[string]
 	}
 	v.earned = inLevel && played && len(v.why) == 0
 	return v
+}
+
+// passiveWhy says what failed the passive verdict: the rules the invalid
+// envelopes broke, and the run-wide findings (a flood, an oversized
+// publish) that fail it with no invalid envelope at all.
+func passiveWhy(p PassiveResult) string {
+	var envelope, runWide []string
+	for _, f := range p.Findings {
+		if f.RunWide {
+			runWide = append(runWide, f.Rule)
+		} else if f.Level == "MUST" {
+			envelope = append(envelope, f.Rule)
+		}
+	}
+	var parts []string
+	if p.Invalid > 0 {
+		s := fmt.Sprintf("%d of %d IUT envelopes invalid", p.Invalid, p.Envelopes)
+		if len(envelope) > 0 {
+			s += " (" + strings.Join(envelope, ", ") + ")"
+		}
+		parts = append(parts, s)
+	}
+	parts = append(parts, runWide...)
+	if len(parts) == 0 {
+		parts = append(parts, "failed")
+	}
+	return "passive validation: " + strings.Join(parts, "; ")
 }
 
 // claims builds the conformance claims from the scenario claims: Core Peer

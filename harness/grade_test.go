@@ -157,3 +157,41 @@ func TestPeerWithoutControlExtensionEarnsClaims(t *testing.T) {
 		}
 	}
 }
+
+// A requirement whose scenario failed was tested: the claim names the
+// failing scenario, never "untested" for it.
+func TestGradeFailedIsNotUntested(t *testing.T) {
+	rep := gradeFixture(map[string]Outcome{"s.greet": Pass, "r.terminal": Fail, "r.cancel": Pass, "r.dedupe": Pass})
+	grade(rep, Config{}, "Core Peer")
+	why := strings.Join(claim(rep, "Core Receiver").Why, "; ")
+	if why != "r.terminal: fail" {
+		t.Errorf("Core Receiver why %q, want only the failing scenario", why)
+	}
+}
+
+// The Core Sender reason names what failed the passive verdict: a flood
+// with no invalid envelope is NATS-PUBLISH-RATE, not "0 invalid".
+func TestGradePassiveReasonNamesTheRule(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		passive PassiveResult
+		want    string
+	}{
+		{"flood", PassiveResult{Outcome: Fail, Envelopes: 2000, Flooded: true,
+			Findings: []PassiveFinding{{Rule: "NATS-PUBLISH-RATE", Level: "MUST", RunWide: true}}},
+			"passive validation: NATS-PUBLISH-RATE"},
+		{"invalid envelopes", PassiveResult{Outcome: Fail, Envelopes: 9, Invalid: 2,
+			Findings: []PassiveFinding{{Rule: "ENV-ID", Level: "MUST"}, {Rule: "DELIV-DEDUPE", Level: "SHOULD"}}},
+			"passive validation: 2 of 9 IUT envelopes invalid (ENV-ID)"},
+		{"both", PassiveResult{Outcome: Fail, Envelopes: 9, Invalid: 1,
+			Findings: []PassiveFinding{{Rule: "ENV-ID", Level: "MUST"}, {Rule: "INPUT-SIZE", Level: "MUST", RunWide: true}}},
+			"passive validation: 1 of 9 IUT envelopes invalid (ENV-ID); INPUT-SIZE"},
+	} {
+		rep := gradeFixture(map[string]Outcome{"s.greet": Pass, "r.terminal": Pass, "r.cancel": Pass, "r.dedupe": Pass})
+		rep.Passive = tc.passive
+		grade(rep, Config{}, "Core Peer")
+		if why := strings.Join(claim(rep, "Core Sender").Why, "; "); why != tc.want {
+			t.Errorf("%s: Core Sender why %q, want %q", tc.name, why, tc.want)
+		}
+	}
+}

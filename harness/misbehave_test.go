@@ -1,9 +1,14 @@
 package harness
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
+	"net/url"
 	"os"
 	"time"
 
@@ -64,6 +69,16 @@ func misbehave(ctx context.Context, name string, cfg peer.Config) int {
 			}
 			nc.Flush()
 		}
+	case "oversize":
+		// Greets, then publishes one message over the broker's max payload
+		// on a raw connection (nats.go would refuse to send it).
+		nc.Publish(bcast, greet)
+		nc.Flush()
+		if err := rawOversize(cfg, bcast); err != nil {
+			fmt.Fprintln(os.Stderr, "iut:", err)
+			return 2
+		}
+		<-ctx.Done()
 	case "garbage":
 		// Greets, then answers every directed message with bytes that are
 		// not an envelope, on the sender's subject.
@@ -84,4 +99,28 @@ func misbehave(ctx context.Context, name string, cfg peer.Config) int {
 		return 2
 	}
 	return 0
+}
+
+// rawOversize speaks the NATS client protocol by hand to publish 1 MiB + 1
+// bytes, which the broker answers by closing the connection.
+func rawOversize(cfg peer.Config, subject string) error {
+	u, err := url.Parse(cfg.URL)
+	if err != nil {
+		return err
+	}
+	c, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if _, err := bufio.NewReader(c).ReadString('\n'); err != nil { // INFO
+		return err
+	}
+	connect, _ := json.Marshal(map[string]any{"auth_token": cfg.Token, "verbose": false, "pedantic": false})
+	size := 1<<20 + 1
+	fmt.Fprintf(c, "CONNECT %s\r\nPUB %s %d\r\n", connect, subject, size)
+	c.Write(bytes.Repeat([]byte("x"), size))
+	c.Write([]byte("\r\n"))
+	_, _ = io.Copy(io.Discard, c) // until the broker closes it
+	return nil
 }

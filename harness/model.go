@@ -107,6 +107,9 @@ type IUTInfo struct {
 	Stdout   string         `json:"stdout,omitempty"`
 	Stderr   string         `json:"stderr,omitempty"`
 	Messages int            `json:"messages"` // envelopes (or bytes) it published during the run
+	// Disconnects are the IUT's connections the embedded broker closed, in
+	// its words ("Maximum Message Payload Exceeded").
+	Disconnects []string `json:"disconnects,omitempty"`
 }
 
 // ClaimResult is one conformance claim and whether it was earned.
@@ -148,6 +151,9 @@ type PassiveFinding struct {
 	Level   string `json:"level"`
 	Count   int    `json:"count"`
 	Example string `json:"example"`
+	// RunWide marks a finding about the IUT's traffic as a whole (a
+	// flood, a publish the broker refused), not about envelopes it sent.
+	RunWide bool `json:"run_wide,omitempty"`
 	// Baseline is the --baseline entry naming this rule (passive:RULE).
 	Baseline *BaselineMark `json:"baseline,omitempty"`
 }

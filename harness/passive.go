@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/aghcheck/aghcheck/harness/broker"
+	"github.com/aghcheck/aghcheck/harness/requirements"
 	"github.com/aghcheck/aghcheck/rules"
 )
 
@@ -59,7 +61,28 @@ func (r *runner) passive(rep *Report) {
 		pr.Outcome = Pass
 	}
 	if pr.Flooded {
-		pr.Findings = append(pr.Findings, PassiveFinding{Rule: "NATS-PUBLISH-RATE", Level: "MUST", Count: b.iutCount,
+		pr.Findings = append(pr.Findings, PassiveFinding{Rule: requirements.NATSFlood.ID, Level: "MUST", Count: b.iutCount, RunWide: true,
 			Example: fmt.Sprintf("the IUT published %d messages during the run (limit %d)", b.iutCount, r.cfg.FloodLimit)})
+	}
+	r.brokerDisconnects(rep)
+}
+
+// brokerDisconnects reports the IUT connections the embedded broker closed:
+// the harness never sees those messages, so without this an IUT that
+// publishes more than the 1 MiB max payload would just go quiet. Only the
+// harness and the IUT connect to the embedded broker.
+func (r *runner) brokerDisconnects(rep *Report) {
+	oversize, why := 0, ""
+	for _, d := range r.broker.Disconnects(harnessConnName) {
+		rep.IUT.Disconnects = append(rep.IUT.Disconnects, d.Reason)
+		if d.MaxPayload {
+			oversize, why = oversize+1, d.Reason
+		}
+	}
+	if oversize > 0 {
+		pr := &rep.Passive
+		pr.Outcome = Fail
+		pr.Findings = append(pr.Findings, PassiveFinding{Rule: rules.InputTooLarge.ID, Level: "MUST", Count: oversize, RunWide: true,
+			Example: fmt.Sprintf("the broker disconnected the IUT for publishing more than the %d-byte max payload (%s)", broker.MaxPayload, why)})
 	}
 }

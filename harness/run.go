@@ -20,6 +20,9 @@ import (
 	"github.com/aghcheck/aghcheck/internal/randid"
 )
 
+// harnessConnName names the harness's one connection to the broker.
+const harnessConnName = "aghcheck-harness"
+
 type runner struct {
 	cfg   Config
 	start time.Time
@@ -187,7 +190,7 @@ func (r *runner) connect(ctx context.Context, rep *Report, needJS bool) error {
 	rep.Broker.URL = ep.URL
 
 	r.bus = newBus(r.start, r.ws, r.ch, r.cfg.External == nil, r.cfg.FloodLimit, r.cfg.Now)
-	nc, err := ep.Connect("aghcheck-harness", append(r.link.options(), nats.NoEcho(), nats.ErrorHandler(func(_ *nats.Conn, s *nats.Subscription, err error) {
+	nc, err := ep.Connect(harnessConnName, append(r.link.options(), nats.NoEcho(), nats.ErrorHandler(func(_ *nats.Conn, s *nats.Subscription, err error) {
 		if errors.Is(err, nats.ErrSlowConsumer) && s != nil {
 			n, _ := s.Dropped()
 			r.bus.noteDropped(n)

@@ -109,14 +109,18 @@ func (w *waiter) expect(ctx context.Context, e *scenario.Expect) StepResult {
 		select {
 		case <-w.in.notify:
 		case <-deadline.C:
-			sr.Arrived = w.unmatched(pats)
+			var rel int
+			sr.Arrived, rel = w.unmatched(pats)
 			msg := fmt.Sprintf("no matching envelope on %s within %s", wantSubject, timeout)
-			if len(sr.Arrived) == 0 {
+			switch {
+			case len(sr.Arrived) == 0:
 				msg += "; nothing arrived"
+			case rel == 0:
+				msg += "; nothing for this work or message arrived"
 			}
 			return sr.judged(Fail, msg)
 		case <-ctx.Done():
-			sr.Arrived = w.unmatched(pats)
+			sr.Arrived, _ = w.unmatched(pats)
 			return sr.judged(Fail, "scenario timeout while waiting for an envelope")
 		case <-w.r.iutDone:
 			// Let the broker deliver what the IUT sent before it died.
@@ -173,19 +177,26 @@ func anyMatch(pats []map[string]any, env map[string]any) bool {
 	return len(pats) == 0
 }
 
-// unmatched describes the unconsumed envelopes with the reason each fails
-// the first pattern: "expected versus arrived".
-func (w *waiter) unmatched(pats []map[string]any) []string {
+// unmatched describes the unconsumed envelopes of the exchange the step
+// waits for (see related) with the reason each fails the first pattern:
+// "expected versus arrived". The others are only counted; rel is how many
+// were related.
+func (w *waiter) unmatched(pats []map[string]any) (out []string, rel int) {
 	w.in.mu.Lock()
 	defer w.in.mu.Unlock()
-	var out []string
+	others, more := 0, 0
 	for _, m := range w.in.msgs {
 		if w.in.consumed[m.seq] || m.seq == w.greetSeq {
 			continue
 		}
+		if !related(pats, m) {
+			others++
+			continue
+		}
+		rel++
 		if len(out) == 8 {
-			out = append(out, "…")
-			break
+			more++
+			continue
 		}
 		d := m.describe()
 		if m.env != nil && len(pats) > 0 {
@@ -194,7 +205,40 @@ func (w *waiter) unmatched(pats []map[string]any) []string {
 		}
 		out = append(out, d)
 	}
-	return out
+	if more > 0 {
+		out = append(out, fmt.Sprintf("… %d more", more))
+	}
+	if others > 0 {
+		out = append(out, fmt.Sprintf("(%d unrelated: other work or messages)", others))
+	}
+	return out, rel
+}
+
+// correlations are the members that tie an envelope to one exchange: its
+// work, or the message it answers.
+var correlations = []string{"/work_id", "/reply_to", "/body/for_id"}
+
+// related reports whether m belongs to the exchange the patterns pin with
+// a literal work_id, reply_to or body.for_id. Patterns that pin none relate
+// to everything; bytes that are not an envelope cannot be placed, so they
+// are shown.
+func related(pats []map[string]any, m *message) bool {
+	if m.env == nil {
+		return true
+	}
+	pinned := false
+	for _, p := range pats {
+		for _, ptr := range correlations {
+			want, ok := scenario.Get(p, ptr)
+			if s, literal := want.(string); !ok || !literal {
+				continue
+			} else if got, _ := scenario.Get(m.env, ptr); got == s {
+				return true
+			}
+			pinned = true
+		}
+	}
+	return !pinned
 }
 
 // silence passes when nothing matching arrives where the step looks within

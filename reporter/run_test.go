@@ -143,6 +143,25 @@ func TestRunTextWords(t *testing.T) {
 	}
 }
 
+// What went wrong with the IUT itself is in the text report, not only in
+// JSON: the stderr of a crash, the broker closing its connection.
+func TestRunTextIUTTrouble(t *testing.T) {
+	rep := runFixture()
+	rep.IUT.Crashed, rep.IUT.Exit = true, "exit status 2"
+	rep.IUT.Stderr = "starting\npanic: runtime error: index out of range\n"
+	rep.IUT.Disconnects = []string{"Maximum Message Payload Exceeded"}
+	out := string(writeRun(t, "text", rep, Options{}))
+	for _, want := range []string{
+		"crashed: exit status 2",
+		"         disconnected by the broker: Maximum Message Payload Exceeded\n",
+		"IUT stderr (tail):\n    starting\n    panic: runtime error: index out of range\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+}
+
 func TestClipKeepsUTF8Whole(t *testing.T) {
 	s := strings.Repeat("é", 100) // 200 bytes
 	for n := 4; n < 60; n++ {

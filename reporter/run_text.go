@@ -104,11 +104,16 @@ func (t *runText) Finish(rep *harness.Report) error {
 		}
 		fmt.Fprintln(w)
 	}
+	for _, d := range rep.IUT.Disconnects {
+		fmt.Fprintf(w, "%s %s\n", label, p.red.Sprint("disconnected by the broker: "+d))
+	}
+	// Why it crashed is usually on its stderr: show it here, not only in JSON.
+	if rep.IUT.Crashed && rep.Error == "" {
+		t.stderrTail(rep)
+	}
 	if rep.Error != "" {
 		fmt.Fprintf(w, "\n%s %s\n", p.red.Sprint("ERROR"), rep.Error)
-		if rep.IUT.Stderr != "" {
-			fmt.Fprintf(w, "IUT stderr (tail):\n%s\n", indent(tailLines(rep.IUT.Stderr, 15), "    "))
-		}
+		t.stderrTail(rep)
 		if rep.IUT.PeerID == "" {
 			// The IUT never joined: no scenario was played, and one line
 			// says so better than a "not run" block per scenario and a
@@ -191,6 +196,13 @@ func (t *runText) Finish(rep *harness.Report) error {
 	fmt.Fprintf(w, "\n%s  %d pass, %d fail, %d warn, %d skip, %d error%s; claim earned: %s (target %s); %s wall, %s of scenario time\n",
 		verdict, s.Pass, s.Fail, s.Warn, s.Skip, s.Error, baselineVerdict(rep), p.cyan.Sprint(s.Claim), s.Target, runDur(rep.Duration.D()), runDur(s.ScenarioTime.D()))
 	return nil
+}
+
+// stderrTail prints the last lines the IUT wrote to stderr, if any.
+func (t *runText) stderrTail(rep *harness.Report) {
+	if rep.IUT.Stderr != "" {
+		fmt.Fprintf(t.w, "IUT stderr (tail):\n%s\n", indent(tailLines(rep.IUT.Stderr, 15), "    "))
+	}
 }
 
 func (t *runText) failure(sc *harness.ScenarioResult) {

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -86,6 +87,40 @@ func Start(opts Options) (*Broker, error) {
 	b.URL = srv.ClientURL()
 	b.Token = tok
 	return b, nil
+}
+
+// Disconnect is a client connection the broker closed on its own account:
+// a publish over MaxPayload, a protocol or parse error, a slow consumer.
+type Disconnect struct {
+	Name       string // the connection name the client gave, if any
+	Reason     string // nats-server's words, e.g. "Maximum Message Payload Exceeded"
+	MaxPayload bool   // closed for publishing more than MaxPayload bytes
+}
+
+// Disconnects lists the connections the broker closed (not those that
+// closed themselves, and not because the other end died or the broker
+// stopped), leaving out the connections named in except.
+func (b *Broker) Disconnects(except ...string) []Disconnect {
+	if b == nil || b.srv == nil {
+		return nil
+	}
+	cz, err := b.srv.Connz(&server.ConnzOptions{State: server.ConnClosed, Limit: 1 << 16})
+	if err != nil {
+		return nil
+	}
+	var out []Disconnect
+	for _, c := range cz.Conns {
+		switch c.Reason {
+		case server.ClientClosed.String(), server.ServerShutdown.String(),
+			server.ReadError.String(), server.WriteError.String():
+			continue
+		}
+		if slices.Contains(except, c.Name) {
+			continue
+		}
+		out = append(out, Disconnect{Name: c.Name, Reason: c.Reason, MaxPayload: c.Reason == server.MaxPayloadExceeded.String()})
+	}
+	return out
 }
 
 // Close shuts the broker down and removes its JetStream store.

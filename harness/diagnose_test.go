@@ -1,0 +1,66 @@
+package harness
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// An IUT that publishes more than the broker's max payload is disconnected
+// by the broker; the harness never sees the message, but the report says
+// what happened: a failing passive finding and the disconnect.
+func TestOversizePublishIsReported(t *testing.T) {
+	rep := runAgainst(t, "oversize", Config{Select: regexp.MustCompile(`^kinds\.greet`), StepTimeout: 500 * time.Millisecond})
+	if rep.Error != "" {
+		t.Fatal(rep.Error)
+	}
+	if rep.Passive.Outcome != Fail {
+		t.Errorf("passive %s, want fail", rep.Passive.Outcome)
+	}
+	found := false
+	for _, f := range rep.Passive.Findings {
+		if f.Rule == "INPUT-SIZE" && f.RunWide && strings.Contains(f.Example, "max payload") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no INPUT-SIZE finding for the oversized publish: %+v", rep.Passive.Findings)
+	}
+	if strings.Join(rep.IUT.Disconnects, ";") != "Maximum Message Payload Exceeded" {
+		t.Errorf("disconnects %q", rep.IUT.Disconnects)
+	}
+}
+
+// "Arrived instead" lists the envelopes of the exchange a step waits for:
+// the same work, or answers to the same message; others are only counted.
+func TestRelatedToTheExchange(t *testing.T) {
+	env := func(kv ...any) *message {
+		m := map[string]any{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1]
+		}
+		return &message{env: m}
+	}
+	workW := []map[string]any{{"kind": "trace", "work_id": "work_t_w", "body": map[string]any{"state": "completed"}}}
+	forOpen := []map[string]any{{"kind": "receipt", "body": map[string]any{"for_id": "msg_t_open"}}}
+	anyWork := []map[string]any{{"kind": "trace", "work_id": map[string]any{"$present": true}}}
+	for _, tc := range []struct {
+		name string
+		pats []map[string]any
+		m    *message
+		want bool
+	}{
+		{"same work", workW, env("kind", "trace", "work_id", "work_t_w"), true},
+		{"other work", workW, env("kind", "trace", "work_id", "work_t_x"), false},
+		{"no work at all", workW, env("kind", "greet"), false},
+		{"answer to the same message", forOpen, env("kind", "receipt", "body", map[string]any{"for_id": "msg_t_open"}), true},
+		{"answer to another", forOpen, env("kind", "receipt", "body", map[string]any{"for_id": "msg_t_late"}), false},
+		{"nothing pinned", anyWork, env("kind", "say"), true},
+		{"not an envelope", workW, &message{raw: []byte("\xff")}, true},
+	} {
+		if got := related(tc.pats, tc.m); got != tc.want {
+			t.Errorf("%s: related = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
