@@ -38,3 +38,56 @@ func RefusalReason(fs []rules.Finding) string {
 	}
 	return reason
 }
+
+// replyPointers are the members a refusal receipt is built from: it goes
+// to the sender (from), names the message (id, for_id), sits in the
+// message's work and container, and answers a message addressed to a peer.
+// A finding at one of them (or on the whole document) leaves no usable
+// work context.
+var replyPointers = map[string]bool{
+	"": true, "/id": true, "/kind": true, "/from": true, "/to": true, "/workspace_id": true, "/channel": true,
+	"/work_id": true, "/surface": true, "/thread_id": true, "/direct_id": true,
+}
+
+// Answerable reports whether a refused envelope carries a usable work
+// context, so that the refusal is answered with a receipt to its sender: a
+// directed say, capability or trace (receipts only when they cancel, so two
+// peers never bounce receipts at each other) whose id, from, to, work_id
+// and container are present and break no rule. Otherwise a receiver refuses
+// in silence: a receipt built from broken members would be broken itself.
+func Answerable(env map[string]any, fs []rules.Finding) bool {
+	for _, f := range fs {
+		if f.Rule != nil && f.Rule.Severity == rules.Error && replyPointers[f.Pointer] {
+			return false
+		}
+	}
+	switch Str(env, "kind") {
+	case KindSay, KindCapability, KindTrace:
+	case KindReceipt:
+		if body, _ := BodyOf(env); body["status"] != StatusCanceled {
+			return false
+		}
+	default:
+		return false
+	}
+	for _, k := range []string{"id", "from", "to", "work_id"} {
+		if Str(env, k) == "" {
+			return false
+		}
+	}
+	_, container := Container(env)
+	return container != ""
+}
+
+// RefusalStatus is the receipt status that goes with a refusal's
+// reason_code: expired and duplicate are statuses of their own, the
+// unsupported_* reasons are "unsupported", everything else "rejected".
+func RefusalStatus(reason string) string {
+	switch {
+	case reason == ReasonExpired || reason == ReasonDuplicate:
+		return reason
+	case strings.HasPrefix(reason, "unsupported_"):
+		return StatusUnsupported
+	}
+	return StatusRejected
+}

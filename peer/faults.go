@@ -33,6 +33,7 @@ const (
 	faultContainerJump   = "container-jump"
 	faultReuseID         = "reuse-message-id"
 	faultForIDUnknown    = "receipt-for-unknown-id"
+	faultOneFailureClass = "one-failure-class"
 )
 
 var faultList = []Fault{
@@ -53,6 +54,7 @@ var faultList = []Fault{
 	{faultContainerJump, "lifecycle", "reports the completed trace in another container (a thread) than the work's"},
 	{faultReuseID, "delivery", "gives the completed trace the id of the working trace before it"},
 	{faultForIDUnknown, "delivery", "acknowledges work with an accepted receipt whose for_id names no envelope"},
+	{faultOneFailureClass, "receiver", "refuses every broken message with reason malformed, whatever its failure class (a bad digest or signature, an unsupported protocol or kind)"},
 }
 
 // Faults lists every fault the reference peer knows, by group then name.
@@ -68,7 +70,7 @@ func Faults() []Fault {
 }
 
 func groupOrder(g string) int {
-	for i, name := range []string{"envelope", "kinds", "lifecycle", "delivery", "extensions", "trust", "nats"} {
+	for i, name := range []string{"envelope", "kinds", "lifecycle", "delivery", "extensions", "trust", "nats", "receiver"} {
 		if g == name {
 			return i
 		}

@@ -162,6 +162,14 @@ func TestFaultsChangeBehaviour(t *testing.T) {
 				t.Fatalf("response on %q, want the wrongly derived %s", subj, wrong(r.me))
 			}
 		}},
+		{faultOneFailureClass, nil, func(t *testing.T, r *rig) {
+			c := r.work("")
+			c["kind"] = "capability"
+			c["body"] = map[string]any{"capability": map[string]any{"id": "x", "summary": "s", "outcome": "o",
+				"digest": "sha256:" + strings.Repeat("0", 64)}}
+			r.send(c)
+			wantReceipt(t, r.expect("receipt"), c, "rejected", "malformed")
+		}},
 	}
 	cases = append(cases, trackerFaultCases...)
 	seen := map[string]bool{}

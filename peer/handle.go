@@ -1,7 +1,6 @@
 package peer
 
 import (
-	"strings"
 	"time"
 
 	"github.com/aghcheck/aghcheck/agh"
@@ -50,19 +49,19 @@ func (p *peer) handle(subject string, raw []byte) {
 	}
 	p.log.Debug("received", "kind", kind, "id", id, "from", from, "subject", subject)
 
-	if reason := p.refusal(res, env); reason != "" {
-		p.log.Debug("refused", "id", id, "reason", reason, "findings", len(res.Findings))
-		p.refuse(env, reason)
+	if reason, fs := p.refusal(res, env); reason != "" {
+		p.log.Debug("refused", "id", id, "reason", reason, "findings", len(fs))
+		p.refuse(env, reason, fs)
 		return
 	}
 	if to != "" && to != p.self {
-		p.refuse(env, "not_target")
+		p.refuse(env, "not_target", nil)
 		return
 	}
 	if id != "" && !p.faults[faultNoDedupe] {
 		k := dedupKey{from, id}
 		if _, dup := p.seen[k]; dup {
-			p.refuse(env, "duplicate")
+			p.refuse(env, "duplicate", nil)
 			return
 		}
 		p.remember(k, env)
@@ -82,8 +81,9 @@ func (p *peer) handle(subject string, raw []byte) {
 }
 
 // refusal is the reason_code the engine's findings call for ("" to
-// accept), with the findings a fault tells the peer to overlook removed.
-func (p *peer) refusal(res agh.Result, env map[string]any) string {
+// accept), with the findings a fault tells the peer to overlook removed,
+// and every finding (trust included) the refusal is answered by.
+func (p *peer) refusal(res agh.Result, env map[string]any) (string, []rules.Finding) {
 	fs := res.Findings
 	state := res.Trust
 	// Trust is part of the engine's verdict; evaluate here only if the
@@ -95,6 +95,7 @@ func (p *peer) refusal(res agh.Result, env map[string]any) string {
 			fs = append(append([]rules.Finding(nil), fs...), tfs...)
 		}
 	}
+	all := fs
 	ignoreTrust := p.faults[faultAcceptBadSignature]
 	ignore := map[string]bool{}
 	if p.faults[faultAcceptExpired] {
@@ -119,7 +120,10 @@ func (p *peer) refusal(res agh.Result, env map[string]any) string {
 	if reason == "" && state == string(trust.Rejected) && !ignoreTrust {
 		reason = "verification_failed"
 	}
-	return reason
+	if reason != "" && p.faults[faultOneFailureClass] {
+		reason = agh.ReasonMalformed
+	}
+	return reason, all
 }
 
 // trustRuleProfile is the rules.Rule.Profile of the trust profile's rules.
@@ -139,38 +143,13 @@ func (p *peer) remember(k dedupKey, env map[string]any) {
 	p.seen[k] = until
 }
 
-// refuse answers a refused message with a receipt when it is directed to
-// us and carries a usable work context; otherwise it stays silent.
-func (p *peer) refuse(env map[string]any, reason string) {
-	to, _ := env["to"].(string)
-	if to == "" {
+// refuse answers a refused message with a receipt when it carries a
+// usable work context (agh.Answerable); otherwise it stays silent.
+func (p *peer) refuse(env map[string]any, reason string, fs []rules.Finding) {
+	if !agh.Answerable(env, fs) {
 		return
 	}
-	switch env["kind"] {
-	case "say", "capability", "trace":
-	case "receipt":
-		// Receipts are answered only when they cancel: two peers must
-		// never bounce receipts at each other.
-		body, _ := env["body"].(map[string]any)
-		if body["status"] != "canceled" {
-			return
-		}
-	default:
-		return
-	}
-	status := "rejected"
-	switch {
-	case reason == "expired" || reason == "duplicate":
-		status = reason
-	case strings.HasPrefix(reason, "unsupported_"):
-		status = "unsupported"
-	}
-	from, _ := env["from"].(string)
-	wid, _ := env["work_id"].(string)
-	if from == "" || wid == "" || containerOf(env) == nil {
-		return
-	}
-	p.receipt(env, containerOf(env), status, reason, "", false)
+	p.receipt(env, containerOf(env), agh.RefusalStatus(reason), reason, "", false)
 }
 
 // container is the conversation surface and id a work unit is bound to.

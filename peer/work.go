@@ -44,12 +44,12 @@ func (p *peer) lifecycle(env map[string]any) {
 		return
 	}
 	if *c != w.where && !p.faults[faultIgnoreContainer] {
-		p.refuse(env, "work_container_mismatch")
+		p.refuse(env, "work_container_mismatch", nil)
 		return
 	}
 	if from != w.initiator {
 		// Only the two participants may move the work.
-		p.refuse(env, "not_target")
+		p.refuse(env, "not_target", nil)
 		return
 	}
 	w.updated = p.now()

@@ -9,7 +9,7 @@ import (
 	"io/fs"
 )
 
-//go:embed core trust nats jetstream
+//go:embed core trust nats jetstream receiver
 var files embed.FS
 
 // FS is the embedded suite tree; each scenario's suite is its directory.

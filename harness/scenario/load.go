@@ -184,6 +184,19 @@ func Parse(name string, data []byte, suite string) ([]*Scenario, []Problem) {
 	if err != nil {
 		return fail("not representable as JSON: " + err.Error())
 	}
+	if isFamily(doc) {
+		return parseFamily(name, js, suite, &root)
+	}
+	return parseJSON(name, js, suite, &root, doc)
+}
+
+// parseJSON checks a scenario file, as JSON, against the schema and the
+// rules the schema cannot express.
+// root (nil for generated files) places problems in the source.
+func parseJSON(name string, js []byte, suite string, root *yaml.Node, doc any) ([]*Scenario, []Problem) {
+	fail := func(msg string) ([]*Scenario, []Problem) {
+		return nil, []Problem{{File: name, Message: msg}}
+	}
 	sch, err := compiled()
 	if err != nil {
 		return fail(err.Error())
@@ -193,7 +206,7 @@ func Parse(name string, data []byte, suite string) ([]*Scenario, []Problem) {
 		return fail(err.Error())
 	}
 	if err := sch.Validate(inst); err != nil {
-		return nil, schemaProblems(name, &root, scenarioIDs(doc), err)
+		return nil, schemaProblems(name, root, scenarioIDs(doc), err)
 	}
 	var f File
 	dec := json.NewDecoder(bytes.NewReader(js))
@@ -209,12 +222,12 @@ func Parse(name string, data []byte, suite string) ([]*Scenario, []Problem) {
 	for i, sc := range f.Scenarios {
 		sc.Suite, sc.File = suite, name
 		base := []string{"scenarios", strconv.Itoa(i)}
-		n, _ := nodeAt(&root, base)
+		n, _ := nodeAt(root, base)
 		if n != nil {
 			sc.Line, sc.Column = n.Line, n.Column
 		}
 		for _, is := range sc.check() {
-			n, _ := nodeAt(&root, append(base, pointer(is.at)...))
+			n, _ := nodeAt(root, append(base, pointer(is.at)...))
 			probs = append(probs, Problem{File: name, Scenario: sc.ID, Message: is.msg}.at(n))
 		}
 	}

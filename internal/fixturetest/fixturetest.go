@@ -9,19 +9,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aghcheck/aghcheck/fixtures"
 	"github.com/aghcheck/aghcheck/rules"
 )
 
 // Want returns the rule ids an invalid fixture's file name promises, sorted;
 // ok is false when the name does not follow the convention.
 func Want(name string) (ids []string, ok bool) {
-	list, _, ok := strings.Cut(filepath.Base(name), "__")
-	if !ok || list == "" {
-		return nil, false
-	}
-	ids = strings.Split(list, "+")
+	ids, _, ok = fixtures.Name(name)
 	slices.Sort(ids)
-	return ids, true
+	return ids, ok
 }
 
 // IDs returns the distinct rule ids of findings, sorted.

@@ -1,0 +1,466 @@
+package scenario
+
+import (
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/aghcheck/aghcheck/agh"
+	"github.com/aghcheck/aghcheck/fixtures"
+	"github.com/aghcheck/aghcheck/jsonx"
+	"github.com/aghcheck/aghcheck/rules"
+	"github.com/aghcheck/aghcheck/trust"
+)
+
+// Case is one fixture of a family, placed where acceptance shows.
+type Case struct {
+	ID      string   // FAMILY.RULE-ID[+RULE-ID...].what
+	Fixture string   // corpus path, e.g. agh/invalid/ENV-TS__string.json
+	Rules   []string // the rules its name promises
+	What    string
+	Corpus  Corpus
+	Claim   string
+	// Requirements: the fixture's rules, the family's, the class's.
+	Requirements []string
+	Send         Send // how the broken message is played
+	// Reason is the reason_code a refusal of the live message carries
+	// (agh.RefusalReason, the validation order), Status its receipt status.
+	Reason, Status string
+	// Answered: the live message carries a usable work context
+	// (agh.Answerable), so its refusal is due as a receipt.
+	Answered bool
+	Kind     string // the live message's kind ("" for bytes that are not an object)
+	// Breaks is every rule the live message breaks (the fixture's rules
+	// and any the placement could not avoid), sorted.
+	Breaks []string
+	// Skip, when set, is why the fixture is not played.
+	Skip string
+}
+
+func (c Case) position(f *Family) Position {
+	if p, ok := f.Positions[c.Kind]; ok {
+		return p
+	}
+	return f.Positions["other"]
+}
+
+// Cases derives one case per fixture of the family's corpora (in the
+// embedded corpus, package fixtures), in corpus then file order; problems
+// name fixtures the family cannot play as it says.
+func (f *Family) Cases() ([]Case, []Problem) { return f.casesFrom(fixtures.FS()) }
+
+func (f *Family) casesFrom(fsys fs.FS) ([]Case, []Problem) {
+	var (
+		out   []Case
+		probs []Problem
+		used  = map[string]bool{}
+	)
+	for _, corpus := range f.Corpora {
+		files, err := fs.Glob(fsys, path.Join(corpus.Dir, "*.json"))
+		if err == nil && len(files) == 0 {
+			err = fmt.Errorf("no fixtures in the embedded corpus")
+		}
+		if err != nil {
+			probs = append(probs, Problem{Message: fmt.Sprintf("corpus %s: %v", corpus.Dir, err)})
+			continue
+		}
+		for _, file := range files {
+			base := strings.TrimSuffix(path.Base(file), ".json")
+			used[base] = true
+			c, err := f.derive(fsys, corpus, file)
+			if err != nil {
+				probs = append(probs, Problem{Scenario: c.ID, Message: fmt.Sprintf("%s: %v", file, err)})
+				continue
+			}
+			out = append(out, c)
+		}
+	}
+	names := make([]string, 0, len(f.Overrides))
+	for name := range f.Overrides {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if !used[name] {
+			probs = append(probs, Problem{Message: fmt.Sprintf("cases: %s names no fixture of the corpora", name)})
+		}
+	}
+	return out, probs
+}
+
+// derive places one fixture and checks the live message it becomes.
+func (f *Family) derive(fsys fs.FS, corpus Corpus, file string) (Case, error) {
+	ids, what, ok := fixtures.Name(file)
+	c := Case{Fixture: file, Rules: ids, What: what, Corpus: corpus, Claim: corpus.Claim}
+	if c.Claim == "" {
+		c.Claim = f.Claim
+	}
+	if !ok {
+		c.Skip = "not named RULE-ID__what.json: it promises no rule"
+		return c, nil
+	}
+	c.ID = f.ID + "." + strings.Join(ids, "+") + "." + what
+	over := f.Overrides[strings.TrimSuffix(path.Base(file), ".json")]
+	if over.Skip != "" {
+		c.Skip = over.Skip
+		return c, nil
+	}
+	raw, err := fs.ReadFile(fsys, file)
+	if err != nil {
+		return c, err
+	}
+	v, _, _ := jsonx.Decode(raw)
+	fix, isObject := v.(map[string]any)
+	if !isObject {
+		c.Send = Send{To: f.Positions["other"].Send, RawBase64: base64.StdEncoding.EncodeToString(raw)}
+	} else {
+		broken := over.Broken
+		if len(broken) == 0 {
+			if broken, err = brokenPointers(fix, ids); err != nil {
+				return c, err
+			}
+		}
+		if corpus.Shape == "opening" {
+			c.Send, err = f.opening(corpus, fix, broken, over)
+		} else {
+			c.Send, err = f.placed(fix, broken)
+		}
+		if err != nil {
+			return c, err
+		}
+	}
+	return c, f.judge(&c, raw)
+}
+
+// ruleIDs are the distinct rules of error findings.
+func ruleIDs(fs []rules.Finding) map[string]bool {
+	out := map[string]bool{}
+	for _, fd := range fs {
+		if fd.Rule.Severity == rules.Error {
+			out[fd.Rule.ID] = true
+		}
+	}
+	return out
+}
+
+// brokenPointers are where the fixture breaks the rules its name promises,
+// read from the engine's findings (and the trust algorithm's, which the
+// engine folds into ENV-PROOF-TYPE for a non-object proof).
+func brokenPointers(fix map[string]any, ids []string) ([]string, error) {
+	var out []string
+	for _, fd := range findingsOf(fix, 0) {
+		if !slices.Contains(ids, fd.Rule.ID) || slices.Contains(out, fd.Pointer) {
+			continue
+		}
+		if fd.Pointer == "" {
+			return nil, fmt.Errorf("%s fires on the whole document: name the broken members in the family's cases (broken: [pointers])", fd.Rule.ID)
+		}
+		out = append(out, fd.Pointer)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("the fixture does not break %s", strings.Join(ids, "+"))
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// findingsOf runs the engine (freshness at now, when not zero) and the
+// trust algorithm over an envelope.
+func findingsOf(env map[string]any, now int64) []rules.Finding {
+	b, err := json.Marshal(env)
+	if err != nil {
+		return nil
+	}
+	return checkBytes(b, now).Findings
+}
+
+func checkBytes(raw []byte, now int64) agh.Result {
+	ck, err := agh.NewChecker(agh.Options{Now: now})
+	if err != nil {
+		return agh.Result{}
+	}
+	res := ck.CheckBytes(raw)
+	if res.Envelope != nil && res.Envelope["proof"] != nil {
+		_, tfs := trust.Evaluate(res.Envelope)
+		for _, fd := range tfs {
+			if !slices.ContainsFunc(res.Findings, func(x rules.Finding) bool { return x.Rule == fd.Rule }) {
+				res.Findings = append(res.Findings, fd)
+			}
+		}
+	}
+	return res
+}
+
+// placed is a "fixture" shape case: the fixture itself, each identity the
+// family rewrites replaced unless the fixture breaks it, other copies of
+// those identities (a card's peer_id, a self-room's to) following them, and
+// the members its kind's position sets.
+func (f *Family) placed(fix map[string]any, broken []string) (Send, error) {
+	env := deepCopy(fix).(map[string]any)
+	alias := f.aliases(fix, broken)
+	env = aliased(env, alias).(map[string]any)
+	for k, tmpl := range f.Rewrite {
+		// A null stays null: it is no identity (a greet's to).
+		if fix[k] != nil && !breaks(broken, k) {
+			env[k] = tmpl
+		}
+	}
+	kind, _ := fix["kind"].(string)
+	pos, ok := f.Positions[kind]
+	if !ok {
+		pos = f.Positions["other"]
+	}
+	for k, v := range pos.Set {
+		if !breaks(broken, k) {
+			env[k] = v
+		}
+	}
+	return Send{To: pos.Send, Envelope: env, Drop: absentDefaults(env)}, nil
+}
+
+// opening is an "opening" shape case: the family's opening, signed when
+// the corpus signs, with the members the fixture breaks applied after
+// signing (a broken proof replaces the signature).
+func (f *Family) opening(corpus Corpus, fix map[string]any, broken []string, over CaseOverride) (Send, error) {
+	env := deepCopy(f.Opening).(map[string]any)
+	alias := f.aliases(fix, broken)
+	s := Send{To: f.positionOf(env).Send}
+	sign := true
+	tamper := map[string]any{}
+	for _, ptr := range broken {
+		v, has := Get(fix, ptr)
+		v = aliased(deepCopy(v), alias)
+		top, nested := strings.CutPrefix(ptr, "/")
+		if i := strings.IndexByte(top, '/'); i >= 0 {
+			top = top[:i]
+		} else {
+			nested = false
+		}
+		switch {
+		case top == "proof" && !nested:
+			// The fixture's own proof stands (or is missing): no signature.
+			sign = false
+			if has {
+				env["proof"] = v
+			} else {
+				s.Drop = append(s.Drop, "proof")
+			}
+		case !nested && !has:
+			s.Drop = append(s.Drop, top)
+		default:
+			// A member missing below the top level cannot be removed
+			// after signing: null breaks the same rule.
+			if err := setPointer(tamper, ptr, v); err != nil {
+				return s, err
+			}
+		}
+	}
+	if over.Tamper != nil {
+		tamper = over.Tamper
+	}
+	for k, v := range f.positionOf(env).Set {
+		if _, has := env[k]; !has && !breaks(broken, k) {
+			env[k] = v
+		}
+	}
+	s.Envelope, s.Sign = env, sign && corpus.Sign
+	if len(tamper) > 0 {
+		s.Tamper = tamper
+	}
+	return s, nil
+}
+
+func (f *Family) positionOf(env map[string]any) Position {
+	if p, ok := f.Positions[agh.Str(env, "kind")]; ok {
+		return p
+	}
+	return f.Positions["other"]
+}
+
+// aliases maps the fixture's identity values (of the rewritten members it
+// does not break) to their templates.
+func (f *Family) aliases(fix map[string]any, broken []string) map[string]any {
+	keys := make([]string, 0, len(f.Rewrite))
+	for k := range f.Rewrite {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := map[string]any{}
+	for _, k := range keys {
+		if s, ok := fix[k].(string); ok && s != "" && !breaks(broken, k) {
+			if _, dup := out[s]; !dup {
+				out[s] = f.Rewrite[k]
+			}
+		}
+	}
+	return out
+}
+
+func aliased(v any, alias map[string]any) any {
+	switch t := v.(type) {
+	case string:
+		if a, ok := alias[t]; ok {
+			return a
+		}
+	case map[string]any:
+		for k, val := range t {
+			t[k] = aliased(val, alias)
+		}
+	case []any:
+		for i, val := range t {
+			t[i] = aliased(val, alias)
+		}
+	}
+	return v
+}
+
+// breaks reports whether a broken pointer is member k or inside it.
+func breaks(broken []string, k string) bool {
+	for _, p := range broken {
+		if p == "/"+k || strings.HasPrefix(p, "/"+k+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// defaultMembers are the members Compose fills when a step does not.
+var defaultMembers = []string{"protocol", "id", "workspace_id", "channel", "from", "ts", "proof", "to"}
+
+func absentDefaults(env map[string]any) []string {
+	var out []string
+	for _, k := range defaultMembers {
+		if _, has := env[k]; !has {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// setPointer sets v at an RFC 6901 pointer in m, creating objects on the way.
+func setPointer(m map[string]any, ptr string, v any) error {
+	toks := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
+	for i, tok := range toks {
+		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+		if i == len(toks)-1 {
+			m[tok] = v
+			return nil
+		}
+		next, ok := m[tok].(map[string]any)
+		if !ok {
+			if _, taken := m[tok]; taken {
+				return fmt.Errorf("cannot set %s: %s is not an object", ptr, tok)
+			}
+			next = map[string]any{}
+			m[tok] = next
+		}
+		m = next
+	}
+	return nil
+}
+
+func deepCopy(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, val := range t {
+			out[k] = deepCopy(val)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, val := range t {
+			out[i] = deepCopy(val)
+		}
+		return out
+	}
+	return v
+}
+
+// judgeKey signs generated cases while they are judged; the live run signs
+// with a fresh key per scenario.
+var judgeKey = ed25519.NewKeyFromSeed(func() []byte { s := sha256.Sum256([]byte("aghcheck family judge")); return s[:] }())
+
+// judge composes the live message as the harness will (in a stand-in run)
+// and checks it: it must still break every rule the fixture promises; the
+// engine's verdict on it gives the refusal class and whether a receipt is
+// due. A fixture no receiver must refuse (SHOULD rules only) is skipped.
+func (f *Family) judge(c *Case, raw []byte) error {
+	now := time.Now()
+	tp := &TestPeer{Name: f.Peer, ID: f.Peer + ".judge"}
+	if c.Corpus.Sign {
+		tp.Key = judgeKey
+		tp.ID = trust.Handle(f.Peer, judgeKey.Public().(ed25519.PublicKey))
+	}
+	ctx := &Context{Workspace: "aghcheck-judge", Channel: "conformance", IUT: "iut.judge", Tag: "judge",
+		Peers: map[string]*TestPeer{f.Peer: tp}, Captures: map[string]any{}, Now: func() time.Time { return now }}
+	live := raw
+	if c.Send.RawBase64 == "" {
+		env, err := ctx.Compose(&c.Send, tp, "msg_judge")
+		if err != nil {
+			return err
+		}
+		if live, err = json.Marshal(env); err != nil {
+			return err
+		}
+	}
+	res := checkBytes(live, now.Unix())
+	fired := ruleIDs(res.Findings)
+	for _, fd := range res.Findings {
+		if fd.Rule.Severity != rules.Error && slices.Contains(c.Rules, fd.Rule.ID) {
+			fired[fd.Rule.ID] = true // a SHOULD fixture: judged below
+		}
+	}
+	for _, id := range c.Rules {
+		if !fired[id] {
+			return fmt.Errorf("played as the family says, the message no longer breaks %s (it breaks %v): adjust the family's rewrite or its cases", id, sortedKeys(fired))
+		}
+	}
+	own := ruleIDs(checkBytes(raw, 0).Findings)
+	for id := range fired {
+		if !own[id] && !slices.Contains(c.Rules, id) {
+			return fmt.Errorf("played as the family says, the message also breaks %s, which the fixture does not: adjust the family's rewrite, positions or cases", id)
+		}
+	}
+	c.Breaks = sortedKeys(fired)
+	if res.Envelope != nil {
+		c.Kind = agh.Str(res.Envelope, "kind")
+	}
+	c.Reason = agh.RefusalReason(res.Findings)
+	if c.Reason == "" {
+		c.Skip = "no receiver must refuse it: " + strings.Join(c.Rules, "+") + " is a SHOULD"
+		return nil
+	}
+	c.Status = agh.RefusalStatus(c.Reason)
+	c.Answered = res.Envelope != nil && agh.Answerable(res.Envelope, res.Findings)
+	c.Requirements = appendNew(nil, c.Rules...)
+	c.Requirements = appendNew(c.Requirements, f.Requirements...)
+	c.Requirements = appendNew(c.Requirements, c.Corpus.Classes[c.Reason]...)
+	return nil
+}
+
+func appendNew(list []string, ids ...string) []string {
+	for _, id := range ids {
+		if !slices.Contains(list, id) {
+			list = append(list, id)
+		}
+	}
+	return list
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,390 @@
+package scenario
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/aghcheck/aghcheck/fixtures"
+)
+
+// A family is one scenario template that fixture corpora expand into many
+// cases: every invalid fixture (RULE-ID[+RULE-ID...]__what.json) of the
+// corpora it names becomes one scenario with the stable id
+// FAMILY.RULE-ID[+RULE-ID...].what, so a new rule with an invalid fixture is
+// a new live case without Go code. The file says, as data, how a fixture is
+// placed where acceptance shows (its identities rewritten, its kind's
+// position, or the family's opening with the fixture's broken members) and
+// which steps every case plays; the generator (case.go) only does what the
+// file says and checks that each live message still breaks its rules.
+type Family struct {
+	ID          string   `json:"id"`
+	Title       string   `json:"title"`
+	Description string   `json:"description,omitempty"`
+	Level       string   `json:"level"`
+	Claim       string   `json:"claim,omitempty"` // default for corpora without one
+	Peer        string   `json:"peer"`            // the test peer that plays every case
+	Timeout     Duration `json:"timeout,omitempty"`
+	// Requirements every case cites besides the fixture's own rules.
+	Requirements []string `json:"requirements,omitempty"`
+	Corpora      []Corpus `json:"corpora"`
+	// Rewrite gives the top-level members of a fixture that are identities
+	// (ids, addresses, times) the template that isolates a case and
+	// addresses it to the IUT; a member the fixture breaks keeps its value.
+	Rewrite map[string]any `json:"rewrite"`
+	// Opening is the valid envelope a corpus of shape "opening" starts
+	// from before the fixture's broken members are applied.
+	Opening map[string]any `json:"opening,omitempty"`
+	// Positions place a message by its kind ("other": unknown kinds and
+	// bytes that are not a JSON object).
+	Positions map[string]Position `json:"positions"`
+	// Accepted is what acceptance looks like where a position does not
+	// say: the patterns of {{case.accepted}}.
+	Accepted []map[string]any `json:"accepted"`
+	// Cases adjusts single fixtures, by file name without .json.
+	Overrides map[string]CaseOverride `json:"cases,omitempty"`
+	// Steps every case plays. A step {broken: {}} is the broken message;
+	// when: answered / silent keeps a step only when the message does /
+	// does not carry a usable work context (agh.Answerable); strings may
+	// use {{case.NAME}} (see caseVars).
+	Steps []map[string]any `json:"steps"`
+}
+
+// Corpus is one directory of the embedded fixture corpus (package fixtures).
+type Corpus struct {
+	Dir   string `json:"dir"`
+	Claim string `json:"claim,omitempty"`
+	// Shape is "fixture" (the fixture itself, identities rewritten) or
+	// "opening" (the family's opening, with the members the fixture breaks
+	// applied after signing).
+	Shape    string   `json:"shape"`
+	Sign     bool     `json:"sign,omitempty"` // the test peer holds a key and signs
+	Requires Requires `json:"requires,omitempty"`
+	// Classes adds requirements by the reason_code a case's refusal carries.
+	Classes map[string][]string `json:"classes,omitempty"`
+}
+
+// Position is where a message of one kind is played.
+type Position struct {
+	Send     string           `json:"send"`          // iut or broadcast
+	Set      map[string]any   `json:"set,omitempty"` // members every such case carries, unless broken
+	Accepted []map[string]any `json:"accepted,omitempty"`
+}
+
+// CaseOverride adjusts how one fixture is played.
+type CaseOverride struct {
+	// Broken lists the JSON pointers of the members the fixture breaks,
+	// where its rule's findings do not point at them (a whole-document rule).
+	Broken []string `json:"broken,omitempty"`
+	// Tamper replaces the members an "opening" case applies after signing.
+	Tamper map[string]any `json:"tamper,omitempty"`
+	// Skip, when set, is why the fixture is not played.
+	Skip string `json:"skip,omitempty"`
+}
+
+type familyFile struct {
+	Suite  string  `json:"suite,omitempty"`
+	Family *Family `json:"family"`
+}
+
+// isFamily reports whether a decoded file is a family rather than a list
+// of scenarios.
+func isFamily(doc any) bool {
+	m, ok := doc.(map[string]any)
+	return ok && m["family"] != nil
+}
+
+// parseFamily expands a family file into its cases and checks them like
+// any scenario file.
+// Problems are placed at the file's family key.
+func parseFamily(name string, js []byte, suite string, root *yaml.Node) ([]*Scenario, []Problem) {
+	scs, probs := expandFamily(name, js, suite, fixtures.FS())
+	n, _ := nodeAt(root, []string{"family"})
+	for i := range probs {
+		if probs[i].Line == 0 {
+			probs[i] = probs[i].at(n)
+		}
+	}
+	return scs, probs
+}
+
+func expandFamily(name string, js []byte, suite string, corpus fs.FS) ([]*Scenario, []Problem) {
+	var ff familyFile
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.UseNumber()
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&ff); err != nil {
+		return nil, []Problem{{File: name, Message: "family: " + err.Error()}}
+	}
+	if ff.Suite != "" {
+		suite = ff.Suite
+	}
+	f := ff.Family
+	var probs []Problem
+	for _, msg := range f.check() {
+		probs = append(probs, Problem{File: name, Message: "family: " + msg})
+	}
+	if len(probs) > 0 {
+		return nil, probs
+	}
+	cases, cprobs := f.casesFrom(corpus)
+	for _, p := range cprobs {
+		probs = append(probs, Problem{File: name, Scenario: p.Scenario, Message: p.Message})
+	}
+	var docs []any
+	for _, c := range cases {
+		if c.Skip != "" {
+			continue
+		}
+		sc, err := f.scenario(c)
+		if err != nil {
+			probs = append(probs, Problem{File: name, Scenario: c.ID, Message: err.Error()})
+			continue
+		}
+		docs = append(docs, sc)
+	}
+	if len(docs) == 0 {
+		return nil, append(probs, Problem{File: name, Message: "family: no fixture became a case"})
+	}
+	doc := map[string]any{"suite": suite, "scenarios": docs}
+	out, err := json.Marshal(doc)
+	if err != nil {
+		return nil, append(probs, Problem{File: name, Message: "family: " + err.Error()})
+	}
+	scs, sprobs := parseJSON(name, out, suite, nil, doc)
+	return scs, append(probs, sprobs...)
+}
+
+var familyID = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{1,31}$`)
+
+// check finds what is wrong with the family itself, before any fixture.
+func (f *Family) check() []string {
+	var out []string
+	bad := func(format string, a ...any) { out = append(out, fmt.Sprintf(format, a...)) }
+	if f == nil {
+		return []string{"empty"}
+	}
+	if !familyID.MatchString(f.ID) {
+		bad("id %q: want a short lowercase name such as receiver", f.ID)
+	}
+	if f.Title == "" {
+		bad("title is required")
+	}
+	if !slices.Contains(Levels, f.Level) {
+		bad("level %q: want MUST, SHOULD or MAY", f.Level)
+	}
+	if !PeerName(f.Peer) {
+		bad("peer %q is not a usable test peer name", f.Peer)
+	}
+	if len(f.Corpora) == 0 {
+		bad("no corpora")
+	}
+	for _, c := range f.Corpora {
+		claim := c.Claim
+		if claim == "" {
+			claim = f.Claim
+		}
+		if _, ok := Claims[claim]; !ok {
+			bad("corpus %s: claim %q is not a claim", c.Dir, claim)
+		}
+		switch c.Shape {
+		case "fixture":
+		case "opening":
+			if f.Opening == nil {
+				bad("corpus %s has shape opening, but the family has no opening", c.Dir)
+			}
+		default:
+			bad("corpus %s: shape %q: want fixture or opening", c.Dir, c.Shape)
+		}
+	}
+	if _, ok := f.Positions["other"]; !ok {
+		bad(`positions: "other" is required (unknown kinds, bytes that are not an object)`)
+	}
+	for kind, p := range f.Positions {
+		if p.Send != "iut" && p.Send != "broadcast" {
+			bad("position %s: send %q: want iut or broadcast", kind, p.Send)
+		}
+	}
+	broken := 0
+	for i, st := range f.Steps {
+		if _, ok := st["broken"]; ok {
+			broken++
+		}
+		if w, ok := st["when"]; ok && w != "answered" && w != "silent" {
+			bad("step %d: when %v: want answered or silent", i+1, w)
+		}
+	}
+	if broken != 1 {
+		bad("steps: want exactly one {broken: {}} step, found %d", broken)
+	}
+	return out
+}
+
+// scenario turns one case into a scenario document (checked afterwards by
+// the scenario schema and Scenario.check, like a hand-written one).
+func (f *Family) scenario(c Case) (map[string]any, error) {
+	vars := c.vars(f)
+	var steps []any
+	for _, st := range f.Steps {
+		switch st["when"] {
+		case "answered":
+			if !c.Answered {
+				continue
+			}
+		case "silent":
+			if c.Answered {
+				continue
+			}
+		}
+		out := map[string]any{}
+		for k, v := range st {
+			switch k {
+			case "when":
+			case "broken":
+				out["send"] = c.Send
+			default:
+				rv, err := substitute(v, vars)
+				if err != nil {
+					return nil, fmt.Errorf("step: %w", err)
+				}
+				out[k] = rv
+			}
+		}
+		steps = append(steps, out)
+	}
+	title, err := substitute(f.Title, vars)
+	if err != nil {
+		return nil, fmt.Errorf("title: %w", err)
+	}
+	sc := map[string]any{
+		"id": c.ID, "title": title, "level": f.Level, "claim": c.Claim,
+		"requirements": c.Requirements,
+		"peers":        []any{map[string]any{"name": f.Peer, "key": c.Corpus.Sign}},
+		"steps":        steps,
+	}
+	if f.Description != "" {
+		if sc["description"], err = substitute(f.Description, vars); err != nil {
+			return nil, fmt.Errorf("description: %w", err)
+		}
+	}
+	if c.Corpus.Requires != (Requires{}) {
+		sc["requires"] = c.Corpus.Requires
+	}
+	if f.Timeout > 0 {
+		sc["timeout"] = f.Timeout
+	}
+	return sc, nil
+}
+
+// vars are the {{case.NAME}} values of one case:
+//
+//	rules     the fixture's rule ids, joined with +
+//	what      what the fixture shows (its name after __)
+//	fixture   its corpus path
+//	reason    the reason_code a refusal must carry
+//	status    the receipt status that goes with it
+//	accepted  the patterns that would show acceptance (a list)
+//	from      the broken message's from, as a template: a refusal
+//	          receipt is addressed to it
+//	sign      whether the corpus signs (a signed test peer's follow-up
+//	          must be signed too, or it is proof stripping)
+//	work      the work id a follow-up uses: the broken message's own
+//	          ({{work.w}}) when it was refused in silence, so that any effect
+//	          it had on that work shows; a fresh one ({{work.follow}}) when a
+//	          refusal receipt already reported on {{work.w}}
+func (c Case) vars(f *Family) map[string]any {
+	accepted := f.Accepted
+	if p := c.position(f); len(p.Accepted) > 0 {
+		accepted = p.Accepted
+	}
+	pats := make([]any, len(accepted))
+	for i, p := range accepted {
+		pats[i] = p
+	}
+	work := "{{work.w}}"
+	if c.Answered {
+		work = "{{work.follow}}"
+	}
+	return map[string]any{
+		"rules": strings.Join(c.Rules, "+"), "what": c.What, "fixture": c.Fixture,
+		"reason": c.Reason, "status": c.Status, "accepted": pats, "work": work, "sign": c.Corpus.Sign,
+		"from": c.from(f),
+	}
+}
+
+// from is the template of the live message's from: what tampering sets
+// last, else the envelope's, else the sending test peer's id.
+func (c Case) from(f *Family) any {
+	if v, ok := c.Send.Tamper["from"]; ok {
+		return v
+	}
+	if v, ok := c.Send.Envelope["from"]; ok {
+		return v
+	}
+	return "{{peer." + f.Peer + "}}"
+}
+
+var caseRef = regexp.MustCompile(`\{\{\s*case\.([a-z_]+)\s*\}\}`)
+
+// substitute returns a copy of v with every {{case.NAME}} replaced; a
+// string that is exactly one reference takes the value's own type, so
+// "{{case.accepted}}" becomes a list of patterns.
+func substitute(v any, vars map[string]any) (any, error) {
+	switch t := v.(type) {
+	case string:
+		if m := caseRef.FindStringSubmatch(t); m != nil && m[0] == strings.TrimSpace(t) {
+			val, ok := vars[m[1]]
+			if !ok {
+				return nil, fmt.Errorf("unknown {{case.%s}} (have %s)", m[1], varNames(vars))
+			}
+			return val, nil
+		}
+		var err error
+		out := caseRef.ReplaceAllStringFunc(t, func(ref string) string {
+			name := caseRef.FindStringSubmatch(ref)[1]
+			val, ok := vars[name]
+			if !ok {
+				err = fmt.Errorf("unknown {{case.%s}} (have %s)", name, varNames(vars))
+			}
+			return text(val)
+		})
+		return out, err
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, val := range t {
+			rv, err := substitute(val, vars)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = rv
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(t))
+		for i, val := range t {
+			rv, err := substitute(val, vars)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = rv
+		}
+		return out, nil
+	}
+	return v, nil
+}
+
+func varNames(vars map[string]any) string {
+	names := make([]string, 0, len(vars))
+	for k := range vars {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
