@@ -11,7 +11,6 @@ import (
 	"github.com/aghcheck/aghcheck/agh"
 	"github.com/aghcheck/aghcheck/harness/scenario"
 	"github.com/aghcheck/aghcheck/internal/randid"
-	"github.com/aghcheck/aghcheck/trust"
 )
 
 // sender builds, signs and publishes what one scenario's test peers send.
@@ -92,74 +91,10 @@ func (s *sender) target(to string) string {
 	return agh.PeerSubject(s.r.ws, s.r.ch, s.tctx.Peers[to].ID)
 }
 
-// envelope builds the envelope of a send step: defaults, the step's
-// members, drops, the capability digest, the signature, then tampering.
+// envelope builds the envelope of a send step (scenario.Context.Compose:
+// the one place envelopes are built, for the generator's checks too).
 func (s *sender) envelope(st *scenario.Send, from *scenario.TestPeer) (map[string]any, error) {
-	env := map[string]any{
-		"protocol":     agh.Protocol,
-		"id":           "msg_" + s.tctx.Tag + "_" + randid.Hex(4),
-		"workspace_id": s.r.ws,
-		"channel":      s.r.ch,
-		"from":         from.ID,
-		"ts":           json.Number(fmt.Sprint(s.r.now().Unix())),
-		"proof":        nil,
-	}
-	switch st.To {
-	case "iut":
-		env["to"] = s.r.iutID
-	case "broadcast", "":
-		env["to"] = nil
-	default:
-		env["to"] = s.tctx.Peers[st.To].ID
-	}
-	over, err := s.tctx.RenderMap(st.Envelope)
-	if err != nil {
-		return nil, err
-	}
-	for k, v := range over {
-		env[k] = v
-	}
-	for _, k := range st.Drop {
-		delete(env, k)
-	}
-	if st.Digest {
-		body, _ := env["body"].(map[string]any)
-		capDoc, _ := body["capability"].(map[string]any)
-		if capDoc == nil {
-			return nil, errors.New("digest: the envelope has no body.capability")
-		}
-		d, err := agh.CapabilityDigest(capDoc)
-		if err != nil {
-			return nil, fmt.Errorf("digest: %w", err)
-		}
-		capDoc["digest"] = d
-	}
-	if st.Sign {
-		if err := trust.Sign(env, from.Key, from.Name); err != nil {
-			return nil, fmt.Errorf("sign: %w", err)
-		}
-	}
-	if st.Tamper != nil {
-		t, err := s.tctx.RenderMap(st.Tamper)
-		if err != nil {
-			return nil, err
-		}
-		merge(env, t)
-	}
-	return env, nil
-}
-
-// merge overlays src onto dst, recursing into objects.
-func merge(dst, src map[string]any) {
-	for k, v := range src {
-		if sm, ok := v.(map[string]any); ok {
-			if dm, ok := dst[k].(map[string]any); ok {
-				merge(dm, sm)
-				continue
-			}
-		}
-		dst[k] = v
-	}
+	return s.tctx.Compose(st, from, "msg_"+s.tctx.Tag+"_"+randid.Hex(4))
 }
 
 // publish sends data times times, through JetStream (waiting for each

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -103,16 +104,37 @@ func isFamily(doc any) bool {
 
 // parseFamily expands a family file into its cases and checks them like
 // any scenario file.
-// Problems are placed at the file's family key.
+// Problems are placed at the file's family key. The expansion is the same
+// for the same file (the embedded corpus does not change), so a process
+// that loads the suites again (every harness run, lint, list) expands each
+// family once and hands out copies.
 func parseFamily(name string, js []byte, suite string, root *yaml.Node) ([]*Scenario, []Problem) {
-	scs, probs := expandFamily(name, js, suite, fixtures.FS())
-	n, _ := nodeAt(root, []string{"family"})
-	for i := range probs {
-		if probs[i].Line == 0 {
-			probs[i] = probs[i].at(n)
+	key := name + "\x00" + suite + "\x00" + string(js)
+	v, ok := expanded.Load(key)
+	if !ok {
+		scs, probs := expandFamily(name, js, suite, fixtures.FS())
+		n, _ := nodeAt(root, []string{"family"})
+		for i := range probs {
+			if probs[i].Line == 0 {
+				probs[i] = probs[i].at(n)
+			}
 		}
+		v, _ = expanded.LoadOrStore(key, expansion{scs, probs})
 	}
-	return scs, probs
+	e := v.(expansion)
+	scs := make([]*Scenario, len(e.scs))
+	for i, sc := range e.scs {
+		c := *sc // steps are shared: nothing writes to a loaded scenario's steps
+		scs[i] = &c
+	}
+	return scs, append([]Problem(nil), e.probs...)
+}
+
+var expanded sync.Map // family file → expansion
+
+type expansion struct {
+	scs   []*Scenario
+	probs []Problem
 }
 
 func expandFamily(name string, js []byte, suite string, corpus fs.FS) ([]*Scenario, []Problem) {
