@@ -5,7 +5,6 @@ import (
 
 	"github.com/aghcheck/aghcheck/agh"
 	"github.com/aghcheck/aghcheck/harness/requirements"
-	"github.com/aghcheck/aghcheck/jsonx"
 	"github.com/aghcheck/aghcheck/rules"
 	"github.com/aghcheck/aghcheck/workunit"
 )
@@ -42,12 +41,17 @@ func newTracking(complete bool) *tracking {
 }
 
 // sent notes an envelope a test peer is about to publish (before, so that
-// the IUT's answer finds it).
+// the IUT's answer finds it). One a receiver must refuse (a scenario's
+// broken message) changes no work: refused, it was never processed.
 func (k *tracking) sent(data []byte) {
-	if v, _, ok := jsonx.Decode(data); ok {
-		if env, ok := v.(map[string]any); ok {
-			k.t.Observe(workunit.Envelope{At: time.Now(), Env: env})
-		}
+	now := time.Now()
+	c, err := agh.NewChecker(agh.Options{Now: now.Unix()})
+	if err != nil {
+		return
+	}
+	res := c.CheckBytes(data)
+	if res.Envelope != nil {
+		k.t.Observe(workunit.Envelope{At: now, Env: res.Envelope, Refused: agh.RefusalReason(res.Findings) != ""})
 	}
 }
 

@@ -57,6 +57,10 @@ type Envelope struct {
 	// perhaps deliberately broken) still moves the tracked state but never
 	// earns a finding.
 	Judged bool
+	// Refused says a receiver must refuse it (the engine finds it
+	// malformed, expired, badly signed…): its id is remembered, so that a
+	// refusal may name it, but it opens, changes and announces nothing.
+	Refused bool
 }
 
 // Stats are the tracker's counters.
@@ -137,7 +141,9 @@ func (t *Tracker) Observe(e Envelope) Result {
 	if o.from == "" || o.id == "" {
 		return Result{}
 	}
-	t.presence(o)
+	if !e.Refused {
+		t.presence(o)
+	}
 	sk := t.h.key(o.from, o.id)
 	sig := o.signature()
 	if prev, dup := t.lookupSeen(sk); dup {
@@ -152,6 +158,10 @@ func (t *Tracker) Observe(e Envelope) Result {
 	rec := seen{sig: sig, cont: o.cont, kind: o.kindCode()}
 	if o.work != "" {
 		rec.flags |= hasWork
+	}
+	if e.Refused {
+		t.cur.seen[sk] = rec
+		return Result{}
 	}
 	switch o.kind {
 	case "whois":

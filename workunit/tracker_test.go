@@ -37,6 +37,7 @@ type step struct {
 	Causation                string
 	At                       *int  // seconds since the start; default: the previous step's
 	Judged                   *bool // default true
+	Refused                  bool  // a receiver must refuse it
 	Expect                   []string
 	Repeat                   bool // the tracker must call it a repeat
 }
@@ -127,7 +128,7 @@ func TestSequences(t *testing.T) {
 					if st.At != nil {
 						at = *st.At
 					}
-					res := tr.Observe(Envelope{At: time.Unix(start+int64(at), 0), Env: st.envelope(), Judged: st.Judged == nil || *st.Judged})
+					res := tr.Observe(Envelope{At: time.Unix(start+int64(at), 0), Env: st.envelope(), Judged: st.Judged == nil || *st.Judged, Refused: st.Refused})
 					fs := res.Findings
 					if res.Repeat != st.Repeat {
 						t.Errorf("step %d (%s %s from %s): repeat %v, want %v", i+1, st.Kind, st.ID, st.From, res.Repeat, st.Repeat)
