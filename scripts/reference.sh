@@ -9,7 +9,8 @@
 # Environment: REF, GO (default go), BASELINE (default
 # baselines/compozy-agh.yaml), RUN_ARGS (more `aghcheck run` flags, e.g.
 # '--format json'), WRITE_BASELINE=FILE (write today's deviations to FILE
-# instead of comparing: the first step of bumping the pin).
+# instead of comparing: the first step of bumping the pin), KEEP=DIR (copy
+# the built adapter and aghcheck there, for runs of your own).
 #
 # Nothing is written into this repository: the runtime's source, the
 # adapter build and aghcheck's binary live in one temporary directory that
@@ -107,6 +108,10 @@ say "built the adapter in $(elapsed "$t")"
 t=$(date +%s)
 (cd "$ROOT" && "$GO" build -o "$tmp/bin/aghcheck" ./cmd/aghcheck) || die "building aghcheck failed"
 say "built aghcheck in $(elapsed "$t")"
+if [ -n "${KEEP:-}" ]; then
+	mkdir -p "$KEEP" && cp "$tmp/bin/aghcheck-adapter" "$tmp/bin/aghcheck" "$KEEP/" || die "cannot copy the binaries to KEEP=$KEEP"
+	say "kept aghcheck-adapter and aghcheck in $KEEP"
+fi
 
 # 6. The run: every suite, judged against the baseline.
 if [ -n "${WRITE_BASELINE:-}" ]; then
