@@ -164,6 +164,7 @@ type ScenarioResult struct {
 	Title        string            `json:"title"`
 	Suite        string            `json:"suite"`
 	File         string            `json:"file"`
+	Line         int               `json:"line,omitempty"` // where in File the scenario starts
 	Level        string            `json:"level"`
 	Claim        string            `json:"claim"`
 	Requirements []string          `json:"requirements"`

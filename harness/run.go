@@ -116,7 +116,7 @@ func (r *runner) newReport() *Report {
 	}
 	rep.Scenarios = make([]*ScenarioResult, len(r.cfg.Scenarios))
 	for i, sc := range r.cfg.Scenarios {
-		rep.Scenarios[i] = &ScenarioResult{ID: sc.ID, Title: sc.Title, Suite: sc.Suite, File: sc.File, Level: sc.Level,
+		rep.Scenarios[i] = &ScenarioResult{ID: sc.ID, Title: sc.Title, Suite: sc.Suite, File: sc.File, Line: sc.Line, Level: sc.Level,
 			Claim: sc.Claim, Requirements: sc.Requirements}
 	}
 	return rep

@@ -19,7 +19,7 @@ func TestRegistries(t *testing.T) {
 		defaults string
 	}{
 		{"validate", Validate.Names(), func(n string) error { _, err := Validate.Get(n); return err }, "text, json, junit, github"},
-		{"run", Run.Names(), func(n string) error { _, err := Run.Get(n); return err }, "text, json, junit"},
+		{"run", Run.Names(), func(n string) error { _, err := Run.Get(n); return err }, "text, json, junit, html, github"},
 		{"rules", Rules.Names(), func(n string) error { _, err := Rules.Get(n); return err }, "text, markdown, json"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -5,8 +5,8 @@
 //     validate.Summary) as text, JSON, JUnit XML, GitHub annotations or
 //     SARIF;
 //   - Run: a live run (each harness.ScenarioResult as it ends, then the
-//     harness.Report) as text, JSON, JUnit XML or one self-contained HTML
-//     page;
+//     harness.Report) as text, JSON, JUnit XML, one self-contained HTML
+//     page or GitHub annotations;
 //   - Rules: the rule catalogue of `aghcheck rules` as text, Markdown or JSON.
 //
 // The command line only picks a name from a registry; a new format is one
@@ -50,6 +50,7 @@ var Run = newRegistry(
 	runFormat{Name: "json", New: whole[*harness.ScenarioResult](writeRunJSON)},
 	runFormat{Name: "junit", New: whole[*harness.ScenarioResult](writeRunJUnit)},
 	runFormat{Name: "html", New: whole[*harness.ScenarioResult](writeRunHTML)},
+	runFormat{Name: "github", New: whole[*harness.ScenarioResult](writeRunGitHub)},
 )
 
 // Rules holds the formats of `aghcheck rules`.

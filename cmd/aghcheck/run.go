@@ -170,7 +170,8 @@ outside it, no stale entry.`,
   aghcheck run --iut 'aghcheck peer --fault accept-expired' --run 'delivery\.'
   aghcheck run --nats-url nats://nats.internal:4222 --nats-creds ci.creds --iut-peer reviewer.sess-1
   aghcheck run --format junit -o conformance.xml
-  aghcheck run --format html -o report.html`,
+  aghcheck run --format html -o report.html
+  aghcheck run --suite my-suites --format github`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if noColor {

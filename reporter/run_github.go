@@ -1,0 +1,105 @@
+package reporter
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/aghcheck/aghcheck/harness"
+)
+
+// embeddedPrefix labels the files of the built-in suites (the command line
+// loads them under it): they are not in the user's repository, so their
+// failures cannot be annotated on a file.
+const embeddedPrefix = "embedded:"
+
+// writeRunGitHub writes a run as GitHub Actions workflow commands: each
+// scenario that did not pass becomes an annotation, on its scenario file
+// and line when it comes from the user's own suites (--suite), and the
+// passive findings and the verdict follow; plain summary lines (counts,
+// claims) close the log.
+//
+//	::error file=suites/acme/flows.yaml,line=12,title=acme.flow-completes (MUST)::step 3 (expect): ...
+func writeRunGitHub(w io.Writer, rep *harness.Report) error {
+	var b strings.Builder
+	if rep.Error != "" {
+		b.WriteString(Annotation("error", "aghcheck run", "the run could not be carried out: "+rep.Error) + "\n")
+	}
+	for _, sc := range rep.Scenarios {
+		cmd := "error"
+		switch sc.Outcome {
+		case harness.Pass, harness.Skip:
+			continue
+		case harness.Warn:
+			cmd = "warning"
+		}
+		var props []string
+		if !strings.HasPrefix(sc.File, embeddedPrefix) && sc.File != "" {
+			props = append(props, "file="+escapeProperty(filepath.ToSlash(filepath.Clean(sc.File))))
+			if sc.Line > 0 {
+				props = append(props, "line="+strconv.Itoa(sc.Line))
+			}
+		}
+		props = append(props, "title="+escapeProperty(fmt.Sprintf("%s (%s %s)", sc.ID, sc.Level, strings.ToUpper(string(sc.Outcome)))))
+		fmt.Fprintf(&b, "::%s %s::%s\n", cmd, strings.Join(props, ","), escapeData(githubDetail(sc)))
+	}
+	for _, f := range rep.Passive.Findings {
+		cmd := "error"
+		if f.Level != "MUST" {
+			cmd = "warning"
+		}
+		b.WriteString(Annotation(cmd, "passive "+f.Rule, fmt.Sprintf("%s broke %s (%s), e.g. %s", Plural(f.Count, "IUT envelope"), f.Rule, f.Level, f.Example)) + "\n")
+	}
+	s := rep.Summary
+	verdict := fmt.Sprintf("claim earned: %s (target %s); %d pass, %d fail, %d warn, %d skip, %d error", s.Claim, s.Target, s.Pass, s.Fail, s.Warn, s.Skip, s.Error)
+	cmd, word := "notice", "PASSED"
+	if !s.Passed {
+		cmd, word = "error", "NOT PASSED"
+	}
+	b.WriteString(Annotation(cmd, "aghcheck run: "+word, verdict) + "\n")
+	for _, c := range rep.Claims {
+		mark, why := "✔", ""
+		if !c.Earned {
+			mark = "✘"
+			if len(c.Why) > 0 {
+				why = " " + strings.Join(c.Why, "; ")
+			}
+		}
+		fmt.Fprintf(&b, "%s %s%s\n", mark, c.Name, why)
+	}
+	fmt.Fprintf(&b, "%s  %s\n", word, verdict)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// githubDetail is an annotation's text: what went wrong, the notes, each
+// failing step's expectation beside what arrived, and the requirements.
+func githubDetail(sc *harness.ScenarioResult) string {
+	var b strings.Builder
+	b.WriteString(sc.Title)
+	if sc.Message != "" {
+		b.WriteString(": " + sc.Message)
+	}
+	for _, n := range sc.Notes {
+		if n != sc.Message {
+			b.WriteString("\nnote: " + n)
+		}
+	}
+	for _, st := range sc.Steps {
+		if st.Outcome == harness.Pass {
+			continue
+		}
+		for _, e := range st.Expected {
+			j, _ := json.Marshal(e)
+			fmt.Fprintf(&b, "\nstep %d expected: %s", st.Index, clip(string(j), 300))
+		}
+		for _, a := range st.Arrived {
+			fmt.Fprintf(&b, "\nstep %d arrived:  %s", st.Index, clip(a, 300))
+		}
+	}
+	b.WriteString("\nrequirements: " + strings.Join(sc.Requirements, ", "))
+	return b.String()
+}

@@ -1,0 +1,46 @@
+package reporter
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/internal/golden"
+)
+
+// A user suite's failure is annotated on its scenario file and line; a
+// built-in suite's has no file in the repository; the verdict and claims
+// close the log.
+func TestRunGitHubGolden(t *testing.T) {
+	rep := runFixture()
+	user := rep.Scenarios[2] // delivery.duplicate-id, warn
+	user.File, user.Line = "./acme/suites//delivery.yaml", 7
+	rep.Scenarios[0].File = "acme/suites/lifecycle.yaml" // passes: no annotation
+	out := string(writeRun(t, "github", rep, Options{}))
+	golden.Check(t, filepath.Join("testdata", "run_github.golden"), []byte(out))
+	for _, want := range []string{
+		"::warning file=acme/suites/delivery.yaml,line=7,title=delivery.duplicate-id (SHOULD WARN)::Dedupe%0Anote: step 3 (SHOULD): no duplicate receipt%0Arequirements: DELIV-DEDUPE\n",
+		"::error title=nats.directed-replies-on-peer-subject (MUST FAIL)::Replies on the peer subject: step 2 (expect)",
+		`%0Astep 2 expected: {"kind":"receipt"}%0Astep 2 arrived:  receipt(accepted) msg_1`,
+		"::error title=passive NATS-PUBLISH-SUBJECT::1 IUT envelope broke NATS-PUBLISH-SUBJECT (MUST)",
+		"::error title=aghcheck run%3A NOT PASSED::claim earned: Core Receiver (target Full Peer)",
+		"✘ NATS Peer nats.directed-replies-on-peer-subject: fail\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log lacks %q", want)
+		}
+	}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if strings.Contains(line, "lifecycle.work-completes") || strings.Contains(line, "trust.signed-work-accepted") {
+			t.Errorf("a passed or skipped scenario is annotated: %s", line)
+		}
+	}
+
+	ok := &harness.Report{Summary: harness.Summary{Pass: 1, Claim: "Full Peer", Target: "Full Peer", Passed: true},
+		Scenarios: []*harness.ScenarioResult{{ID: "lifecycle.work-completes", Outcome: harness.Pass}}}
+	if got := string(writeRun(t, "github", ok, Options{})); got != "::notice title=aghcheck run%3A PASSED::claim earned: Full Peer (target Full Peer); 1 pass, 0 fail, 0 warn, 0 skip, 0 error\n"+
+		"PASSED  claim earned: Full Peer (target Full Peer); 1 pass, 0 fail, 0 warn, 0 skip, 0 error\n" {
+		t.Errorf("a passing run:\n%s", got)
+	}
+}
