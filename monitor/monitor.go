@@ -300,7 +300,7 @@ func (m *monitor) judge(p *pub) {
 		// A retry or a duplicate delivery: judged when it first came.
 		stateless = nil
 	}
-	m.sum.envelope(f.Peer, p.at, repeat)
+	m.sum.envelope(sender(&f), p.at, repeat)
 	for _, list := range [][]rules.Finding{stateless, stateful} {
 		for _, x := range list {
 			f.Finding = x

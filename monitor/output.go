@@ -40,15 +40,8 @@ func NewSink(format string, w io.Writer, color bool) (Sink, error) {
 
 // line renders a finding on one line.
 func line(f *Finding) string {
-	who := f.Peer
-	switch {
-	case f.Rule == Dropped:
-		who = "(monitor)"
-	case who == "":
-		who = noEnvelope
-	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s %s %s", f.Rule.Severity, f.Rule.ID, who, f.At.UTC().Format("15:04:05.000"))
+	fmt.Fprintf(&b, "%s %s %s %s", f.Rule.Severity, f.Rule.ID, sender(f), f.At.UTC().Format("15:04:05.000"))
 	if f.ID != "" {
 		fmt.Fprintf(&b, " %s %s", f.Kind, f.ID)
 	}
@@ -210,7 +203,7 @@ func writeSummary(w io.Writer, s *Summary, p painter, rows int) {
 			if pc.Expired {
 				state = "  presence expired"
 			}
-			fmt.Fprintf(w, "  %-*s %8d envelopes  %s  %s%s\n", width, pc.Peer, pc.Envelopes,
+			fmt.Fprintf(w, "  %-*s %18s  %s  %s%s\n", width, pc.Peer, reporter.Plural(pc.Envelopes, "envelope"),
 				p.errors(pc.Errors), p.warnings(pc.Warnings), state)
 		}
 		if s.OtherPeers > 0 {

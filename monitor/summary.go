@@ -53,8 +53,18 @@ type PeerCount struct {
 // maxPeers bounds the per-peer table; further peers are only counted.
 const maxPeers = 10_000
 
-// noEnvelope stands for the sender of bytes that are not an envelope.
-const noEnvelope = "(not an envelope)"
+// sender names who published f for people: its from, or why there is none.
+func sender(f *Finding) string {
+	switch {
+	case f.Rule == Dropped:
+		return "(monitor)"
+	case f.Peer != "":
+		return f.Peer
+	case f.ID != "" || f.Kind != "":
+		return "(no from)"
+	}
+	return "(not an envelope)"
+}
 
 // tally accumulates the summary; only the judge loop touches it.
 type tally struct {
@@ -80,9 +90,6 @@ func newTally(cfg Config, now time.Time) *tally {
 }
 
 func (t *tally) peer(id string) *PeerCount {
-	if id == "" {
-		id = noEnvelope
-	}
 	p := t.byPeer[id]
 	if p == nil && len(t.byPeer) < maxPeers {
 		p = &PeerCount{Peer: id}
@@ -91,6 +98,7 @@ func (t *tally) peer(id string) *PeerCount {
 	return p
 }
 
+// envelope counts one judged envelope from peer (a sender label).
 func (t *tally) envelope(peer string, at time.Time, repeat bool) {
 	t.judged++
 	t.last = at
@@ -107,9 +115,9 @@ func (t *tally) envelope(peer string, at time.Time, repeat bool) {
 
 func (t *tally) finding(f *Finding) {
 	t.byRule[f.Rule]++
-	p := t.peer(f.Peer)
-	if f.Rule == Dropped {
-		p = nil
+	var p *PeerCount
+	if f.Rule != Dropped {
+		p = t.peer(sender(f))
 	}
 	if f.Rule.Severity == rules.Error {
 		t.errs++
