@@ -55,7 +55,13 @@ type htmlView struct {
 	Passive  []htmlEntry
 	Details  []htmlScenario
 	Skipped  []*harness.ScenarioResult
+	// Open shows the details expanded; a long list starts collapsed (the
+	// grid's links and "expand all" open them).
+	Open bool
 }
+
+// htmlOpenDetails is how many scenario details the page shows expanded.
+const htmlOpenDetails = 12
 
 type htmlCount struct {
 	Outcome harness.Outcome
@@ -141,6 +147,7 @@ func writeRunHTML(w io.Writer, rep *harness.Report) error {
 			v.Details = append(v.Details, htmlDetails(sc, rep.IUT.PeerID))
 		}
 	}
+	v.Open = len(v.Details) <= htmlOpenDetails
 	var b bytes.Buffer
 	if err := runHTMLTemplate.Execute(&b, v); err != nil {
 		return err

@@ -52,12 +52,23 @@ check "the certified command" 'peer --fault receipt-on-broadcast'
 check "claims" '<h3><span class="mark">✘</span>NATS Peer</h3>'
 check "a claim's reason" 'nats.directed-replies-on-peer-subject: fail'
 check "grid cell of a failure" 'href="#sc-nats.directed-replies-on-peer-subject"'
-check "its details" 'id="sc-nats.directed-replies-on-peer-subject" open=""'
+check "its details" '<details class="scenario fail" id="sc-nats.directed-replies-on-peer-subject"'
 check "expected block" '<h5>expected</h5>'
 check "arrived block" '<h5>arrived</h5>'
 check "exchanged envelopes" 'Exchanged envelopes ('
 check "requirements coverage" 'tested ('
 check "passive validation" 'NATS-PUBLISH-SUBJECT'
+# A link to a scenario (the grid's, or one shared) opens its details.
+"$chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+  --disable-background-networking --disable-component-update --disable-sync \
+  --user-data-dir="$tmp/profile2" --dump-dom "file://$out/report.html#sc-nats.directed-replies-on-peer-subject" \
+  >"$tmp/linked.html" 2>>"$tmp/chromium.log"
+if grep -qF 'id="sc-nats.directed-replies-on-peer-subject" open=""' "$tmp/linked.html"; then
+  echo "ok   a link opens the scenario's details"
+else
+  echo "FAIL a link to #sc-nats.directed-replies-on-peer-subject does not open its details" >&2
+  fail=1
+fi
 size=$(wc -c <"$out/report.png")
 if [ "$size" -lt 50000 ]; then
   echo "FAIL screenshot: $out/report.png is only $size bytes" >&2
