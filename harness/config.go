@@ -64,6 +64,20 @@ type Config struct {
 	// Progress is called as each scenario ends (from several goroutines,
 	// never concurrently).
 	Progress func(*ScenarioResult)
+	// Waiting, when set, is called every WaitingEvery while the run waits
+	// for the IUT to join, and once more with Done set when the wait ends.
+	Waiting func(Wait)
+}
+
+// WaitingEvery is how often Config.Waiting hears how the wait goes.
+const WaitingEvery = 200 * time.Millisecond
+
+// Wait is how the wait for the IUT's greet goes, for a live line.
+type Wait struct {
+	Elapsed    time.Duration
+	For        string // what the run waits for
+	LastStderr string // the IUT's latest stderr line ("" when none, or attached)
+	Done       bool   // the wait is over, whichever way
 }
 
 // HarnessError is a run that could not be carried out (exit code 2); the

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"context"
 	"regexp"
 	"strings"
 	"testing"
@@ -62,5 +63,32 @@ func TestRelatedToTheExchange(t *testing.T) {
 		if got := related(tc.pats, tc.m); got != tc.want {
 			t.Errorf("%s: related = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// While the IUT has not greeted, Config.Waiting hears how the wait goes,
+// with the IUT's latest stderr line, and once more when it ends.
+func TestWaitingReportsTheWait(t *testing.T) {
+	var waits []Wait
+	cfg := Config{Scenarios: loadSuites(t), Command: []string{"sh", "-c", "echo dialing the broker >&2; sleep 0.8; exit 3"},
+		GreetTimeout: 10 * time.Second, Waiting: func(w Wait) { waits = append(waits, w) }}
+	rep, err := Run(context.Background(), cfg)
+	if rep == nil || err == nil {
+		t.Fatalf("report %v, err %v", rep != nil, err)
+	}
+	if len(waits) < 3 {
+		t.Fatalf("%d calls, want a few ticks and the end", len(waits))
+	}
+	last, ticks := waits[len(waits)-1], waits[:len(waits)-1]
+	if !last.Done {
+		t.Errorf("last call %+v, want Done", last)
+	}
+	for i, w := range ticks {
+		if w.Done || w.For != "the IUT's greet" || (i > 0 && w.Elapsed <= ticks[i-1].Elapsed) {
+			t.Errorf("tick %d: %+v", i, w)
+		}
+	}
+	if got := ticks[len(ticks)-1].LastStderr; got != "dialing the broker" {
+		t.Errorf("last stderr line %q", got)
 	}
 }

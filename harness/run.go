@@ -243,26 +243,49 @@ func (r *runner) startIUT(rep *Report) error {
 	return nil
 }
 
-// awaitGreet waits for the IUT's greet (or, attached, its whois answer).
+// awaitGreet waits for the IUT's greet (or, attached, its whois answer),
+// telling Config.Waiting how the wait goes.
 func (r *runner) awaitGreet(ctx context.Context) (*message, error) {
 	timer := time.NewTimer(r.cfg.GreetTimeout)
 	defer timer.Stop()
-	select {
-	case greet := <-r.bus.greeted:
-		return greet, nil
-	case <-r.iutDone:
-		// A greet published just before exiting still counts.
+	var tick <-chan time.Time // nil: never, when nobody listens
+	if r.cfg.Waiting != nil {
+		t := time.NewTicker(WaitingEvery)
+		defer t.Stop()
+		tick = t.C
+		defer r.tellWaiting(true)
+	}
+	for {
 		select {
+		case <-tick:
+			r.tellWaiting(false)
 		case greet := <-r.bus.greeted:
 			return greet, nil
-		case <-time.After(50 * time.Millisecond):
-			return nil, fmt.Errorf("the IUT exited before greeting (%s)%s", r.proc.Status(), lastLine(r.proc.Stderr()))
+		case <-r.iutDone:
+			// A greet published just before exiting still counts.
+			select {
+			case greet := <-r.bus.greeted:
+				return greet, nil
+			case <-time.After(50 * time.Millisecond):
+				return nil, fmt.Errorf("the IUT exited before greeting (%s)%s", r.proc.Status(), lastLine(r.proc.Stderr()))
+			}
+		case <-timer.C:
+			return nil, fmt.Errorf("the IUT did not greet on %s within %s", agh.BroadcastSubject(r.ws, r.ch), r.cfg.GreetTimeout)
+		case <-ctx.Done():
+			return nil, interruption(ctx)
 		}
-	case <-timer.C:
-		return nil, fmt.Errorf("the IUT did not greet on %s within %s", agh.BroadcastSubject(r.ws, r.ch), r.cfg.GreetTimeout)
-	case <-ctx.Done():
-		return nil, interruption(ctx)
 	}
+}
+
+// tellWaiting gives Config.Waiting the state of the wait for the greet.
+func (r *runner) tellWaiting(done bool) {
+	w := Wait{Elapsed: time.Since(r.start), Done: done, For: "the IUT's greet"}
+	if r.proc == nil {
+		w.For = r.cfg.IUTPeer + " to answer a whois"
+	} else {
+		w.LastStderr = strings.TrimPrefix(lastLine(r.proc.Stderr()), ": ")
+	}
+	r.cfg.Waiting(w)
 }
 
 // interruption says in words why the run's context ended: the signal or

@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -108,6 +109,14 @@ func (s *suiteFlags) selected(scs []*scenario.Scenario, re *regexp.Regexp) int {
 		}
 	}
 	return n
+}
+
+// termWidth is the terminal's width as the shell exports it, else 80.
+func termWidth() int {
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 20 {
+		return n
+	}
+	return 80
 }
 
 // iutCommand splits --iut and maps a leading "aghcheck" to this very
@@ -232,6 +241,11 @@ outside it, no stale entry.`,
 			w := report.New(out, reporter.Options{Strict: strict, Verbose: verbose, Level: sf.level, Scenarios: len(scs), Selected: sf.selected(scs, re),
 				Color: out == os.Stdout && !color.NoColor})
 			cfg.Progress = func(sc *harness.ScenarioResult) { _ = w.Item(known.Preview(sc)) } // a failed write shows again at Finish
+			// While the IUT starts, a terminal shows a live line; a pipe or
+			// a file (a CI log) gets nothing.
+			if f, ok := cmd.ErrOrStderr().(*os.File); ok && isTerminal(f) {
+				cfg.Waiting = reporter.LiveWait(f, termWidth())
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			rep, runErr := harness.Run(ctx, cfg)
