@@ -60,6 +60,28 @@ func (c *collector) rules() map[string]int {
 	return out
 }
 
+func startBroker(t *testing.T) *broker.Broker {
+	t.Helper()
+	b, err := broker.Start(broker.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	return b
+}
+
+// watch starts a broker, a monitor on it, the test driver and the
+// reference peer (with faults); stop ends the monitor.
+func watch(t *testing.T, faults ...string) (d *driver, sink *collector, stop func() *Summary) {
+	t.Helper()
+	b := startBroker(t)
+	sink = newCollector()
+	stop = startMonitor(t, b, sink)
+	d = newDriver(t, b)
+	startPeer(t, b, d, faults...)
+	return d, sink, stop
+}
+
 // startMonitor runs a monitor on the embedded broker until stop is called,
 // which returns its final summary.
 func startMonitor(t *testing.T, b *broker.Broker, sink *collector) (stop func() *Summary) {
@@ -246,15 +268,7 @@ var scripts = map[string]func(t *testing.T, d *driver){
 // TestMonitorCorrectPeer: the reference peer driven through every script
 // gives no finding, and every delivered message is judged.
 func TestMonitorCorrectPeer(t *testing.T) {
-	b, err := broker.Start(broker.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	sink := newCollector()
-	stop := startMonitor(t, b, sink)
-	d := newDriver(t, b)
-	startPeer(t, b, d)
+	d, sink, stop := watch(t)
 	d.send(t, "greet", map[string]any{"to": nil}, map[string]any{"peer_card": map[string]any{"peer_id": me,
 		"profiles_supported": []any{agh.Protocol}, "capabilities": []any{}, "artifacts_supported": []any{}, "trust_modes_supported": []any{"unverified"}}})
 	for name, script := range scripts {
@@ -281,17 +295,12 @@ func TestMonitorCatchesFaults(t *testing.T) {
 		{"cancel-not-idempotent", "cancel twice", "LIFE-CANCEL-IDEMPOTENT"},
 		{"ignore-container", "continue from another container", "LIFE-CONTAINER-BINDING"},
 		{"receipt-on-broadcast", "continue completed work", "NATS-PUBLISH-SUBJECT"},
+		{"trace-back-to-submitted", "continue completed work", "LIFE-TRANSITIONS"},
+		{"container-jump", "continue completed work", "LIFE-CORRELATION"},
+		{"reuse-message-id", "continue completed work", "DELIV-ID-UNIQUE"},
 	} {
 		t.Run(tc.fault, func(t *testing.T) {
-			b, err := broker.Start(broker.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer b.Close()
-			sink := newCollector()
-			stop := startMonitor(t, b, sink)
-			d := newDriver(t, b)
-			startPeer(t, b, d, tc.fault)
+			d, sink, stop := watch(t, tc.fault)
 			scripts[tc.script](t, d)
 			s := stop()
 			for _, f := range sink.findings {
@@ -333,11 +342,7 @@ func (s *blockingSink) Tick(sum *Summary) {
 // TestMonitorReportsDrops: what the broker delivered but the monitor could
 // not take is counted and reported as MONITOR-DROPPED, never lost unseen.
 func TestMonitorReportsDrops(t *testing.T) {
-	b, err := broker.Start(broker.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := startBroker(t)
 	sink := &blockingSink{collector: *newCollector(), release: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan *Summary, 1)
