@@ -32,6 +32,15 @@ func completeDefault(r *rig, w map[string]any) {
 	r.expect("trace")
 }
 
+// badDigest is directed work: a capability whose digest is wrong.
+func badDigest(r *rig) map[string]any {
+	c := r.work("")
+	c["kind"] = "capability"
+	c["body"] = map[string]any{"capability": map[string]any{"id": "x", "summary": "s", "outcome": "o",
+		"digest": "sha256:" + strings.Repeat("0", 64)}}
+	return c
+}
+
 // Each fault must change the behaviour its name promises; the same
 // exchange against the correct peer is covered by peer_test.go.
 func TestFaultsChangeBehaviour(t *testing.T) {
@@ -122,10 +131,7 @@ func TestFaultsChangeBehaviour(t *testing.T) {
 			r.expect("trace")
 			// Only the proof is overlooked: a wrong capability digest is
 			// still refused.
-			c := r.work("")
-			c["kind"] = "capability"
-			c["body"] = map[string]any{"capability": map[string]any{"id": "x", "summary": "s", "outcome": "o",
-				"digest": "sha256:" + strings.Repeat("0", 64)}}
+			c := badDigest(r)
 			r.send(c)
 			wantReceipt(t, r.expect("receipt"), c, "rejected", "verification_failed")
 		}},
@@ -163,10 +169,8 @@ func TestFaultsChangeBehaviour(t *testing.T) {
 			}
 		}},
 		{faultOneFailureClass, nil, func(t *testing.T, r *rig) {
-			c := r.work("")
-			c["kind"] = "capability"
-			c["body"] = map[string]any{"capability": map[string]any{"id": "x", "summary": "s", "outcome": "o",
-				"digest": "sha256:" + strings.Repeat("0", 64)}}
+			// A wrong capability digest is verification_failed, not malformed.
+			c := badDigest(r)
 			r.send(c)
 			wantReceipt(t, r.expect("receipt"), c, "rejected", "malformed")
 		}},

@@ -38,18 +38,13 @@ type Case struct {
 	// (agh.Answerable), so its refusal is due as a receipt.
 	Answered bool
 	Kind     string // the live message's kind ("" for bytes that are not an object)
+	// Position is where it is played (its kind's, or a variant of it).
+	Position Position
 	// Breaks is every rule the live message breaks (the fixture's rules
 	// and any the placement could not avoid), sorted.
 	Breaks []string
 	// Skip, when set, is why the fixture is not played.
 	Skip string
-}
-
-func (c Case) position(f *Family) Position {
-	if p, ok := f.Positions[c.Kind]; ok {
-		return p
-	}
-	return f.Positions["other"]
 }
 
 // Cases derives one case per fixture of the family's corpora (in the
@@ -75,12 +70,12 @@ func (f *Family) casesFrom(fsys fs.FS) ([]Case, []Problem) {
 		for _, file := range files {
 			base := strings.TrimSuffix(path.Base(file), ".json")
 			used[base] = true
-			c, err := f.derive(fsys, corpus, file)
+			cs, err := f.derive(fsys, corpus, file)
 			if err != nil {
-				probs = append(probs, Problem{Scenario: c.ID, Message: fmt.Sprintf("%s: %v", file, err)})
+				probs = append(probs, Problem{Scenario: cs[len(cs)-1].ID, Message: fmt.Sprintf("%s: %v", file, err)})
 				continue
 			}
-			out = append(out, c)
+			out = append(out, cs...)
 		}
 	}
 	names := make([]string, 0, len(f.Overrides))
@@ -96,48 +91,99 @@ func (f *Family) casesFrom(fsys fs.FS) ([]Case, []Problem) {
 	return out, probs
 }
 
-// derive places one fixture and checks the live message it becomes.
-func (f *Family) derive(fsys fs.FS, corpus Corpus, file string) (Case, error) {
+// derive places one fixture (once per placement: its kind's position and
+// that position's variants) and checks the live message each becomes.
+func (f *Family) derive(fsys fs.FS, corpus Corpus, file string) ([]Case, error) {
 	ids, what, ok := fixtures.Name(file)
-	c := Case{Fixture: file, Rules: ids, What: what, Corpus: corpus, Claim: corpus.Claim}
-	if c.Claim == "" {
-		c.Claim = f.Claim
+	base := Case{Fixture: file, Rules: ids, What: what, Corpus: corpus, Claim: corpus.Claim}
+	if base.Claim == "" {
+		base.Claim = f.Claim
 	}
 	if !ok {
-		c.Skip = "not named RULE-ID__what.json: it promises no rule"
-		return c, nil
+		base.Skip = "not named RULE-ID__what.json: it promises no rule"
+		return []Case{base}, nil
 	}
-	c.ID = f.ID + "." + strings.Join(ids, "+") + "." + what
+	base.ID = f.ID + "." + strings.Join(ids, "+") + "." + what
 	over := f.Overrides[strings.TrimSuffix(path.Base(file), ".json")]
 	if over.Skip != "" {
-		c.Skip = over.Skip
-		return c, nil
+		base.Skip = over.Skip
+		return []Case{base}, nil
 	}
 	raw, err := fs.ReadFile(fsys, file)
 	if err != nil {
-		return c, err
+		return []Case{base}, err
 	}
 	v, _, _ := jsonx.Decode(raw)
 	fix, isObject := v.(map[string]any)
-	if !isObject {
-		c.Send = Send{To: f.Positions["other"].Send, RawBase64: base64.StdEncoding.EncodeToString(raw)}
-	} else {
-		broken := over.Broken
-		if len(broken) == 0 {
+	var broken []string
+	kind := "other"
+	switch {
+	case isObject && corpus.Shape == "opening":
+		kind = agh.Str(f.Opening, "kind")
+	case isObject:
+		kind = agh.Str(fix, "kind")
+	}
+	if isObject {
+		if broken = over.Broken; len(broken) == 0 {
 			if broken, err = brokenPointers(fix, ids); err != nil {
-				return c, err
+				return []Case{base}, err
 			}
 		}
-		if corpus.Shape == "opening" {
-			c.Send, err = f.opening(corpus, fix, broken, over)
-		} else {
-			c.Send, err = f.placed(fix, broken)
+	}
+	var out []Case
+	for _, pl := range f.placements(kind) {
+		c := base
+		if pl.name != "" {
+			c.ID += "." + pl.name
+		}
+		c.Position = pl.pos
+		switch {
+		case !isObject:
+			c.Send = Send{To: pl.pos.Send, RawBase64: base64.StdEncoding.EncodeToString(raw)}
+		case corpus.Shape == "opening":
+			c.Send, err = f.opening(corpus, fix, broken, over, pl.pos)
+		default:
+			c.Send, err = f.placed(fix, broken, pl.pos)
+		}
+		if err == nil {
+			err = f.judge(&c, raw)
 		}
 		if err != nil {
-			return c, err
+			return append(out, c), err
 		}
+		out = append(out, c)
 	}
-	return c, f.judge(&c, raw)
+	return out, nil
+}
+
+type placement struct {
+	name string // "" for the position itself, else the variant's name
+	pos  Position
+}
+
+// placements are where a message of this kind is played: its position,
+// then each variant (by name) with the position's acceptance unless it
+// says its own.
+func (f *Family) placements(kind string) []placement {
+	pos, ok := f.Positions[kind]
+	if !ok {
+		pos = f.Positions["other"]
+	}
+	out := []placement{{"", pos}}
+	names := make([]string, 0, len(pos.Variants))
+	for name := range pos.Variants {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		v := pos.Variants[name]
+		if len(v.Accepted) == 0 {
+			v.Accepted = pos.Accepted
+		}
+		v.Variants = nil
+		out = append(out, placement{name, v})
+	}
+	return out
 }
 
 // ruleIDs are the distinct rules of error findings.
@@ -203,25 +249,16 @@ func checkBytes(raw []byte, now int64) agh.Result {
 // family rewrites replaced unless the fixture breaks it, other copies of
 // those identities (a card's peer_id, a self-room's to) following them, and
 // the members its kind's position sets.
-func (f *Family) placed(fix map[string]any, broken []string) (Send, error) {
-	env := deepCopy(fix).(map[string]any)
-	alias := f.aliases(fix, broken)
-	env = aliased(env, alias).(map[string]any)
+func (f *Family) placed(fix map[string]any, broken []string, pos Position) (Send, error) {
+	env := aliased(fix, f.aliases(fix, broken)).(map[string]any)
 	for k, tmpl := range f.Rewrite {
 		// A null stays null: it is no identity (a greet's to).
 		if fix[k] != nil && !breaks(broken, k) {
 			env[k] = tmpl
 		}
 	}
-	kind, _ := fix["kind"].(string)
-	pos, ok := f.Positions[kind]
-	if !ok {
-		pos = f.Positions["other"]
-	}
-	for k, v := range pos.Set {
-		if !breaks(broken, k) {
-			env[k] = v
-		}
+	if err := setMembers(env, pos.Set, broken, true); err != nil {
+		return Send{}, err
 	}
 	return Send{To: pos.Send, Envelope: env, Drop: absentDefaults(env)}, nil
 }
@@ -229,15 +266,15 @@ func (f *Family) placed(fix map[string]any, broken []string) (Send, error) {
 // opening is an "opening" shape case: the family's opening, signed when
 // the corpus signs, with the members the fixture breaks applied after
 // signing (a broken proof replaces the signature).
-func (f *Family) opening(corpus Corpus, fix map[string]any, broken []string, over CaseOverride) (Send, error) {
-	env := deepCopy(f.Opening).(map[string]any)
+func (f *Family) opening(corpus Corpus, fix map[string]any, broken []string, over CaseOverride, pos Position) (Send, error) {
+	env := aliased(f.Opening, nil).(map[string]any)
 	alias := f.aliases(fix, broken)
-	s := Send{To: f.positionOf(env).Send}
+	s := Send{To: pos.Send}
 	sign := true
 	tamper := map[string]any{}
 	for _, ptr := range broken {
 		v, has := Get(fix, ptr)
-		v = aliased(deepCopy(v), alias)
+		v = aliased(v, alias)
 		top, nested := strings.CutPrefix(ptr, "/")
 		if i := strings.IndexByte(top, '/'); i >= 0 {
 			top = top[:i]
@@ -266,23 +303,14 @@ func (f *Family) opening(corpus Corpus, fix map[string]any, broken []string, ove
 	if over.Tamper != nil {
 		tamper = over.Tamper
 	}
-	for k, v := range f.positionOf(env).Set {
-		if _, has := env[k]; !has && !breaks(broken, k) {
-			env[k] = v
-		}
+	if err := setMembers(env, pos.Set, broken, false); err != nil {
+		return s, err
 	}
 	s.Envelope, s.Sign = env, sign && corpus.Sign
 	if len(tamper) > 0 {
 		s.Tamper = tamper
 	}
 	return s, nil
-}
-
-func (f *Family) positionOf(env map[string]any) Position {
-	if p, ok := f.Positions[agh.Str(env, "kind")]; ok {
-		return p
-	}
-	return f.Positions["other"]
 }
 
 // aliases maps the fixture's identity values (of the rewritten members it
@@ -304,32 +332,57 @@ func (f *Family) aliases(fix map[string]any, broken []string) map[string]any {
 	return out
 }
 
+// aliased is a deep copy of v in which every string that is an alias key
+// becomes its template.
 func aliased(v any, alias map[string]any) any {
-	switch t := v.(type) {
-	case string:
-		if a, ok := alias[t]; ok {
-			return a
+	out, _ := mapStrings(v, func(s string) (any, error) {
+		if a, ok := alias[s]; ok {
+			return a, nil
 		}
-	case map[string]any:
-		for k, val := range t {
-			t[k] = aliased(val, alias)
-		}
-	case []any:
-		for i, val := range t {
-			t[i] = aliased(val, alias)
-		}
-	}
-	return v
+		return s, nil
+	})
+	return out
 }
 
-// breaks reports whether a broken pointer is member k or inside it.
+// breaks reports whether a broken pointer is member k (a name, or a JSON
+// pointer), inside it, or holds it.
 func breaks(broken []string, k string) bool {
+	if !strings.HasPrefix(k, "/") {
+		k = "/" + k
+	}
 	for _, p := range broken {
-		if p == "/"+k || strings.HasPrefix(p, "/"+k+"/") {
+		if p == k || strings.HasPrefix(p, k+"/") || strings.HasPrefix(k, p+"/") {
 			return true
 		}
 	}
 	return false
+}
+
+// setMembers applies a position's set: each member (a name, or a JSON
+// pointer for one inside) the fixture does not break, replacing what is
+// there or, unless replace, only where nothing is.
+func setMembers(env, set map[string]any, broken []string, replace bool) error {
+	keys := make([]string, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		ptr := k
+		if !strings.HasPrefix(ptr, "/") {
+			ptr = rules.Pointer(k)
+		}
+		if breaks(broken, ptr) {
+			continue
+		}
+		if _, has := Get(env, ptr); has && !replace {
+			continue
+		}
+		if err := setPointer(env, ptr, set[k]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // defaultMembers are the members Compose fills when a step does not.
@@ -367,22 +420,34 @@ func setPointer(m map[string]any, ptr string, v any) error {
 	return nil
 }
 
-func deepCopy(v any) any {
+// mapStrings returns a deep copy of v (objects, arrays) with f applied to
+// every string value.
+func mapStrings(v any, f func(string) (any, error)) (any, error) {
 	switch t := v.(type) {
+	case string:
+		return f(t)
 	case map[string]any:
 		out := make(map[string]any, len(t))
 		for k, val := range t {
-			out[k] = deepCopy(val)
+			rv, err := mapStrings(val, f)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = rv
 		}
-		return out
+		return out, nil
 	case []any:
 		out := make([]any, len(t))
 		for i, val := range t {
-			out[i] = deepCopy(val)
+			rv, err := mapStrings(val, f)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = rv
 		}
-		return out
+		return out, nil
 	}
-	return v
+	return v, nil
 }
 
 // judgeKey signs generated cases while they are judged; the live run signs

@@ -77,6 +77,9 @@ type Position struct {
 	Send     string           `json:"send"`          // iut or broadcast
 	Set      map[string]any   `json:"set,omitempty"` // members every such case carries, unless broken
 	Accepted []map[string]any `json:"accepted,omitempty"`
+	// Variants play the same fixture again elsewhere, as the case
+	// FAMILY.RULES.what.NAME (e.g. a whois on broadcast too).
+	Variants map[string]Position `json:"variants,omitempty"`
 }
 
 // CaseOverride adjusts how one fixture is played.
@@ -233,6 +236,11 @@ func (f *Family) check() []string {
 		if p.Send != "iut" && p.Send != "broadcast" {
 			bad("position %s: send %q: want iut or broadcast", kind, p.Send)
 		}
+		for name, v := range p.Variants {
+			if !familyID.MatchString(name) || len(v.Variants) > 0 || (v.Send != "iut" && v.Send != "broadcast") {
+				bad("position %s: variant %q: want a short lowercase name, send iut or broadcast, no variants of its own", kind, name)
+			}
+		}
 	}
 	broken := 0
 	for i, st := range f.Steps {
@@ -323,8 +331,8 @@ func (f *Family) scenario(c Case) (map[string]any, error) {
 //	          refusal receipt already reported on {{work.w}}
 func (c Case) vars(f *Family) map[string]any {
 	accepted := f.Accepted
-	if p := c.position(f); len(p.Accepted) > 0 {
-		accepted = p.Accepted
+	if len(c.Position.Accepted) > 0 {
+		accepted = c.Position.Accepted
 	}
 	pats := make([]any, len(accepted))
 	for i, p := range accepted {
@@ -359,47 +367,24 @@ var caseRef = regexp.MustCompile(`\{\{\s*case\.([a-z_]+)\s*\}\}`)
 // string that is exactly one reference takes the value's own type, so
 // "{{case.accepted}}" becomes a list of patterns.
 func substitute(v any, vars map[string]any) (any, error) {
-	switch t := v.(type) {
-	case string:
-		if m := caseRef.FindStringSubmatch(t); m != nil && m[0] == strings.TrimSpace(t) {
-			val, ok := vars[m[1]]
-			if !ok {
-				return nil, fmt.Errorf("unknown {{case.%s}} (have %s)", m[1], varNames(vars))
-			}
-			return val, nil
-		}
+	return mapStrings(v, func(s string) (any, error) {
 		var err error
-		out := caseRef.ReplaceAllStringFunc(t, func(ref string) string {
-			name := caseRef.FindStringSubmatch(ref)[1]
+		lookup := func(name string) any {
 			val, ok := vars[name]
-			if !ok {
+			if !ok && err == nil {
 				err = fmt.Errorf("unknown {{case.%s}} (have %s)", name, varNames(vars))
 			}
-			return text(val)
+			return val
+		}
+		if m := caseRef.FindStringSubmatch(s); m != nil && m[0] == strings.TrimSpace(s) {
+			val := lookup(m[1])
+			return val, err
+		}
+		out := caseRef.ReplaceAllStringFunc(s, func(ref string) string {
+			return text(lookup(caseRef.FindStringSubmatch(ref)[1]))
 		})
 		return out, err
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, val := range t {
-			rv, err := substitute(val, vars)
-			if err != nil {
-				return nil, err
-			}
-			out[k] = rv
-		}
-		return out, nil
-	case []any:
-		out := make([]any, len(t))
-		for i, val := range t {
-			rv, err := substitute(val, vars)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = rv
-		}
-		return out, nil
-	}
-	return v, nil
+	})
 }
 
 func varNames(vars map[string]any) string {
