@@ -62,19 +62,25 @@ func writeRun(t *testing.T, format string, rep *harness.Report, o Options) []byt
 	return b.Bytes()
 }
 
+// checkJUnitCounts parses a run's JUnit XML and checks its root counts.
+func checkJUnitCounts(t *testing.T, junit []byte, tests, failures, skipped int) {
+	t.Helper()
+	var parsed JUnitSuites
+	if err := xml.Unmarshal(junit, &parsed); err != nil {
+		t.Fatalf("junit is not XML: %v", err)
+	}
+	if parsed.Tests != tests || parsed.Failures != failures || parsed.Skipped != skipped {
+		t.Errorf("junit counts tests=%d failures=%d skipped=%d, want %d, %d, %d", parsed.Tests, parsed.Failures, parsed.Skipped, tests, failures, skipped)
+	}
+}
+
 func TestRunWritersGolden(t *testing.T) {
 	rep := runFixture()
 	text := writeRun(t, "text", rep, Options{})
 	golden.Check(t, filepath.Join("testdata", "run_text.golden"), text)
 
 	junit := writeRun(t, "junit", rep, Options{})
-	var parsed JUnitSuites
-	if err := xml.Unmarshal(junit, &parsed); err != nil {
-		t.Fatalf("junit is not XML: %v", err)
-	}
-	if parsed.Tests != 5 || parsed.Failures != 2 || parsed.Skipped != 1 {
-		t.Errorf("junit counts tests=%d failures=%d skipped=%d", parsed.Tests, parsed.Failures, parsed.Skipped)
-	}
+	checkJUnitCounts(t, junit, 5, 2, 1)
 	golden.Check(t, filepath.Join("testdata", "run_junit.golden"), junit)
 
 	js := writeRun(t, "json", rep, Options{})
