@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/aghcheck/aghcheck/internal/proctest"
 )
 
 var updateScripts = flag.Bool("update-scripts", false, "rewrite the expected outputs in testdata/script/*.txtar")
@@ -116,23 +118,10 @@ func deadPID(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
 	ts.Check(err)
-	for deadline := time.Now().Add(10 * time.Second); running(pid); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); proctest.Running(pid); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 			ts.Fatalf("process %d still runs 10s later", pid)
 		}
 	}
-}
-
-// running reports whether pid runs; a zombie awaiting its reaper does not.
-func running(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	_, rest, _ := strings.Cut(string(b), ") ")
-	return !strings.HasPrefix(rest, "Z")
 }

@@ -1,13 +1,14 @@
 package iut
 
 import (
-	"fmt"
 	"os"
 	"reflect"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/aghcheck/aghcheck/internal/proctest"
 )
 
 func TestSplit(t *testing.T) {
@@ -69,19 +70,6 @@ func FuzzSplit(f *testing.F) {
 	})
 }
 
-// alive reports whether pid runs; a zombie awaiting its reaper does not count.
-func alive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	f := strings.Fields(string(b))
-	return len(f) > 2 && f[2] != "Z"
-}
-
 func TestStopKillsWholeGroup(t *testing.T) {
 	// The shell starts a grandchild that ignores SIGTERM and prints its pid.
 	p, err := Start([]string{"sh", "-c", `trap '' TERM; sleep 30 & echo child=$!; echo AGH=$AGH_X >&2; wait`}, []string{"AGH_X=1"})
@@ -108,7 +96,7 @@ func TestStopKillsWholeGroup(t *testing.T) {
 		t.Error("not marked as stopped by the harness")
 	}
 	time.Sleep(50 * time.Millisecond)
-	if alive(child) {
+	if proctest.Running(child) {
 		syscall.Kill(child, syscall.SIGKILL)
 		t.Fatal("grandchild survived Stop")
 	}

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/aghcheck/aghcheck/internal/proctest"
 )
 
 // waitFor polls cond for up to ten seconds.
@@ -18,17 +20,6 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 	}
-}
-
-func parentOf(pid int) int {
-	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	i := strings.LastIndexByte(string(b), ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(string(b[i+1:]))
-	n, _ := strconv.Atoi(f[1])
-	return n
 }
 
 // A grandchild that starts its own session escapes the process-group kill;
@@ -55,13 +46,13 @@ func TestStopKillsEscapedDescendant(t *testing.T) {
 		return ok
 	})
 	// Its parent (the subshell) exits: the grandchild is reparented.
-	parent := parentOf(child)
+	parent := proctest.Parent(child)
 	if err := os.WriteFile(release, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the grandchild to lose its parent", func() bool { return parentOf(child) != parent })
+	waitFor(t, "the grandchild to lose its parent", func() bool { return proctest.Parent(child) != parent })
 	p.Stop(100 * time.Millisecond)
-	waitFor(t, "the escaped grandchild to die", func() bool { return !alive(child) })
+	waitFor(t, "the escaped grandchild to die", func() bool { return !proctest.Running(child) })
 }
 
 // A recorded pid that now names another process (same pid, other start
