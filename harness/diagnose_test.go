@@ -60,8 +60,8 @@ func TestRelatedToTheExchange(t *testing.T) {
 		{"nothing pinned", anyWork, env("kind", "say"), true},
 		{"not an envelope", workW, &message{raw: []byte("\xff")}, true},
 	} {
-		if got := related(tc.pats, tc.m); got != tc.want {
-			t.Errorf("%s: related = %v, want %v", tc.name, got, tc.want)
+		if got := pinned(tc.pats).relate(tc.m); got != tc.want {
+			t.Errorf("%s: relate = %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }

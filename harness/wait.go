@@ -178,10 +178,11 @@ func anyMatch(pats []map[string]any, env map[string]any) bool {
 }
 
 // unmatched describes the unconsumed envelopes of the exchange the step
-// waits for (see related) with the reason each fails the first pattern:
+// waits for (see pinned) with the reason each fails the first pattern:
 // "expected versus arrived". The others are only counted; rel is how many
 // were related.
 func (w *waiter) unmatched(pats []map[string]any) (out []string, rel int) {
+	pins := pinned(pats)
 	w.in.mu.Lock()
 	defer w.in.mu.Unlock()
 	others, more := 0, 0
@@ -189,7 +190,7 @@ func (w *waiter) unmatched(pats []map[string]any) (out []string, rel int) {
 		if w.in.consumed[m.seq] || m.seq == w.greetSeq {
 			continue
 		}
-		if !related(pats, m) {
+		if !pins.relate(m) {
 			others++
 			continue
 		}
@@ -216,29 +217,55 @@ func (w *waiter) unmatched(pats []map[string]any) (out []string, rel int) {
 
 // correlations are the members that tie an envelope to one exchange: its
 // work, or the message it answers.
-var correlations = []string{"/work_id", "/reply_to", "/body/for_id"}
+var correlations = [][]string{{"work_id"}, {"reply_to"}, {"body", "for_id"}}
 
-// related reports whether m belongs to the exchange the patterns pin with
-// a literal work_id, reply_to or body.for_id. Patterns that pin none relate
-// to everything; bytes that are not an envelope cannot be placed, so they
-// are shown.
-func related(pats []map[string]any, m *message) bool {
-	if m.env == nil {
-		return true
-	}
-	pinned := false
+// pin is a correlation value a pattern names literally.
+type pin struct {
+	path  []string
+	value string
+}
+
+// pins are the pins of the patterns of one step.
+type pins []pin
+
+func pinned(pats []map[string]any) pins {
+	var ps pins
 	for _, p := range pats {
-		for _, ptr := range correlations {
-			want, ok := scenario.Get(p, ptr)
-			if s, literal := want.(string); !ok || !literal {
-				continue
-			} else if got, _ := scenario.Get(m.env, ptr); got == s {
-				return true
+		for _, path := range correlations {
+			if v, ok := member(p, path).(string); ok {
+				ps = append(ps, pin{path, v})
 			}
-			pinned = true
 		}
 	}
-	return !pinned
+	return ps
+}
+
+// relate reports whether m belongs to the exchange the pins name: the same
+// work_id, reply_to or body.for_id. With no pins everything relates; bytes
+// that are not an envelope cannot be placed, so they are shown. It runs
+// over a whole inbox under its lock: plain map lookups only.
+func (ps pins) relate(m *message) bool {
+	if len(ps) == 0 || m.env == nil {
+		return true
+	}
+	for _, p := range ps {
+		if v, ok := member(m.env, p.path).(string); ok && v == p.value {
+			return true
+		}
+	}
+	return false
+}
+
+// member is the value at path in nested objects (nil when absent).
+func member(v any, path []string) any {
+	for _, k := range path {
+		o, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = o[k]
+	}
+	return v
 }
 
 // silence passes when nothing matching arrives where the step looks within
