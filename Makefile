@@ -57,9 +57,10 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 
-## docs: regenerate docs/rules.md from the rule catalogue.
+## docs: regenerate docs/rules.md from the rule catalogue and docs/coverage.md from the clause inventory.
 docs: build
 	$(BIN) rules --format markdown > docs/rules.md
+	$(BIN) rules --coverage --format markdown > docs/coverage.md
 
 clean:
 	rm -rf bin

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	_ "github.com/aghcheck/aghcheck/agh" // registers the agh rules
+	"github.com/aghcheck/aghcheck/coverage"
 	"github.com/aghcheck/aghcheck/reporter"
 	"github.com/aghcheck/aghcheck/rules"
 )
@@ -15,6 +16,7 @@ func init() { subcommands = append(subcommands, newRulesCmd) }
 
 func newRulesCmd() *cobra.Command {
 	var format, profile string
+	var cover bool
 	cmd := &cobra.Command{
 		Use:   "rules",
 		Short: "Print the catalogue of every rule aghcheck checks",
@@ -25,25 +27,43 @@ requirement in one sentence, where it is stated, and the receipt reason_code a
 receiver uses when it refuses a message for breaking it.
 
 --format markdown produces docs/rules.md (make docs regenerates it);
---format json is for tools.`,
+--format json is for tools.
+
+--coverage prints the clause inventory instead: every clause of the AGH
+pages with how aghcheck judges it (checked offline by validate, played live
+by which scenarios, both, not judgeable from outside and why, or open: not
+judged yet). docs/coverage.md is its markdown form.`,
 		Example: `  aghcheck rules
   aghcheck rules --profile agh
   aghcheck rules --format json | jq '.[] | select(.severity == "warning") | .id'
-  aghcheck rules --format markdown > docs/rules.md`,
+  aghcheck rules --format markdown > docs/rules.md
+  aghcheck rules --coverage
+  aghcheck rules --coverage --format json | jq '.[] | select(.status == "open") | .id'`,
 		Args: nArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			list, err := selectRules(profile)
-			if err != nil {
-				return err
-			}
 			f, err := reporter.Rules.Get(format)
 			if err != nil {
 				return &exitError{code: exitUsageErr, err: fmt.Errorf("--format: %w", err)}
+			}
+			if cover {
+				if profile != "" {
+					return &exitError{code: exitUsageErr, err: fmt.Errorf("--coverage covers every AGH clause; it takes no --profile")}
+				}
+				t, err := coverage.Build()
+				if err != nil {
+					return err
+				}
+				return coverage.Write(cmd.OutOrStdout(), t, f.Name)
+			}
+			list, err := selectRules(profile)
+			if err != nil {
+				return err
 			}
 			return reporter.WriteAll(f.New(cmd.OutOrStdout(), reporter.Options{}), list, list)
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "output `FORMAT`: "+reporter.Rules.List())
+	cmd.Flags().BoolVar(&cover, "coverage", false, "print the clause inventory: how each AGH clause is judged")
 	cmd.Flags().StringVar(&profile, "profile", "", "only the rules of this profile (e.g. agh, agh-trust, input)")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(reporter.Rules.Names(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("profile", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
