@@ -12,58 +12,7 @@ import (
 	"time"
 
 	"github.com/aghcheck/aghcheck/harness/scenario"
-	"github.com/aghcheck/aghcheck/peer"
 )
-
-// Every deliberate fault of the reference peer must be caught: some
-// scenario does not pass, or passive validation fails.
-func TestFaultsAreCaught(t *testing.T) {
-	all := loadSuites(t)
-	faults := peer.Faults()
-	if len(faults) < 10 {
-		t.Fatalf("only %d faults listed", len(faults))
-	}
-	for _, f := range faults {
-		t.Run(f.Name, func(t *testing.T) {
-			t.Parallel()
-			rep := runAgainst(t, "peer:"+f.Name, Config{Scenarios: all})
-			if rep.Error != "" {
-				t.Fatalf("harness error: %s", rep.Error)
-			}
-			var caught []string
-			for _, sc := range rep.Scenarios {
-				if sc.Outcome != Pass {
-					caught = append(caught, sc.ID+"="+string(sc.Outcome))
-				}
-			}
-			if rep.Passive.Outcome == Fail {
-				caught = append(caught, "passive")
-			}
-			if len(caught) == 0 {
-				t.Fatalf("fault %s (%s) passed every scenario", f.Name, f.Group)
-			}
-			inGroup := false
-			for _, c := range caught {
-				inGroup = inGroup || strings.Contains(c, groupPrefix(f.Group))
-			}
-			if !inGroup {
-				t.Errorf("fault %s caught only outside its group %s: %v", f.Name, f.Group, caught)
-			}
-			// Only a broken SHOULD (deduplication) may still earn the claim.
-			if rep.Summary.Passed && f.Name != "no-dedupe" {
-				t.Errorf("fault %s still earned %s", f.Name, rep.Summary.Claim)
-			}
-			t.Logf("caught by %v", caught)
-		})
-	}
-}
-
-func groupPrefix(g string) string {
-	if g == "envelope" || g == "kinds" || g == "lifecycle" || g == "delivery" || g == "extensions" || g == "trust" || g == "nats" {
-		return g + "."
-	}
-	return g
-}
 
 func TestIUTNeverGreets(t *testing.T) {
 	start := time.Now()

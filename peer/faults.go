@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/aghcheck/aghcheck/rules"
 )
 
 // Fault is one deliberate misbehaviour of the reference peer. Every fault
@@ -12,6 +14,9 @@ type Fault struct {
 	Name        string
 	Group       string // the conformance suite group expected to catch it
 	Description string
+	// Requirements are the rule ids the fault breaks: a scenario citing
+	// one of them must catch it (the mutation test in package harness).
+	Requirements []string
 }
 
 const (
@@ -34,27 +39,32 @@ const (
 	faultReuseID         = "reuse-message-id"
 	faultForIDUnknown    = "receipt-for-unknown-id"
 	faultOneFailureClass = "one-failure-class"
+	// FaultOverlook prefixes a rule id: the peer overlooks that one rule
+	// when it judges what it receives, so a message breaking only it is
+	// accepted. One fault per receiver rule, from the catalogue, no code.
+	FaultOverlook = "overlook:"
 )
 
 var faultList = []Fault{
-	{faultAcceptMalformed, "envelope", "accepts and works on a malformed work-opening say instead of refusing it with reason malformed"},
-	{faultGreetCardMismatch, "kinds", "greets with a Peer Card whose peer_id differs from the envelope from"},
-	{faultWhoisNoReplyTo, "kinds", "answers whois requests without reply_to"},
-	{faultReopenTerminal, "lifecycle", "a continuation on completed work is accepted and moves it back to working instead of work_closed"},
-	{faultCancelNotIdem, "lifecycle", "answers every cancel with a new canceled trace, even on work already canceled"},
-	{faultIgnoreContainer, "lifecycle", "treats the same work_id from another container as the same work instead of work_container_mismatch"},
-	{faultAcceptExpired, "delivery", "processes envelopes whose expires_at has passed (or older than the replay age)"},
-	{faultNoDedupe, "delivery", "processes a repeated message id from the same sender again instead of answering duplicate"},
-	{faultRejectUnknownExt, "extensions", "refuses work that carries an ext key it does not know with reason malformed"},
-	{faultAcceptBadSignature, "trust", "accepts work whose proof does not verify (tampered signed message)"},
-	{faultReceiptOnBroadcast, "nats", "publishes directed receipts on the channel broadcast subject"},
-	{faultWrongRouteToken, "nats", "listens on and publishes to peer subjects whose route token is derived wrongly (last 32 hex chars of SHA-256)"},
-	{faultBackToSubmitted, "lifecycle", "reports a submitted trace after working, moving work back to submitted, before completing it"},
-	{faultReportAfterDone, "lifecycle", "reports a working trace after the completed one"},
-	{faultContainerJump, "lifecycle", "reports the completed trace in another container (a thread) than the work's"},
-	{faultReuseID, "delivery", "gives the completed trace the id of the working trace before it"},
-	{faultForIDUnknown, "delivery", "acknowledges work with an accepted receipt whose for_id names no envelope"},
-	{faultOneFailureClass, "receiver", "refuses every broken message with reason malformed, whatever its failure class (a bad digest or signature, an unsupported protocol or kind)"},
+	{faultAcceptMalformed, "envelope", "accepts and works on a malformed work-opening say instead of refusing it with reason malformed", []string{"DELIV-MALFORMED-REFUSED"}},
+	{faultGreetCardMismatch, "kinds", "greets with a Peer Card whose peer_id differs from the envelope from", []string{"CARD-PEER-ID-MATCH"}},
+	{faultWhoisNoReplyTo, "kinds", "answers whois requests without reply_to", []string{"WHOIS-RESPONSE-REPLY-TO"}},
+	{faultReopenTerminal, "lifecycle", "a continuation on completed work is accepted and moves it back to working instead of work_closed", []string{"LIFE-TERMINAL-FINAL"}},
+	{faultCancelNotIdem, "lifecycle", "answers every cancel with a new canceled trace, even on work already canceled", []string{"LIFE-CANCEL-IDEMPOTENT"}},
+	{faultIgnoreContainer, "lifecycle", "treats the same work_id from another container as the same work instead of work_container_mismatch", []string{"LIFE-CONTAINER-BINDING"}},
+	{faultAcceptExpired, "delivery", "processes envelopes whose expires_at has passed (or older than the replay age)", []string{"DELIV-EXPIRED-REJECT"}},
+	{faultNoDedupe, "delivery", "processes a repeated message id from the same sender again instead of answering duplicate", []string{"DELIV-DEDUPE"}},
+	{faultRejectUnknownExt, "extensions", "refuses work that carries an ext key it does not know with reason malformed", []string{"EXT-UNKNOWN-IGNORED"}},
+	{faultAcceptBadSignature, "trust", "accepts work whose proof does not verify (tampered signed message)", []string{"TRUST-RX-REJECT-BAD-PROOF"}},
+	{faultReceiptOnBroadcast, "nats", "publishes directed receipts on the channel broadcast subject", []string{"NATS-PUBLISH-SUBJECT"}},
+	{faultWrongRouteToken, "nats", "listens on and publishes to peer subjects whose route token is derived wrongly (last 32 hex chars of SHA-256)", []string{"NATS-PEER-SUBJECT"}},
+	{faultBackToSubmitted, "lifecycle", "reports a submitted trace after working, moving work back to submitted, before completing it", []string{"LIFE-TRANSITIONS"}},
+	{faultReportAfterDone, "lifecycle", "reports a working trace after the completed one", []string{"LIFE-TERMINAL-FINAL"}},
+	{faultContainerJump, "lifecycle", "reports the completed trace in another container (a thread) than the work's", []string{"LIFE-CORRELATION"}},
+	{faultReuseID, "delivery", "gives the completed trace the id of the working trace before it", []string{"DELIV-ID-UNIQUE"}},
+	{faultForIDUnknown, "delivery", "acknowledges work with an accepted receipt whose for_id names no envelope", []string{"DELIV-FOR-ID-KNOWN"}},
+	{FaultOverlook + "RULE-ID", "receiver", "accepts a message that breaks only the catalogue rule RULE-ID (one fault per rule a receiver enforces)", nil},
+	{faultOneFailureClass, "receiver", "refuses every broken message with reason malformed, whatever its failure class (a bad digest or signature, an unsupported protocol or kind)", []string{"DELIV-FAILURE-CLASSES"}},
 }
 
 // Faults lists every fault the reference peer knows, by group then name.
@@ -81,6 +91,9 @@ func groupOrder(g string) int {
 // faultSet is the parsed --fault list.
 type faultSet map[string]bool
 
+// overlooks reports whether an overlook fault names rule id.
+func (fs faultSet) overlooks(id string) bool { return fs[FaultOverlook+id] }
+
 func parseFaults(names []string) (faultSet, error) {
 	fs := faultSet{}
 	for _, n := range names {
@@ -89,6 +102,9 @@ func parseFaults(names []string) (faultSet, error) {
 			continue
 		}
 		known := false
+		if id, ok := strings.CutPrefix(n, FaultOverlook); ok {
+			_, known = rules.Lookup(id)
+		}
 		for _, f := range faultList {
 			if f.Name == n {
 				known = true

@@ -176,7 +176,25 @@ func TestFaultsChangeBehaviour(t *testing.T) {
 		}},
 	}
 	cases = append(cases, trackerFaultCases...)
-	seen := map[string]bool{}
+	// overlook:RULE accepts a message that breaks only RULE, and refuses
+	// one breaking another rule as before.
+	cases = append(cases, struct {
+		fault string
+		opts  []rigOpt
+		check func(t *testing.T, r *rig)
+	}{FaultOverlook + "ENV-WORK-ID-GRAMMAR", nil, func(t *testing.T, r *rig) {
+		w := r.work("slashed")
+		w["work_id"] = "work/with/slash"
+		r.send(w)
+		wantReceipt(t, r.expect("receipt"), w, "accepted", "")
+		r.expect("trace")
+		r.expect("trace")
+		bad := r.work("")
+		bad["body"] = map[string]any{"intent": "request"}
+		r.send(bad)
+		wantReceipt(t, r.expect("receipt"), bad, "rejected", "malformed")
+	}})
+	seen := map[string]bool{FaultOverlook + "RULE-ID": true}
 	for _, c := range cases {
 		seen[c.fault] = true
 		t.Run(c.fault, func(t *testing.T) {
@@ -209,8 +227,13 @@ func TestFaultList(t *testing.T) {
 			t.Errorf("no fault in suite group %s", g)
 		}
 	}
-	if _, err := parseFaults([]string{"no-such-fault"}); err == nil || !strings.Contains(err.Error(), "no-such-fault") {
-		t.Errorf("unknown fault accepted: %v", err)
+	for _, bad := range []string{"no-such-fault", FaultOverlook + "NO-SUCH-RULE"} {
+		if _, err := parseFaults([]string{bad}); err == nil || !strings.Contains(err.Error(), bad) {
+			t.Errorf("unknown fault %s accepted: %v", bad, err)
+		}
+	}
+	if _, err := parseFaults([]string{FaultOverlook + "ENV-TS"}); err != nil {
+		t.Errorf("overlook of a catalogue rule refused: %v", err)
 	}
 }
 

@@ -104,9 +104,14 @@ func (p *peer) refusal(res agh.Result, env map[string]any) (string, []rules.Find
 	if p.faults[faultAcceptMalformed] && env["kind"] == "say" && env["work_id"] != nil {
 		ignore["malformed"] = true
 	}
-	if len(ignore) > 0 || ignoreTrust {
+	overlooked := false
+	if len(p.faults) > 0 {
 		kept := fs[:0:0]
 		for _, f := range fs {
+			if p.faults.overlooks(f.Rule.ID) {
+				overlooked = true
+				continue
+			}
 			// The trust fault overlooks the proof only: a bad capability
 			// digest is verification_failed too but stays refused.
 			if ignore[f.Rule.Reason] || (ignoreTrust && f.Rule.Profile == trustRuleProfile) {
@@ -116,8 +121,11 @@ func (p *peer) refusal(res agh.Result, env map[string]any) (string, []rules.Find
 		}
 		fs = kept
 	}
+	// An overlooked trust rule takes its rejection with it; the correct
+	// peer trusts the engine's verdict as is.
+	rejected := state == string(trust.Rejected) && (!overlooked || hasProfile(fs, trustRuleProfile))
 	reason := agh.RefusalReason(fs)
-	if reason == "" && state == string(trust.Rejected) && !ignoreTrust {
+	if reason == "" && rejected && !ignoreTrust {
 		reason = "verification_failed"
 	}
 	if reason != "" && p.faults[faultOneFailureClass] {
@@ -128,6 +136,15 @@ func (p *peer) refusal(res agh.Result, env map[string]any) (string, []rules.Find
 
 // trustRuleProfile is the rules.Rule.Profile of the trust profile's rules.
 const trustRuleProfile = "agh-trust"
+
+func hasProfile(fs []rules.Finding, profile string) bool {
+	for _, f := range fs {
+		if f.Rule.Profile == profile {
+			return true
+		}
+	}
+	return false
+}
 
 // remember records (sender, id) for the replay window: at least the
 // replay age, and as long as the message itself stays fresh.

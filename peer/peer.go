@@ -260,7 +260,8 @@ func (p *peer) publish(env map[string]any, deliberate bool, tamper func(map[stri
 }
 
 // outboundFindings is what the engine holds against an envelope we are
-// about to send: every error-level finding.
+// about to send: every error-level finding, but for a rule an overlook
+// fault tells the peer to overlook (it echoes what it accepted).
 func (p *peer) outboundFindings(data []byte) []rules.Finding {
 	ck, err := p.checker()
 	if err != nil {
@@ -268,7 +269,7 @@ func (p *peer) outboundFindings(data []byte) []rules.Finding {
 	}
 	var bad []rules.Finding
 	for _, f := range ck.CheckBytes(data).Findings {
-		if f.Rule.Severity == rules.Error {
+		if f.Rule.Severity == rules.Error && !p.faults.overlooks(f.Rule.ID) {
 			bad = append(bad, f)
 		}
 	}

@@ -1,0 +1,195 @@
+package harness
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aghcheck/aghcheck/harness/scenario"
+	"github.com/aghcheck/aghcheck/internal/golden"
+	"github.com/aghcheck/aghcheck/peer"
+	"github.com/aghcheck/aghcheck/rules"
+)
+
+// mutant is one faulty reference peer and the requirements it breaks.
+type mutant struct {
+	fault peer.Fault
+	// caught lists what judged the break: requirement outcomes and
+	// passive findings of the fault's requirements.
+	caught []string
+	err    string
+	// derived marks an overlook fault made for a requirement no listed
+	// fault breaks; the listed faults must all be caught.
+	derived bool
+}
+
+// mutants is every listed fault plus, for each live requirement (one a
+// scenario cites) that no listed fault breaks, the overlook fault of that
+// rule: at least one deliberate fault per live requirement.
+func mutants(t *testing.T, live map[string][]*scenario.Scenario) []*mutant {
+	t.Helper()
+	var out []*mutant
+	broken := map[string]bool{}
+	for _, f := range peer.Faults() {
+		if strings.HasPrefix(f.Name, peer.FaultOverlook) {
+			continue // the template; its instances follow
+		}
+		if len(f.Requirements) == 0 {
+			t.Errorf("fault %s names no requirement it breaks", f.Name)
+		}
+		for _, id := range f.Requirements {
+			if _, ok := rules.Lookup(id); !ok {
+				t.Errorf("fault %s breaks unknown rule %s", f.Name, id)
+			}
+			broken[id] = true
+		}
+		out = append(out, &mutant{fault: f})
+	}
+	ids := make([]string, 0, len(live))
+	for id := range live {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		if broken[id] {
+			continue
+		}
+		out = append(out, &mutant{fault: peer.Fault{Name: peer.FaultOverlook + id, Group: "receiver",
+			Description: "overlooks " + id, Requirements: []string{id}}, derived: true})
+	}
+	return out
+}
+
+// sanity is played against every mutant besides the scenarios citing its
+// requirements: plain work, so faults on the work's traces show passively.
+var sanity = []string{"lifecycle.work-completes", "kinds.whois-directed-answered"}
+
+// Every deliberate fault of the reference peer is caught by a scenario
+// citing a requirement it breaks (fail, or warn for a SHOULD), or by the
+// passive verdict naming that requirement. Each mutant plays only the
+// scenarios citing its requirements plus a sanity pair, several at once:
+// the runs mostly wait on silence windows. The correct peer's side (every
+// scenario passes, with and without the control extension) is
+// TestReferencePeerPassesEverything and
+// TestPeerWithoutControlExtensionEarnsClaims.
+func TestMutationScore(t *testing.T) {
+	all := loadSuites(t)
+	live := map[string][]*scenario.Scenario{}
+	for _, sc := range all {
+		for _, id := range sc.Requirements {
+			live[id] = append(live[id], sc)
+		}
+	}
+	ms := mutants(t, live)
+	sem := make(chan struct{}, 6)
+	var wg sync.WaitGroup
+	for _, m := range ms {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			judge(t, m, all, live)
+		}()
+	}
+	wg.Wait()
+
+	caught := 0
+	for _, m := range ms {
+		switch {
+		case m.err != "":
+			t.Errorf("fault %s: %s", m.fault.Name, m.err)
+		case len(m.caught) > 0:
+			caught++
+		case !m.derived:
+			t.Errorf("fault %s (breaks %v) was not caught", m.fault.Name, m.fault.Requirements)
+		default:
+			// A derived overlook fault can go unseen when no fixture
+			// breaks its rule alone, or when the rule is one the IUT's
+			// own envelopes must keep: the doc lists it as a gap.
+			t.Logf("gap: %s not caught", m.fault.Name)
+		}
+	}
+	covered := 0
+	for id := range live {
+		for _, m := range ms {
+			if len(m.caught) > 0 && slices.Contains(m.fault.Requirements, id) {
+				covered++
+				break
+			}
+		}
+	}
+	score := fmt.Sprintf("mutation score: %d of %d faults caught; %d of %d live requirements broken by a caught fault",
+		caught, len(ms), covered, len(live))
+	t.Log(score)
+	if !t.Failed() {
+		golden.Check(t, "../docs/mutation.md", mutationDoc(ms, score))
+	}
+}
+
+// judge plays m's scenarios against the faulty peer and records what caught it.
+func judge(t *testing.T, m *mutant, all []*scenario.Scenario, live map[string][]*scenario.Scenario) {
+	var play []*scenario.Scenario
+	for _, sc := range all {
+		cites := slices.Contains(sanity, sc.ID)
+		for _, id := range m.fault.Requirements {
+			cites = cites || slices.Contains(live[id], sc)
+		}
+		if cites {
+			play = append(play, sc)
+		}
+	}
+	rep := runAgainst(t, "peer:"+m.fault.Name, Config{Scenarios: play})
+	if rep.Error != "" {
+		m.err = "harness error: " + rep.Error
+		return
+	}
+	for _, rr := range rep.Requirements {
+		if slices.Contains(m.fault.Requirements, rr.ID) && (rr.Outcome == Fail || rr.Outcome == Warn) {
+			m.caught = append(m.caught, rr.ID+"="+string(rr.Outcome))
+		}
+	}
+	for _, f := range rep.Passive.Findings {
+		if slices.Contains(m.fault.Requirements, f.Rule) {
+			m.caught = append(m.caught, "passive "+f.Rule)
+		}
+	}
+}
+
+// mutationDoc renders docs/mutation.md: what the faults are and that each is caught.
+func mutationDoc(ms []*mutant, score string) []byte {
+	var b strings.Builder
+	b.WriteString(`# Mutation score
+
+<!-- Generated by TestMutationScore (harness/mutation_test.go); go test ./harness -run TestMutationScore -update rewrites it. -->
+
+The suites prove themselves against deliberately broken copies of the reference peer
+(` + "`aghcheck peer --fault NAME`" + `, see [peer.md](peer.md)). Every listed fault, and for every live
+requirement (one a scenario cites) that no listed fault breaks the ` + "`overlook:RULE-ID`" + ` fault of
+that rule, is played against the scenarios citing the requirements it breaks (plus
+` + "`" + strings.Join(sanity, "`, `") + "`" + `). A fault is caught when one of those requirements fails
+(or warns, for a SHOULD) or the passive verdict names it. ` + "`make test`" + ` runs every one;
+a listed fault that is not caught fails it, a derived overlook fault that is not caught is a gap
+listed below and counted in the score.
+
+**` + strings.ToUpper(score[:1]) + score[1:] + `.**
+
+The correct peer passes every scenario with the control extension and every scenario it is
+eligible for without it (` + "`--no-control`" + `): TestReferencePeerPassesEverything,
+TestPeerWithoutControlExtensionEarnsClaims.
+
+| fault | breaks | caught |
+| --- | --- | --- |
+`)
+	for _, m := range ms {
+		verdict := "yes"
+		if len(m.caught) == 0 {
+			verdict = "**no**: a gap (no fixture breaks the rule alone, or no listed fault breaks it yet)"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", m.fault.Name, strings.Join(m.fault.Requirements, ", "), verdict)
+	}
+	return []byte(b.String())
+}
