@@ -287,6 +287,25 @@ func TestNewFixtureIsANewCase(t *testing.T) {
 	}
 }
 
+// A rule about the bytes (a repeated member name) is played as the
+// fixture's bytes: re-encoding the decoded envelope would repair it.
+func TestBytesFixtureIsPlayedAsBytes(t *testing.T) {
+	dup := strings.Replace(tabSay, `"kind":"say",`, `"kind":"say","kind":"say",`, 1)
+	f := decodeFamily(t, familyJSON(t, receiverFile))
+	cases, probs := f.casesFrom(withFixture(t, "agh/invalid/INPUT-DUPLICATE-KEY__kind.json", dup))
+	for _, p := range probs {
+		t.Error(p)
+	}
+	i := slices.IndexFunc(cases, func(c Case) bool { return c.ID == "receiver.INPUT-DUPLICATE-KEY.kind" })
+	if i < 0 {
+		t.Fatal("no case")
+	}
+	c := cases[i]
+	if c.Skip != "" || c.Send.RawBase64 == "" || c.Send.Envelope != nil || c.Reason != "malformed" || c.Answered {
+		t.Errorf("case %+v", c)
+	}
+}
+
 // What the generator refuses to play, and why.
 func TestFamilyProblems(t *testing.T) {
 	base := familyJSON(t, receiverFile)
