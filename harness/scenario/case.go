@@ -354,7 +354,7 @@ func aliased(v any, alias map[string]any) any {
 			return a, nil
 		}
 		return s, nil
-	})
+	}, nil)
 	return out
 }
 
@@ -435,15 +435,21 @@ func setPointer(m map[string]any, ptr string, v any) error {
 }
 
 // mapStrings returns a deep copy of v (objects, arrays) with f applied to
-// every string value.
-func mapStrings(v any, f func(string) (any, error)) (any, error) {
+// every string value and, unless nil, key to every member name.
+func mapStrings(v any, f func(string) (any, error), key func(string) (string, error)) (any, error) {
 	switch t := v.(type) {
 	case string:
 		return f(t)
 	case map[string]any:
 		out := make(map[string]any, len(t))
 		for k, val := range t {
-			rv, err := mapStrings(val, f)
+			if key != nil {
+				var err error
+				if k, err = key(k); err != nil {
+					return nil, err
+				}
+			}
+			rv, err := mapStrings(val, f, key)
 			if err != nil {
 				return nil, err
 			}
@@ -453,7 +459,7 @@ func mapStrings(v any, f func(string) (any, error)) (any, error) {
 	case []any:
 		out := make([]any, len(t))
 		for i, val := range t {
-			rv, err := mapStrings(val, f)
+			rv, err := mapStrings(val, f, key)
 			if err != nil {
 				return nil, err
 			}

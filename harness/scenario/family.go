@@ -384,7 +384,7 @@ func substitute(v any, vars map[string]any) (any, error) {
 			return text(lookup(caseRef.FindStringSubmatch(ref)[1]))
 		})
 		return out, err
-	})
+	}, nil)
 }
 
 func varNames(vars map[string]any) string {

@@ -49,39 +49,16 @@ func (c *Context) now() int64 {
 // (and map keys) expanded. A string that is exactly one template takes the
 // value's own type, so "{{now}}" is a number and "{{capture.card}}" an object.
 func (c *Context) Render(v any) (any, error) {
-	switch t := v.(type) {
-	case string:
-		return c.renderString(t)
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, val := range t {
-			rk, err := c.renderString(k)
-			if err != nil {
-				return nil, err
-			}
-			ks, ok := rk.(string)
-			if !ok {
-				ks = fmt.Sprint(rk)
-			}
-			rv, err := c.Render(val)
-			if err != nil {
-				return nil, err
-			}
-			out[ks] = rv
+	return mapStrings(v, c.renderString, func(k string) (string, error) {
+		rk, err := c.renderString(k)
+		if err != nil {
+			return "", err
 		}
-		return out, nil
-	case []any:
-		out := make([]any, len(t))
-		for i, val := range t {
-			rv, err := c.Render(val)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = rv
+		if ks, ok := rk.(string); ok {
+			return ks, nil
 		}
-		return out, nil
-	}
-	return v, nil
+		return fmt.Sprint(rk), nil
+	})
 }
 
 // RenderMap is Render for an object.
