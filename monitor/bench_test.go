@@ -29,9 +29,10 @@ func (c *countSink) Close(s *Summary) error { c.judged.Store(s.Judged); return n
 
 // traffic renders a steady flow of valid work units among 300 peers (say,
 // accepted receipt, working and completed traces, ~420 bytes each), each
-// envelope on its correct subject.
+// envelope on its correct subject, and the peers' presence greets.
 type traffic struct {
-	n     int
+	n     int // work envelopes rendered
+	g     int // greets rendered
 	peers []string
 	subj  []string
 	buf   []byte
@@ -45,6 +46,16 @@ func newTraffic(ws, ch string) *traffic {
 		t.subj = append(t.subj, agh.PeerSubject(ws, ch, p))
 	}
 	return t
+}
+
+// greet renders peer i's greet.
+func (t *traffic) greet(ws, ch string, i int, ts int64) (string, []byte) {
+	t.g++
+	p := t.peers[i]
+	return agh.BroadcastSubject(ws, ch), []byte(`{"protocol":"agh-network/v0","id":"msg_greet_` + strconv.Itoa(t.g) +
+		`","workspace_id":"` + ws + `","kind":"greet","channel":"` + ch + `","from":"` + p + `","to":null,"ts":` +
+		strconv.FormatInt(ts, 10) + `,"body":{"peer_card":{"peer_id":"` + p + `","profiles_supported":["agh-network/v0"],` +
+		`"capabilities":[],"artifacts_supported":[],"trust_modes_supported":["unverified"]}},"proof":null}`)
 }
 
 func (t *traffic) next(ws, ch string, ts int64) (string, []byte) {
@@ -132,6 +143,19 @@ func benchMonitor(b *testing.B, rate int) {
 		_ = nc.Publish(subj, data)
 		time.Sleep(20 * time.Millisecond)
 	}
+	// Peers greet when they join and again every 20 s (the heartbeat
+	// the monitor judges), on top of the b.N work envelopes.
+	greets := 0
+	var greeted time.Time
+	greetAll := func(now time.Time) {
+		for p := range tr.peers {
+			subj, data := tr.greet(ws, ch, p, now.Unix())
+			_ = nc.Publish(subj, data)
+			greets++
+		}
+		greeted = now
+	}
+	greetAll(time.Now())
 	before := sink.judged.Load()
 	cpu0 := cpuTime()
 	b.ResetTimer()
@@ -141,6 +165,9 @@ func benchMonitor(b *testing.B, rate int) {
 		if i%1000 == 0 {
 			now := time.Now()
 			ts = now.Unix()
+			if now.Sub(greeted) > 20*time.Second {
+				greetAll(now)
+			}
 			if rate > 0 {
 				// Hold back until this thousand is due.
 				if due := start.Add(time.Duration(i) * time.Second / time.Duration(rate)); due.After(now) {
@@ -154,7 +181,7 @@ func benchMonitor(b *testing.B, rate int) {
 		}
 	}
 	_ = nc.Flush()
-	for sink.judged.Load() < before+uint64(b.N) {
+	for sink.judged.Load() < before+uint64(b.N+greets) {
 		time.Sleep(time.Millisecond)
 		if time.Since(start) > 10*time.Minute {
 			b.Fatal("the monitor never caught up")
