@@ -119,7 +119,8 @@ func (p *peer) whois(env map[string]any, directed bool) {
 	q, _ := body["query"].(string)
 	// A directed request is always answered; a broadcast one only by the
 	// peers it describes.
-	if !directed && !p.matches(strings.TrimSpace(q)) {
+	deaf := !directed || p.faults[faultWhoisDirectedDeaf]
+	if deaf && !p.faults[faultWhoisAnswerAll] && !p.matches(strings.TrimSpace(q)) {
 		return
 	}
 	id, _ := env["id"].(string)

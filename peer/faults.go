@@ -39,6 +39,13 @@ const (
 	faultReuseID         = "reuse-message-id"
 	faultForIDUnknown    = "receipt-for-unknown-id"
 	faultOneFailureClass = "one-failure-class"
+	// Faults of one behavioural requirement each.
+	faultNoAcceptedReceipt = "no-accepted-receipt"
+	faultClosedSilent      = "closed-in-silence"
+	faultExpiredSilent     = "expired-in-silence"
+	faultWhoisDirectedDeaf = "whois-directed-unanswered"
+	faultWhoisAnswerAll    = "whois-broadcast-answered-always"
+	faultRejectVerified    = "reject-verified"
 	// FaultOverlook prefixes a rule id: the peer overlooks that one rule
 	// when it judges what it receives, so a message breaking only it is
 	// accepted. One fault per receiver rule, from the catalogue, no code.
@@ -63,6 +70,13 @@ var faultList = []Fault{
 	{faultContainerJump, "lifecycle", "reports the completed trace in another container (a thread) than the work's", []string{"LIFE-CORRELATION"}},
 	{faultReuseID, "delivery", "gives the completed trace the id of the working trace before it", []string{"DELIV-ID-UNIQUE"}},
 	{faultForIDUnknown, "delivery", "acknowledges work with an accepted receipt whose for_id names no envelope", []string{"DELIV-FOR-ID-KNOWN"}},
+	{faultNoAcceptedReceipt, "lifecycle", "works and completes directed work without acknowledging it with an accepted receipt", []string{"LIFE-RECEIPT-ON-OPEN"}},
+	{faultClosedSilent, "lifecycle", "drops a continuation on terminal work in silence instead of refusing it with work_closed", []string{"LIFE-WORK-CLOSED"}},
+	{faultExpiredSilent, "delivery", "refuses expired messages in silence, without the expired receipt", []string{"DELIV-EXPIRED-RECEIPT"}},
+	{FaultOverlook + "FRESH-REPLAY-AGE", "delivery", "processes a message older than the replay age (the overlook fault of FRESH-REPLAY-AGE)", []string{"DELIV-REPLAY-AGE"}},
+	{faultWhoisDirectedDeaf, "kinds", "answers a directed whois request only when its query matches, like a broadcast one", []string{"DISC-WHOIS-DIRECTED"}},
+	{faultWhoisAnswerAll, "kinds", "answers every broadcast whois request, whatever it asks for", []string{"DISC-WHOIS-BROADCAST"}},
+	{faultRejectVerified, "trust", "refuses every signed message with verification_failed, even one whose proof verifies", []string{"TRUST-RX-ACCEPT-VERIFIED"}},
 	{FaultOverlook + "RULE-ID", "receiver", "accepts a message that breaks only the catalogue rule RULE-ID (one fault per rule a receiver enforces)", nil},
 	{faultOneFailureClass, "receiver", "refuses every broken message with reason malformed, whatever its failure class (a bad digest or signature, an unsupported protocol or kind)", []string{"DELIV-FAILURE-CLASSES"}},
 }

@@ -175,6 +175,50 @@ func TestFaultsChangeBehaviour(t *testing.T) {
 			wantReceipt(t, r.expect("receipt"), c, "rejected", "malformed")
 		}},
 	}
+	cases = append(cases, []struct {
+		fault string
+		opts  []rigOpt
+		check func(t *testing.T, r *rig)
+	}{
+		{faultNoAcceptedReceipt, nil, func(t *testing.T, r *rig) {
+			w := r.work("no receipt")
+			r.send(w)
+			wantTrace(t, r.expect("trace"), w, w, "working")
+		}},
+		{faultClosedSilent, nil, func(t *testing.T, r *rig) {
+			w := r.work("done")
+			completeDefault(r, w)
+			r.send(r.follow(w, "say", map[string]any{"text": "again"}))
+			r.silence()
+		}},
+		{faultExpiredSilent, nil, func(t *testing.T, r *rig) {
+			w := r.work("stale")
+			w["expires_at"] = time.Now().Unix() - 10
+			r.send(w)
+			r.silence()
+		}},
+		{FaultOverlook + "FRESH-REPLAY-AGE", nil, func(t *testing.T, r *rig) {
+			w := r.work("old")
+			w["ts"] = time.Now().Unix() - 1000
+			r.send(w)
+			wantReceipt(t, r.expect("receipt"), w, "accepted", "")
+		}},
+		{faultWhoisDirectedDeaf, nil, func(t *testing.T, r *rig) {
+			r.send(r.env("whois", map[string]any{"type": "request", "query": "nobody-here"}))
+			r.silence()
+		}},
+		{faultWhoisAnswerAll, nil, func(t *testing.T, r *rig) {
+			q := r.env("whois", map[string]any{"type": "request", "query": "nobody-here"})
+			q["to"] = nil
+			r.send(q)
+			r.expect("whois")
+		}},
+		{faultRejectVerified, []rigOpt{withTesterKey(testKey(0))}, func(t *testing.T, r *rig) {
+			w := r.work("signed")
+			r.send(w)
+			wantReceipt(t, r.expect("receipt"), w, "rejected", "verification_failed")
+		}},
+	}...)
 	cases = append(cases, trackerFaultCases...)
 	// overlook:RULE accepts a message that breaks only RULE, and refuses
 	// one breaking another rule as before.

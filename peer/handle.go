@@ -128,6 +128,9 @@ func (p *peer) refusal(res agh.Result, env map[string]any) (string, []rules.Find
 	if reason == "" && rejected && !ignoreTrust {
 		reason = "verification_failed"
 	}
+	if reason == "" && p.faults[faultRejectVerified] && env["proof"] != nil {
+		reason = "verification_failed"
+	}
 	if reason != "" && p.faults[faultOneFailureClass] {
 		reason = agh.ReasonMalformed
 	}
@@ -163,7 +166,7 @@ func (p *peer) remember(k dedupKey, env map[string]any) {
 // refuse answers a refused message with a receipt when it carries a
 // usable work context (agh.Answerable); otherwise it stays silent.
 func (p *peer) refuse(env map[string]any, reason string, fs []rules.Finding) {
-	if !agh.Answerable(env, fs) {
+	if !agh.Answerable(env, fs) || (reason == agh.ReasonExpired && p.faults[faultExpiredSilent]) {
 		return
 	}
 	p.receipt(env, containerOf(env), agh.RefusalStatus(reason), reason, "", false)

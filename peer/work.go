@@ -97,7 +97,9 @@ func (p *peer) open(env map[string]any, wid string, c *container) {
 		p.play(env, w, s)
 		return
 	}
-	p.receipt(env, c, "accepted", "", "", p.faults[faultAcceptMalformed])
+	if !p.faults[faultNoAcceptedReceipt] {
+		p.receipt(env, c, "accepted", "", "", p.faults[faultAcceptMalformed])
+	}
 	p.trace(env, w, map[string]any{"state": agh.StateWorking}, p.faults[faultAcceptMalformed])
 	p.beforeCompleting(env, w)
 	p.trace(env, w, map[string]any{"state": agh.StateCompleted, "result": echoResult(env)}, p.faults[faultAcceptMalformed])
@@ -112,7 +114,9 @@ func (p *peer) continuation(env map[string]any, w *work) {
 			p.trace(env, w, map[string]any{"state": agh.StateWorking}, true)
 			return
 		}
-		p.receipt(env, &w.where, "rejected", "work_closed", "work is "+w.state, false)
+		if !p.faults[faultClosedSilent] {
+			p.receipt(env, &w.where, "rejected", "work_closed", "work is "+w.state, false)
+		}
 		return
 	}
 	ext, _ := env["ext"].(map[string]any)
