@@ -40,6 +40,9 @@ type Options struct {
 	Selected  int
 	// Version is aghcheck's, for formats that name the tool (SARIF).
 	Version string
+	// Record fills in the self-certification record (run record-json and
+	// record-yaml).
+	Record RecordInput
 	// Rules is the catalogue a SARIF log describes (default rules.All()).
 	Rules []*rules.Rule
 }

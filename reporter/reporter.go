@@ -6,7 +6,8 @@
 //     SARIF;
 //   - Run: a live run (each harness.ScenarioResult as it ends, then the
 //     harness.Report) as text, JSON, JUnit XML, one self-contained HTML
-//     page or GitHub annotations;
+//     page, GitHub annotations or the self-certification record (JSON or
+//     YAML);
 //   - Rules: the rule catalogue of `aghcheck rules` as text, Markdown or JSON.
 //
 // The command line only picks a name from a registry; a new format is one
@@ -51,6 +52,8 @@ var Run = newRegistry(
 	runFormat{Name: "junit", New: whole[*harness.ScenarioResult](writeRunJUnit)},
 	runFormat{Name: "html", New: whole[*harness.ScenarioResult](writeRunHTML)},
 	runFormat{Name: "github", New: whole[*harness.ScenarioResult](writeRunGitHub)},
+	runFormat{Name: "record-json", New: recordFormat(encodeRecordJSON)},
+	runFormat{Name: "record-yaml", New: recordFormat(encodeRecordYAML)},
 )
 
 // Rules holds the formats of `aghcheck rules`.

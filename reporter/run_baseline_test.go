@@ -2,6 +2,7 @@ package reporter
 
 import (
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/aghcheck/aghcheck/baseline"
@@ -32,6 +33,14 @@ func TestRunWritersWithBaseline(t *testing.T) {
 	// run, the expected-fail scenario and the expected passive verdict.
 	checkJUnitCounts(t, junit, 7, 2, 3)
 	golden.Check(t, filepath.Join("testdata", "run_baseline_junit.golden"), junit)
+	// The record's deviations are the entries the run confirmed.
+	r, err := NewRecord(rep, recordInput(rep))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []Deviation{{"nats.directed-replies-on-peer-subject", harness.Fail, "erratum 2"}, {"passive:NATS-PUBLISH-SUBJECT", harness.Fail, "erratum 2"}}; !slices.Equal(r.Deviations, want) {
+		t.Errorf("deviations %v, want %v", r.Deviations, want)
+	}
 	if rep.Summary.Passed || rep.Passive.Outcome != harness.ExpectedFail {
 		t.Errorf("summary %+v, passive %s", rep.Summary, rep.Passive.Outcome)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -155,6 +156,7 @@ func newRunCmd() *cobra.Command {
 		timeout, stepTimeout, greetTimeout time.Duration
 		silence                            time.Duration
 		baselinePath, writeBaselinePath    string
+		recordPath, implName, implVersion  string
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -213,6 +215,12 @@ outside it, no stale entry.`,
 			if err != nil {
 				return &exitError{code: exitUsageErr, err: fmt.Errorf("--format: %w", err)}
 			}
+			var recordFormat string
+			if recordPath != "" {
+				if recordFormat, err = reporter.RecordFormat(recordPath); err != nil {
+					return &exitError{code: exitUsageErr, err: fmt.Errorf("--record: %w", err)}
+				}
+			}
 			cfg := harness.Config{
 				Scenarios: scs, Level: sf.level, Strict: strict, Select: re, Parallel: parallel,
 				Timeout: timeout, StepTimeout: stepTimeout, GreetTimeout: greetTimeout, SilenceWindow: silence,
@@ -221,6 +229,8 @@ outside it, no stale entry.`,
 			if iutPeer == "" {
 				if iutLine == "" {
 					iutLine = "aghcheck peer"
+					// The built-in peer is this very aghcheck.
+					implName, implVersion = cmp.Or(implName, "aghcheck peer"), cmp.Or(implVersion, version)
 				}
 				if cfg.Command, err = iutCommand(iutLine); err != nil {
 					return &exitError{code: exitUsageErr, err: fmt.Errorf("--iut: %w", err)}
@@ -238,8 +248,10 @@ outside it, no stale entry.`,
 				defer f.Close()
 				out = f
 			}
-			w := report.New(out, reporter.Options{Strict: strict, Verbose: verbose, Level: sf.level, Scenarios: len(scs), Selected: sf.selected(scs, re),
-				Color: out == os.Stdout && !color.NoColor})
+			opts := reporter.Options{Strict: strict, Verbose: verbose, Level: sf.level, Scenarios: len(scs), Selected: sf.selected(scs, re),
+				Color:  out == os.Stdout && !color.NoColor,
+				Record: reporter.RecordInput{Implementation: implName, ImplementationVersion: implVersion, Scenarios: scs}}
+			w := report.New(out, opts)
 			cfg.Progress = func(sc *harness.ScenarioResult) { _ = w.Item(known.Preview(sc)) } // a failed write shows again at Finish
 			// While the IUT starts, a terminal shows a live line; a pipe or
 			// a file (a CI log) gets nothing.
@@ -257,6 +269,11 @@ outside it, no stale entry.`,
 			}
 			if err := w.Finish(rep); err != nil {
 				return &exitError{code: exitUsageErr, err: fmt.Errorf("write report: %w", err)}
+			}
+			if recordPath != "" && rep.Error == "" {
+				if err := writeRecord(recordPath, recordFormat, rep, opts); err != nil {
+					return &exitError{code: exitUsageErr, err: fmt.Errorf("--record: %w", err)}
+				}
 			}
 			if runErr != nil {
 				return &exitError{code: exitUsageErr, err: runErr}
@@ -290,6 +307,29 @@ outside it, no stale entry.`,
 	f.DurationVar(&silence, "silence", 300*time.Millisecond, "default expect_silence window")
 	f.StringVar(&baselinePath, "baseline", "", "known deviations `FILE` (YAML): its failures are expected-fail; a new failure or a stale entry fails the run")
 	f.StringVar(&writeBaselinePath, "write-baseline", "", "write this run's failures to `FILE` as a baseline to start from")
+	f.StringVar(&recordPath, "record", "", "also write the self-certification record to `FILE` (.json, or .yaml / .yml)")
+	f.StringVar(&implName, "implementation", "", "implementation `NAME` the record names (default the Peer Card's display_name)")
+	f.StringVar(&implVersion, "implementation-version", "", "implementation `VERSION` the record names (default the Peer Card's version, else unknown)")
 	f.DurationVar(&greetTimeout, "greet-timeout", harness.DefaultGreetTimeout, "how long to wait for the IUT's greet")
 	return cmd
+}
+
+// writeRecord writes the self-certification record of rep to path. What
+// the flags left open comes from the IUT's Peer Card.
+func writeRecord(path, format string, rep *harness.Report, o reporter.Options) error {
+	card := func(key string) string { s, _ := rep.IUT.Card[key].(string); return s }
+	o.Record.Implementation = cmp.Or(o.Record.Implementation, card("display_name"), rep.IUT.PeerID, "unknown")
+	o.Record.ImplementationVersion = cmp.Or(o.Record.ImplementationVersion, card("version"), "unknown")
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w, err := reporter.Run.New(format, f, o)
+	if err == nil {
+		err = w.Finish(rep)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

@@ -46,6 +46,7 @@ func TestRunUsageErrors(t *testing.T) {
 		{"run", "--iut", "x", "--iut-peer", "y"},
 		{"run", "--iut-peer", "y"},
 		{"run", "--iut", "'unterminated"},
+		{"run", "--record", "record.txt"},
 	} {
 		if _, code := runAghcheck(t, args...); code != exitUsageErr {
 			t.Errorf("%v: exit %d, want 2", args, code)

@@ -1,0 +1,188 @@
+package reporter
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/harness/scenario"
+	"github.com/aghcheck/aghcheck/suites"
+)
+
+// RecordInput is what a self-certification record needs beyond the
+// report: who was certified, and the scenario definitions the digest of
+// the played set is taken over.
+type RecordInput struct {
+	Implementation        string
+	ImplementationVersion string
+	Scenarios             []*scenario.Scenario
+}
+
+// Record is the self-certification record of the conformance page
+// (Conformance Levels, "Self-certification"), with the run's date and the
+// digest of its full JSON report added so a reader can tie the two.
+type Record struct {
+	Implementation string `json:"implementation" yaml:"implementation"`
+	Version        string `json:"version" yaml:"version"`
+	Claim          string `json:"claim" yaml:"claim"`
+	Protocol       string `json:"protocol" yaml:"protocol"`
+	// Profiles are the profile identifiers of the groups the run played.
+	Profiles []string `json:"profiles" yaml:"profiles"`
+	// FixtureSuite names the suite: aghcheck's version and the SHA-256 of
+	// the scenario definitions played, so a narrowed or edited suite shows.
+	FixtureSuite    string      `json:"fixture_suite" yaml:"fixture_suite"`
+	ScenariosPlayed int         `json:"scenarios_played" yaml:"scenarios_played"`
+	Passed          []string    `json:"passed" yaml:"passed"`
+	Optional        []string    `json:"optional" yaml:"optional"`
+	Deviations      []Deviation `json:"deviations" yaml:"deviations"`
+	Date            string      `json:"date" yaml:"date"`
+	ReportSHA256    string      `json:"report_sha256" yaml:"report_sha256"`
+}
+
+// Deviation is a --baseline entry the run confirmed: a known shortfall.
+type Deviation struct {
+	ID      string          `json:"id" yaml:"id"`
+	Outcome harness.Outcome `json:"outcome" yaml:"outcome"`
+	Reason  string          `json:"reason" yaml:"reason"`
+}
+
+// NewRecord builds the record of rep. A group is passed (or, optional,
+// listed under optional) only when the run holds at least one of its
+// scenarios and every one of them was played and passed.
+func NewRecord(rep *harness.Report, in RecordInput) (*Record, error) {
+	var js bytes.Buffer
+	if err := writeRunJSON(&js, rep); err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(js.Bytes())
+	digest, played, err := playedDigest(rep, in.Scenarios)
+	if err != nil {
+		return nil, err
+	}
+	r := &Record{
+		Implementation: in.Implementation, Version: in.ImplementationVersion,
+		Claim: rep.Summary.Claim, Protocol: rep.Protocol,
+		Profiles: []string{}, Passed: []string{}, Optional: []string{}, Deviations: []Deviation{},
+		FixtureSuite:    fmt.Sprintf("aghcheck@%s sha256:%s", rep.Version, digest),
+		ScenariosPlayed: played,
+		Date:            rep.Started.UTC().Format(time.RFC3339),
+		ReportSHA256:    hex.EncodeToString(sum[:]),
+	}
+	for _, g := range suites.Groups() {
+		held, ran, passed := 0, 0, 0
+		for _, sc := range rep.Scenarios {
+			if !g.Holds(sc.Suite, sc.ID) {
+				continue
+			}
+			held++
+			if sc.Outcome != harness.Skip {
+				ran++
+			}
+			if sc.Outcome == harness.Pass {
+				passed++
+			}
+		}
+		if ran > 0 && g.Profile != "" && !slices.Contains(r.Profiles, g.Profile) {
+			r.Profiles = append(r.Profiles, g.Profile)
+		}
+		switch {
+		case held == 0 || passed < held:
+		case g.Optional:
+			r.Optional = append(r.Optional, g.ID)
+		default:
+			r.Passed = append(r.Passed, g.ID)
+		}
+	}
+	for _, sc := range rep.Scenarios {
+		if b := sc.Baseline; b != nil && b.Status == harness.BaselineExpected {
+			r.Deviations = append(r.Deviations, Deviation{ID: sc.ID, Outcome: b.Recorded, Reason: b.Reason})
+		}
+	}
+	for _, f := range rep.Passive.Findings {
+		if b := f.Baseline; b != nil && b.Status == harness.BaselineExpected {
+			r.Deviations = append(r.Deviations, Deviation{ID: "passive:" + f.Rule, Outcome: b.Recorded, Reason: b.Reason})
+		}
+	}
+	return r, nil
+}
+
+// playedDigest hashes the definitions of the scenarios rep played (not
+// skipped), in id order: suite, then the definition as JSON, per scenario.
+func playedDigest(rep *harness.Report, defs []*scenario.Scenario) (string, int, error) {
+	byID := make(map[string]*scenario.Scenario, len(defs))
+	for _, sc := range defs {
+		byID[sc.ID] = sc
+	}
+	var ids []string
+	for _, sc := range rep.Scenarios {
+		if sc.Outcome != harness.Skip {
+			ids = append(ids, sc.ID)
+		}
+	}
+	slices.Sort(ids)
+	h := sha256.New()
+	for _, id := range ids {
+		def, ok := byID[id]
+		if !ok {
+			return "", 0, fmt.Errorf("record: no definition of played scenario %s", id)
+		}
+		b, err := json.Marshal(def)
+		if err != nil {
+			return "", 0, fmt.Errorf("record: scenario %s: %w", id, err)
+		}
+		fmt.Fprintf(h, "%s\n%s\n", def.Suite, b)
+	}
+	return hex.EncodeToString(h.Sum(nil)), len(ids), nil
+}
+
+// recordFormat makes the constructor of the record in one encoding.
+func recordFormat(encode func(io.Writer, *Record) error) func(io.Writer, Options) RunWriter {
+	return func(w io.Writer, o Options) RunWriter {
+		return finishOnly[*harness.ScenarioResult, *harness.Report](func(rep *harness.Report) error {
+			r, err := NewRecord(rep, o.Record)
+			if err != nil {
+				return err
+			}
+			return encode(w, r)
+		})
+	}
+}
+
+func encodeRecordJSON(w io.Writer, r *Record) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(r)
+}
+
+func encodeRecordYAML(w io.Writer, r *Record) error {
+	enc := yaml.NewEncoder(w)
+	enc.SetIndent(2)
+	if err := enc.Encode(r); err != nil {
+		return err
+	}
+	return enc.Close()
+}
+
+// RecordFormat is the run format that writes a record to path, by its
+// extension: .json, or .yaml / .yml.
+func RecordFormat(path string) (string, error) {
+	switch ext := strings.ToLower(filepath.Ext(path)); ext {
+	case ".json":
+		return "record-json", nil
+	case ".yaml", ".yml":
+		return "record-yaml", nil
+	default:
+		return "", fmt.Errorf("%s: the record is JSON (.json) or YAML (.yaml, .yml), not %q", path, ext)
+	}
+}

@@ -1,0 +1,86 @@
+package reporter
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/harness/scenario"
+	"github.com/aghcheck/aghcheck/internal/golden"
+)
+
+// recordInput defines the fixture run's scenarios, as the run loaded them.
+func recordInput(rep *harness.Report) RecordInput {
+	in := RecordInput{Implementation: "my-agent", ImplementationVersion: "1.2.3"}
+	for _, sc := range rep.Scenarios {
+		in.Scenarios = append(in.Scenarios, &scenario.Scenario{ID: sc.ID, Title: sc.Title, Suite: sc.Suite,
+			Level: sc.Level, Claim: sc.Claim, Requirements: sc.Requirements, Steps: []scenario.Step{{Wait: scenario.Duration(1)}}})
+	}
+	return in
+}
+
+// The fixture run: lifecycle passes, nats fails, delivery only warns and
+// trust was not selected. Only core.lifecycle is passed; the profiles are
+// those of the groups played (nats, not trust); JSON and YAML say the same.
+func TestRecordGolden(t *testing.T) {
+	rep := runFixture()
+	o := Options{Record: recordInput(rep)}
+	js := writeRun(t, "record-json", rep, o)
+	golden.Check(t, filepath.Join("testdata", "run_record_json.golden"), js)
+	ym := writeRun(t, "record-yaml", rep, o)
+	golden.Check(t, filepath.Join("testdata", "run_record_yaml.golden"), ym)
+
+	var fromJSON, fromYAML Record
+	if err := json.Unmarshal(js, &fromJSON); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(ym, &fromYAML); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fromJSON, fromYAML) {
+		t.Errorf("JSON and YAML records differ:\n%+v\n%+v", fromJSON, fromYAML)
+	}
+	want := Record{Implementation: "my-agent", Version: "1.2.3", Claim: "Core Receiver", Protocol: "agh-network/v0",
+		Profiles: []string{"agh-network.nats/v0"}, Passed: []string{"core.lifecycle"}, Optional: []string{}, Deviations: []Deviation{},
+		ScenariosPlayed: 3, Date: "2026-04-16T12:00:00Z"}
+	got := fromJSON
+	got.FixtureSuite, got.ReportSHA256 = "", ""
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("record\n%+v\nwant\n%+v", got, want)
+	}
+
+	if sum := sha256.Sum256(writeRun(t, "json", rep, Options{})); fromJSON.ReportSHA256 != hex.EncodeToString(sum[:]) {
+		t.Errorf("report_sha256 %s is not the digest of the JSON report", fromJSON.ReportSHA256)
+	}
+	// The report digest is the SHA-256 of the run's JSON report; the suite
+	// digest changes with a played scenario's definition.
+	rep.Scenarios[0].Outcome = harness.Fail
+	in := recordInput(rep)
+	in.Scenarios[1].Title = "edited"
+	r, err := NewRecord(rep, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ReportSHA256 == fromJSON.ReportSHA256 || r.FixtureSuite == fromJSON.FixtureSuite || len(r.Passed) != 0 {
+		t.Errorf("after a failure and an edit: %+v", r)
+	}
+	// A played scenario without its definition cannot be digested.
+	if _, err := NewRecord(rep, RecordInput{}); err == nil {
+		t.Error("no definitions: no error")
+	}
+}
+
+func TestRecordFormatByExtension(t *testing.T) {
+	for path, want := range map[string]string{"r.json": "record-json", "a/r.YAML": "record-yaml", "r.yml": "record-yaml", "r.txt": "", "r": ""} {
+		got, err := RecordFormat(path)
+		if got != want || (err != nil) != (want == "") {
+			t.Errorf("%s: %q, %v; want %q", path, got, err, want)
+		}
+	}
+}
