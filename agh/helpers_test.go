@@ -31,7 +31,9 @@ func checkFile(t testing.TB, c *Checker, path string) Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c.CheckValue(b, decode(t, b))
+	// CheckBytes, not CheckValue: some invalid fixtures break the bytes
+	// (INPUT-UTF8, INPUT-JSON-SYNTAX) and hold no JSON value.
+	return c.CheckBytes(b)
 }
 
 // ids lists the distinct rule ids of the findings, sorted.

@@ -41,6 +41,9 @@ func TestSchemaSubsumed(t *testing.T) {
 		c := mustChecker(t, Options{Errata: e, FullSchema: true})
 		for _, dir := range []string{"seed", "valid", "invalid"} {
 			for _, f := range fixtureFiles(t, dir) {
+				if _, _, ok := jsonx.Decode(mustRead(t, f)); !ok {
+					continue // a byte-level fault: no value for the schema to judge
+				}
 				raw, v := readFixture(t, f)
 				assertSubsumed(t, vname+"/"+dir+"/"+filepath.Base(f), c, raw, v)
 			}
