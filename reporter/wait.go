@@ -39,21 +39,39 @@ func clipRunes(s string, n int) string {
 }
 
 // LiveWait returns a Config.Waiting that redraws WaitLine in place on a
-// terminal (carriage return and blank padding, no escape sequences, so a
-// dumb terminal shows it too) and erases it when the wait ends.
+// terminal and erases it when the wait ends.
 func LiveWait(out io.Writer, width int) func(harness.Wait) {
-	shown := 0
+	l := &LiveLine{out: out}
 	return func(w harness.Wait) {
 		if w.Done {
-			if shown > 0 {
-				fmt.Fprintf(out, "\r%s\r", strings.Repeat(" ", shown))
-			}
-			shown = 0
+			l.Clear()
 			return
 		}
-		line := WaitLine(w, width)
-		n := utf8.RuneCountInString(line)
-		fmt.Fprintf(out, "\r%s%s", line, strings.Repeat(" ", max(shown-n, 0)))
-		shown = max(n, shown)
+		l.Show(WaitLine(w, width))
 	}
+}
+
+// LiveLine is one line redrawn in place on a terminal: carriage return and
+// blank padding, no escape sequences, so a dumb terminal shows it too.
+type LiveLine struct {
+	out   io.Writer
+	shown int // columns drawn, to blank what a shorter line leaves
+}
+
+// NewLiveLine returns a live line on out, which must be a terminal.
+func NewLiveLine(out io.Writer) *LiveLine { return &LiveLine{out: out} }
+
+// Show replaces the line with s.
+func (l *LiveLine) Show(s string) {
+	n := utf8.RuneCountInString(s)
+	fmt.Fprintf(l.out, "\r%s%s", s, strings.Repeat(" ", max(l.shown-n, 0)))
+	l.shown = max(n, l.shown)
+}
+
+// Clear erases the line, leaving the cursor at its start.
+func (l *LiveLine) Clear() {
+	if l.shown > 0 {
+		fmt.Fprintf(l.out, "\r%s\r", strings.Repeat(" ", l.shown))
+	}
+	l.shown = 0
 }

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aghcheck/aghcheck/jsonx"
@@ -51,6 +52,9 @@ type Options struct {
 	Workers int
 	// Stdin is read for the input "-" (default os.Stdin).
 	Stdin io.Reader
+	// BytesRead, when set, counts every byte read from the inputs (a
+	// progress line reads it while the run goes on).
+	BytesRead *atomic.Int64
 	// PipeWait bounds how long a named pipe given as a path may wait for a
 	// writer (default DefaultPipeWait).
 	PipeWait time.Duration
@@ -305,6 +309,9 @@ func (v *Validator) splitInput(ctx context.Context, in Input, work, order chan *
 			return false
 		}
 	}
+	if v.opts.BytesRead != nil {
+		r = countingReader{r, v.opts.BytesRead}
+	}
 	sp := newSplitter(r, func(d rawDoc) bool {
 		if cur == nil {
 			cur = batchPool.Get().(*batch)
@@ -346,4 +353,16 @@ func oneLine(err error) error {
 		return fmt.Errorf("%s: %w", pe.Path, pe.Err)
 	}
 	return err
+}
+
+// countingReader adds what it reads to n.
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	k, err := c.r.Read(p)
+	c.n.Add(int64(k))
+	return k, err
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/fatih/color"
@@ -125,9 +127,11 @@ Exit status: 0 every document is valid, 1 at least one is invalid,
 		if err != nil {
 			return usage(err)
 		}
+		var bytesRead atomic.Int64
 		v, err := validate.New(validate.Options{
 			Profiles: append([]validate.Profile{aghProfile{checker}}, others...),
 			Force:    profile, Strict: strict, Workers: jobs, Stdin: cmd.InOrStdin(),
+			BytesRead: &bytesRead,
 		})
 		if err != nil {
 			return usage(fmt.Errorf("--profile: %w", err))
@@ -147,7 +151,14 @@ Exit status: 0 every document is valid, 1 at least one is invalid,
 			return usage(err)
 		}
 		tuneGC()
-		sum, runErr := v.Run(context.Background(), inputs, rep.Item)
+		emit, stop := rep.Item, func() {}
+		// Long work shows a progress line on a terminal; a pipe or a file
+		// (a CI log) and --quiet get nothing.
+		if f := progressTo(cmd.ErrOrStderr(), quiet); f != nil {
+			emit, stop = showProgress(f, len(inputs), &bytesRead, rep.Item)
+		}
+		sum, runErr := v.Run(context.Background(), inputs, emit)
+		stop() // before the summary, so the two never interleave
 		if err := rep.Finish(sum); err != nil && runErr == nil {
 			runErr = err
 		}
@@ -165,6 +176,51 @@ Exit status: 0 every document is valid, 1 at least one is invalid,
 		return nil
 	}
 	return cmd
+}
+
+// progressTo is where validate's progress line goes: standard error when
+// it is a terminal and --quiet is not given, else nowhere (nil).
+func progressTo(w io.Writer, quiet bool) *os.File {
+	if f, ok := w.(*os.File); ok && !quiet && isTerminal(f) {
+		return f
+	}
+	return nil
+}
+
+// showProgress wraps emit to count documents and inputs and redraws the
+// progress line on out from the first half second on; stop erases it.
+func showProgress(out *os.File, files int, bytesRead *atomic.Int64, emit func(*validate.Document) error) (func(*validate.Document) error, func()) {
+	var docs, file atomic.Int64
+	last := ""
+	counted := func(d *validate.Document) error {
+		if d.Source != last {
+			last = d.Source
+			file.Add(1)
+		}
+		docs.Add(1)
+		return emit(d)
+	}
+	start := time.Now()
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		line := reporter.NewLiveLine(out)
+		defer line.Clear()
+		tick := time.NewTicker(250 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			if el := time.Since(start); el >= 500*time.Millisecond {
+				line.Show(reporter.ProgressLine(reporter.ValidateProgress{File: int(min(max(file.Load(), 1), int64(files))), Files: files,
+					Documents: docs.Load(), Bytes: bytesRead.Load(), Elapsed: el}, termWidth()))
+			}
+		}
+	}()
+	return counted, func() { close(done); <-finished }
 }
 
 // tuneGC trades a little heap for less collector work: validation

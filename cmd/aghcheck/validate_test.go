@@ -1,6 +1,10 @@
 package main
 
-import "testing"
+import (
+	"os"
+	"strings"
+	"testing"
+)
 
 func TestParseAge(t *testing.T) {
 	for _, tc := range []struct {
@@ -32,5 +36,34 @@ func TestParseNow(t *testing.T) {
 		if _, err := parseNow(bad); err == nil {
 			t.Errorf("parseNow(%q) accepted", bad)
 		}
+	}
+}
+
+// The progress line goes to a terminal only: never to a pipe (a CI log,
+// `2>&1 | tee`), a buffer, or with --quiet.
+func TestValidateProgressOnlyOnTerminal(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if progressTo(w, false) != nil {
+		t.Error("progress on a pipe")
+	}
+	if progressTo(&strings.Builder{}, false) != nil {
+		t.Error("progress on a buffer")
+	}
+	// A character device stands in for the terminal.
+	dev, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	if progressTo(dev, false) != dev {
+		t.Error("no progress on a character device")
+	}
+	if progressTo(dev, true) != nil {
+		t.Error("progress with --quiet")
 	}
 }
