@@ -24,7 +24,7 @@ test:
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem $(PKGS)
 
-## bench-compare: aghcheck vs ajv-cli on the same 100,000 generated envelopes.
+## bench-compare: aghcheck vs ajv-cli and vs the json.Valid byte-scan floor on the same 100,000 generated envelopes.
 bench-compare: build
 	./scripts/bench-compare.sh
 

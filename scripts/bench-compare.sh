@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # bench-compare: aghcheck validate (NDJSON, every rule) against ajv-cli 5
 # (the seed's envelope JSON Schema only, draft 2020-12, same envelopes as one
-# JSON array), side by side on the same generated corpus. Prints wall time
-# and peak RSS of each (best of RUNS) and the wall-time ratio.
+# JSON array), side by side on the same generated corpus, and against the
+# byte-scan floor (scripts/bytescan: json.Valid over every NDJSON line on all
+# cores). Prints wall time and peak RSS of each (best of RUNS) and the ratios.
 #
 # Needs Go, node and npm; ajv-cli is installed with npm into a temp dir.
 # Environment: N (envelopes, default 100000), RUNS (default 3), BIN (aghcheck
@@ -59,9 +60,14 @@ echo "corpus: $N envelopes, ${size} MB (NDJSON for aghcheck, JSON array for ajv)
 measure ajv "$AJV" validate --spec=draft2020 --all-errors --strict=false \
   -s "$work/array.schema.json" -r "$work/envelope.schema.json" -d "$work/envelopes.json"
 measure aghcheck "$BIN" validate --quiet "$work/envelopes.ndjson"
+# The byte-scan floor: json.Valid over every NDJSON line on all cores, nothing else.
+go build -o "$work/bytescan" ./scripts/bytescan
+measure floor "$work/bytescan" "$work/envelopes.ndjson"
 
 ratio=$(echo "$aghcheck_wall / $ajv_wall" | bc -l)
 printf 'ratio     aghcheck / ajv wall time = %.2f (target <= 0.50)\n' "$ratio"
+floor_ratio=$(echo "$aghcheck_wall / $floor_wall" | bc -l)
+printf 'floor     aghcheck / json.Valid byte scan wall time = %.2f (goal <= 1.0; reported, not enforced)\n' "$floor_ratio"
 rss_mib=$(echo "$aghcheck_rss / 1024" | bc -l)
 printf 'aghcheck  peak RSS %.1f MiB (target <= 64 MiB)\n' "$rss_mib"
 ok=1
