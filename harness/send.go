@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/aghcheck/aghcheck/agh"
 	"github.com/aghcheck/aghcheck/harness/scenario"
 	"github.com/aghcheck/aghcheck/internal/randid"
@@ -32,9 +34,13 @@ func (s *sender) send(ctx context.Context, st *scenario.Send) error {
 	if err != nil {
 		return err
 	}
+	reply, err := s.tctx.RenderString(st.Reply)
+	if err != nil {
+		return err
+	}
 	times := max(st.Repeat, 1)
 	s.r.bus.track.sent(data)
-	if err := s.publish(ctx, subject, data, st.JetStream, times); err != nil {
+	if err := s.publish(ctx, &nats.Msg{Subject: subject, Reply: reply, Data: data}, st.JetStream, times); err != nil {
 		return err
 	}
 	s.log.sent(time.Since(s.r.start), from, subject, data, times)
@@ -100,7 +106,7 @@ func (s *sender) envelope(st *scenario.Send, from *scenario.TestPeer) (map[strin
 // publish sends data times times, through JetStream (waiting for each
 // acknowledgement) or NATS Core, and flushes so that silence windows start
 // after the bytes reached the broker.
-func (s *sender) publish(ctx context.Context, subject string, data []byte, viaJetStream bool, times int) error {
+func (s *sender) publish(ctx context.Context, msg *nats.Msg, viaJetStream bool, times int) error {
 	if viaJetStream && s.r.js == nil {
 		return errors.New("jetstream send without a JetStream broker")
 	}
@@ -108,13 +114,13 @@ func (s *sender) publish(ctx context.Context, subject string, data []byte, viaJe
 		var err error
 		if viaJetStream {
 			pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-			_, err = s.r.js.Publish(pctx, subject, data)
+			_, err = s.r.js.PublishMsg(pctx, msg)
 			cancel()
 		} else {
-			err = s.r.nc.Publish(subject, data)
+			err = s.r.nc.PublishMsg(msg)
 		}
 		if err != nil {
-			return fmt.Errorf("publish on %s: %w", subject, err)
+			return fmt.Errorf("publish on %s: %w", msg.Subject, err)
 		}
 	}
 	if err := s.r.nc.Flush(); err != nil {

@@ -120,6 +120,9 @@ var (
 	NATSRegreet = natsRules.Declare(rules.Rule{ID: "NATS-GREET-RECONNECT", Severity: rules.Warning,
 		Clause: "A NATS peer SHOULD publish greet again after reconnecting to the broker.",
 		Source: natsSrc + " §Joining a channel"})
+	NATSBroadcastNotAddressed = natsRules.Declare(rules.Rule{ID: "NATS-BROADCAST-NOT-ADDRESSED",
+		Clause: "Directed routing MUST use the target's peer subject: an envelope addressed to another peer, seen on the broadcast subject, is not addressed to the receiver and MUST NOT be worked on.",
+		Source: natsSrc + " §Subject mapping"})
 	JetStreamReceipt = natsRules.Declare(rules.Rule{ID: "NATS-JETSTREAM-ACK-NOT-RECEIPT",
 		Clause: "A JetStream publish acknowledgement is not an AGH acceptance: an envelope delivered through a stream gets the same receipt, and a replayed id the same deduplication, as on NATS Core.",
 		Source: natsSrc + " §JetStream persistence profile"})

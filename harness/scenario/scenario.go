@@ -111,6 +111,10 @@ type Send struct {
 	Drop      []string       `json:"drop,omitempty"`       // top-level members removed after defaults
 	JetStream bool           `json:"jetstream,omitempty"`  // publish through JetStream and require its ack
 	Repeat    int            `json:"repeat,omitempty"`     // publish the same bytes this many times
+	// Reply is a NATS reply subject (templated) sent with the message, as
+	// a request-reply client would: the binding lets peers use it, never
+	// instead of the envelope's own correlation.
+	Reply string `json:"reply,omitempty"`
 }
 
 // Expect waits for an envelope from the IUT that matches.
