@@ -67,14 +67,15 @@ type claimVerdict struct {
 	earned      bool
 	why         []string // why not earned
 	unexercised []string // MUST requirements only control-gated scenarios reach
+	unobserved  []string // MUST requirements only unheard silences checked
 }
 
-// judgeClaim grades one scenario claim (core-sender, trust, ...).
+// judgeClaim grades one scenario claim (core-sender, trust, ...): every
+// MUST requirement its scenarios cite must have been judged by a step.
 func judgeClaim(rep *Report, claim string, inLevel bool, controlOnly map[string]bool) claimVerdict {
 	var v claimVerdict
-	// tested: a scenario citing it reached a verdict on the IUT. One that
-	// failed is named as failing, never as untested.
-	tested, cited := map[string]bool{}, map[string]bool{}
+	verdicts := map[string]verdict{}
+	failed := map[string]bool{} // cited by a failing scenario: named as failing, never as untested
 	played := false
 	for _, sc := range rep.Scenarios {
 		if sc.Claim != claim {
@@ -83,34 +84,33 @@ func judgeClaim(rep *Report, claim string, inLevel bool, controlOnly map[string]
 		switch sc.Outcome {
 		case Fail, Error:
 			v.why = append(v.why, fmt.Sprintf("%s: %s", sc.ID, sc.Outcome))
-		}
-		switch sc.Outcome {
+			for _, id := range sc.Requirements {
+				failed[id] = sc.Outcome == Fail || failed[id]
+			}
 		case Pass, Warn:
 			played = true
-			fallthrough
-		case Fail:
-			for _, id := range sc.Requirements {
-				tested[id] = true
-			}
 		}
-		if sc.Level == "MUST" {
-			for _, id := range sc.Requirements {
-				cited[id] = true
-			}
+		for id, sv := range scenarioVerdicts(sc) {
+			verdicts[id] = verdicts[id].join(sv)
 		}
 	}
 	var untested []string
-	for id := range cited {
-		if r, ok := rules.Lookup(id); ok && r.Severity == rules.Error && !tested[id] {
-			if controlOnly[id] {
-				v.unexercised = append(v.unexercised, id)
-			} else {
-				untested = append(untested, id)
-			}
+	for id, rv := range verdicts {
+		if r, ok := rules.Lookup(id); !ok || r.Severity != rules.Error || rv.outcome != Skip {
+			continue
+		}
+		switch {
+		case controlOnly[id]:
+			v.unexercised = append(v.unexercised, id)
+		case rv.unheard:
+			v.unobserved = append(v.unobserved, id)
+		case !failed[id]:
+			untested = append(untested, id)
 		}
 	}
 	sort.Strings(untested)
 	sort.Strings(v.unexercised)
+	sort.Strings(v.unobserved)
 	for _, id := range untested {
 		v.why = append(v.why, "untested: "+id)
 	}
@@ -159,6 +159,56 @@ func passiveWhy(p PassiveResult) string {
 	return "passive validation: " + strings.Join(parts, "; ")
 }
 
+// verdict is what a run says about one requirement.
+type verdict struct {
+	outcome Outcome // the worst verdict of a step on it; skip when none judged it
+	unheard bool    // a silence checked it, but nothing showed the IUT listened
+}
+
+var outcomeRank = map[Outcome]int{Skip: 0, Pass: 1, Warn: 2, Fail: 3, Error: 4}
+
+func (v verdict) join(w verdict) verdict {
+	if v.outcome == "" || outcomeRank[w.outcome] > outcomeRank[v.outcome] {
+		v.outcome = w.outcome
+	}
+	v.unheard = v.unheard || w.unheard
+	return v
+}
+
+// scenarioVerdicts grades each requirement a scenario cites from the steps
+// that check it, not from the scenario's outcome: a failed step says
+// nothing about the requirements other steps check. A requirement no step
+// checks (an envelope rule the scenario's envelopes are validated against)
+// is exercised when the scenario passed or warned; passive validation
+// names it when it is what broke.
+func scenarioVerdicts(sc *ScenarioResult) map[string]verdict {
+	out := make(map[string]verdict, len(sc.Requirements))
+	for _, st := range sc.Steps {
+		for _, id := range st.Checks {
+			sv := verdict{outcome: st.Outcome}
+			if st.Outcome == Skip && st.Message == unheard {
+				sv.unheard = true
+			}
+			out[id] = out[id].join(sv)
+		}
+	}
+	for _, id := range sc.Requirements {
+		if sc.checked[id] {
+			out[id] = out[id].join(verdict{outcome: Skip})
+			continue
+		}
+		o := sc.Outcome
+		if sc.checked != nil && o == Warn {
+			o = Pass // the warning is another step's
+		}
+		if sc.checked != nil && o == Fail {
+			o = Skip // the failure is another step's, or passive validation names it
+		}
+		out[id] = verdict{outcome: o}
+	}
+	return out
+}
+
 // claims builds the conformance claims from the scenario claims: Core Peer
 // from Core Sender and Core Receiver, Trust and NATS Peer on top of Core
 // Peer, Full Peer from both. A claim inherits the caveats of the claims it
@@ -177,8 +227,10 @@ func claims(rep *Report, cfg Config) []ClaimResult {
 		}
 		for _, c := range parts {
 			rc.Unexercised = append(rc.Unexercised, v[c].unexercised...)
+			rc.Unobserved = append(rc.Unobserved, v[c].unobserved...)
 		}
 		sort.Strings(rc.Unexercised)
+		sort.Strings(rc.Unobserved)
 		out = append(out, rc)
 	}
 	core := v["core-sender"].earned && v["core-receiver"].earned
@@ -227,39 +279,42 @@ func withhold(rep *Report, why string) {
 	}
 }
 
+// requirementTable grades every requirement of the run from the steps
+// that check it, plus the passive findings on it.
 func requirementTable(rep *Report) []RequirementResult {
 	byID := map[string]*RequirementResult{}
-	rank := map[Outcome]int{Skip: 0, Pass: 1, Warn: 2, Fail: 3, Error: 4}
+	get := func(id, level string) *RequirementResult {
+		rr := byID[id]
+		if rr == nil {
+			rr = &RequirementResult{ID: id, Level: level, Outcome: Skip}
+			if r, ok := rules.Lookup(id); ok {
+				rr.Level = r.Severity.Level()
+			}
+			byID[id] = rr
+		}
+		return rr
+	}
+	worst := func(rr *RequirementResult, o Outcome) {
+		if outcomeRank[o] > outcomeRank[rr.Outcome] {
+			rr.Outcome = o
+		}
+	}
 	for _, sc := range rep.Scenarios {
+		verdicts := scenarioVerdicts(sc)
 		for _, id := range sc.Requirements {
-			rr := byID[id]
-			if rr == nil {
-				rr = &RequirementResult{ID: id, Outcome: Skip}
-				if r, ok := rules.Lookup(id); ok {
-					rr.Level = r.Severity.Level()
-				}
-				byID[id] = rr
-			}
+			rr := get(id, "")
 			rr.Scenarios = append(rr.Scenarios, sc.ID)
-			if rank[sc.Outcome] > rank[rr.Outcome] {
-				rr.Outcome = sc.Outcome
-			}
+			worst(rr, verdicts[id].outcome)
 		}
 	}
 	for _, pf := range rep.Passive.Findings {
-		rr := byID[pf.Rule]
-		if rr == nil {
-			rr = &RequirementResult{ID: pf.Rule, Level: pf.Level, Outcome: Skip}
-			byID[pf.Rule] = rr
-		}
+		rr := get(pf.Rule, pf.Level)
 		rr.Scenarios = append(rr.Scenarios, "passive")
 		o := Fail
 		if pf.Level != "MUST" {
 			o = Warn
 		}
-		if rank[o] > rank[rr.Outcome] {
-			rr.Outcome = o
-		}
+		worst(rr, o)
 	}
 	out := make([]RequirementResult, 0, len(byID))
 	for _, rr := range byID {

@@ -195,3 +195,61 @@ func TestGradePassiveReasonNamesTheRule(t *testing.T) {
 		}
 	}
 }
+
+// A requirement is graded from the steps that check it: a failed MUST step
+// on one requirement says nothing about another that no step reached, a
+// warning on a SHOULD step stays on its SHOULD, and a silence nothing
+// showed was heard is no pass.
+func TestGradeRequirementsFromSteps(t *testing.T) {
+	rep := &Report{Level: "core", Passive: PassiveResult{Outcome: Pass, Envelopes: 3}}
+	rep.Scenarios = []*ScenarioResult{
+		{ID: "r.work", Claim: "core-receiver", Level: "MUST", Outcome: Warn,
+			Requirements: []string{"LIFE-RECEIPT-ON-OPEN", "LIFE-CORRELATION", "RECEIPT-REASON-ABSENT"},
+			checked:      map[string]bool{"LIFE-RECEIPT-ON-OPEN": true, "LIFE-CORRELATION": true},
+			Steps: []StepResult{
+				{Index: 2, Kind: "expect", Outcome: Warn, Level: "SHOULD", Checks: []string{"LIFE-RECEIPT-ON-OPEN"}},
+				{Index: 3, Kind: "expect", Outcome: Pass, Level: "MUST", Checks: []string{"LIFE-CORRELATION"}},
+			}},
+		{ID: "r.closed", Claim: "core-receiver", Level: "MUST", Outcome: Fail,
+			Requirements: []string{"LIFE-WORK-CLOSED", "LIFE-TERMINAL-FINAL"},
+			checked:      map[string]bool{"LIFE-WORK-CLOSED": true, "LIFE-TERMINAL-FINAL": true},
+			Steps: []StepResult{
+				{Index: 2, Kind: "expect", Outcome: Fail, Level: "MUST", Checks: []string{"LIFE-WORK-CLOSED"}},
+			}},
+		{ID: "r.catalog", Claim: "core-receiver", Level: "MUST", Outcome: Warn,
+			Requirements: []string{"DISC-CAPABILITY-CATALOG", "DISC-WHOIS-DIRECTED"},
+			checked:      map[string]bool{"DISC-CAPABILITY-CATALOG": true, "DISC-WHOIS-DIRECTED": true},
+			Steps: []StepResult{
+				{Index: 2, Kind: "expect_silence", Outcome: Skip, Message: unheard, Level: "MUST", Checks: []string{"DISC-CAPABILITY-CATALOG"}},
+				{Index: 3, Kind: "expect", Outcome: Warn, Level: "SHOULD", Checks: []string{"DISC-WHOIS-DIRECTED"}},
+			}},
+	}
+	grade(rep, Config{}, "Core Peer")
+	want := map[string]Outcome{
+		"LIFE-RECEIPT-ON-OPEN":    Warn,
+		"LIFE-CORRELATION":        Pass,
+		"RECEIPT-REASON-ABSENT":   Pass, // no step checks it: the scenario as a whole did
+		"LIFE-WORK-CLOSED":        Fail,
+		"LIFE-TERMINAL-FINAL":     Skip, // its step was never reached
+		"DISC-CAPABILITY-CATALOG": Skip, // unheard silence
+		"DISC-WHOIS-DIRECTED":     Warn,
+	}
+	for _, rr := range rep.Requirements {
+		if w, ok := want[rr.ID]; ok && rr.Outcome != w {
+			t.Errorf("%s: %s, want %s", rr.ID, rr.Outcome, w)
+		}
+	}
+	c := claim(rep, "Core Receiver")
+	why := strings.Join(c.Why, "; ")
+	if c.Earned || why != "r.closed: fail" {
+		t.Errorf("Core Receiver %+v: want the failing scenario as the only reason (its unreached requirement is not called untested, the unheard catalog silence is no reason)", c)
+	}
+
+	// Without the failing scenario, the claim is earned: the unheard
+	// silence's requirement is a caveat, not a reason.
+	rep.Scenarios = append(rep.Scenarios[:1], rep.Scenarios[2])
+	grade(rep, Config{}, "Core Peer")
+	if c := claim(rep, "Core Receiver"); !c.Earned || len(c.Unobserved) != 1 || c.Unobserved[0] != "DISC-CAPABILITY-CATALOG" {
+		t.Errorf("Core Receiver %+v, want earned with DISC-CAPABILITY-CATALOG unobserved", c)
+	}
+}

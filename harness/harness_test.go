@@ -45,6 +45,20 @@ func runTestIUT(mode string) int {
 			return 1
 		}
 		return 0
+	case "welcoming-peer":
+		// The reference peer, plus what some peers do when another joins:
+		// ask the newcomer who it is.
+		stop, err := welcome(cfg)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		defer stop()
+		if err := peer.Run(ctx, cfg); err != nil && ctx.Err() == nil {
+			fmt.Fprintln(os.Stderr, "peer:", err)
+			return 1
+		}
+		return 0
 	default:
 		return misbehave(ctx, name, cfg)
 	}

@@ -26,6 +26,19 @@ func (m *message) to() string   { s, _ := m.env["to"].(string); return s }
 func (m *message) from() string { s, _ := m.env["from"].(string); return s }
 func (m *message) id() string   { s, _ := m.env["id"].(string); return s }
 
+// presence reports whether m is discovery traffic a peer sends on its own
+// account (a greet, a whois request) rather than an answer to a scenario.
+func (m *message) presence() bool {
+	switch m.kind() {
+	case "greet":
+		return true
+	case "whois":
+		body, _ := m.env["body"].(map[string]any)
+		return body["type"] == "request"
+	}
+	return false
+}
+
 // label names what m is, with the detail a reader looks for first:
 // receipt(rejected malformed), trace(completed), whois(response).
 func (m *message) label() string {

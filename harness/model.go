@@ -124,9 +124,16 @@ type ClaimResult struct {
 	// passed; they are not held against a peer that lacks a test-only
 	// extension either. The claim is earned with this caveat.
 	Unexercised []string `json:"unexercised,omitempty"`
+	// Unobserved lists MUST requirements of the claim that only silences
+	// check, where nothing later showed the IUT was listening because it
+	// did not offer a SHOULD behaviour (a whois answer, say). Silence proves
+	// nothing then: they are not counted as passed, and not held against
+	// the claim either, since only a SHOULD was missed.
+	Unobserved []string `json:"unobserved,omitempty"`
 }
 
-// RequirementResult is one requirement id across the scenarios citing it.
+// RequirementResult is one requirement id across the scenarios citing it,
+// graded from the steps that check it (and passive validation).
 type RequirementResult struct {
 	ID        string   `json:"id"`
 	Level     string   `json:"level"`
@@ -177,6 +184,11 @@ type ScenarioResult struct {
 	Exchanged    []*ExchangedEntry `json:"exchanged,omitempty"`
 	// Baseline is the --baseline entry naming this scenario.
 	Baseline *BaselineMark `json:"baseline,omitempty"`
+
+	// checked is every requirement some expect or expect_silence step of
+	// the scenario checks (nil when it was not played): the others are
+	// judged by the scenario as a whole and by passive validation.
+	checked map[string]bool
 }
 
 // Statuses of a baseline entry in a run.
@@ -211,6 +223,10 @@ type StepResult struct {
 	Outcome  Outcome `json:"outcome"`
 	Message  string  `json:"message,omitempty"`
 	Duration Millis  `json:"duration_ms"`
+	// Level is what a failure of the step means (MUST fails the scenario,
+	// SHOULD warns), the level of the requirements in Checks.
+	Level  string   `json:"level,omitempty"`
+	Checks []string `json:"checks,omitempty"`
 	// Expected is the rendered pattern list of an expect or silence step.
 	Expected []map[string]any `json:"expected,omitempty"`
 	// Arrived describes the envelopes that came instead (on failure).

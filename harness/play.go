@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aghcheck/aghcheck/harness/scenario"
@@ -57,7 +58,9 @@ func (r *runner) newPlayer(sc *scenario.Scenario, res *ScenarioResult) (*player,
 	}
 	p := &player{r: r, sc: sc, res: res, in: newInbox(), peers: newPeerSet(), log: &transcript{}}
 	res.Peers = map[string]string{}
+	var names []string
 	for _, pd := range sc.PeerNames() {
+		names = append(names, pd.Name)
 		tp := &scenario.TestPeer{Name: pd.Name}
 		if pd.Key {
 			_, priv, err := ed25519.GenerateKey(rand.Reader)
@@ -73,13 +76,14 @@ func (r *runner) newPlayer(sc *scenario.Scenario, res *ScenarioResult) (*player,
 		p.peers.add(tp.ID)
 		res.Peers[pd.Name] = tp.ID
 	}
-	first := sc.PeerNames()[0].Name
-	p.send = &sender{r: r, tctx: tctx, first: first, log: p.log}
-	p.wait = &waiter{r: r, tctx: tctx, in: p.in, peers: p.peers, first: first}
+	p.send = &sender{r: r, tctx: tctx, first: names[0], names: names, log: p.log}
+	p.wait = &waiter{r: r, tctx: tctx, in: p.in, peers: p.peers, first: names[0]}
 	return p, nil
 }
 
-// steps plays the steps in order until one fails a MUST (or the harness).
+// steps plays the steps in order. A step failing at its level ends the
+// scenario when that is MUST (or a send or wait fails); a SHOULD step that
+// fails is a warning and the scenario goes on.
 func (p *player) steps(ctx context.Context) {
 	timeout := p.r.cfg.Timeout
 	if p.sc.Timeout > 0 {
@@ -91,31 +95,87 @@ func (p *player) steps(ctx context.Context) {
 
 	res := p.res
 	res.Outcome = Pass
+	grading := p.sc.Grading()
+	res.checked = map[string]bool{}
+	for _, g := range grading {
+		for _, id := range g.Checks {
+			res.checked[id] = true
+		}
+	}
+	greeted := !p.sc.Greets()
 	for i := range p.sc.Steps {
 		st := &p.sc.Steps[i]
+		if st.Send != nil && !greeted {
+			greeted = true
+			if err := p.send.greetAll(ctx); err != nil {
+				res.Outcome, res.Message = Error, "greet: "+err.Error()
+				return
+			}
+		}
 		start := time.Now()
 		sr := p.step(ctx, st)
 		sr.Index, sr.Kind, sr.Duration = i+1, st.Kind(), Millis(time.Since(start))
+		sr.Level, sr.Checks = grading[i].Level, grading[i].Checks
 		if (sr.Outcome == Fail || sr.Outcome == Error) && runCtx.Err() != nil {
 			// The run was interrupted, not the IUT found wanting.
 			sr = sr.judged(Error, "run interrupted")
 		}
 		switch {
-		case sr.Outcome == Fail && st.Level == "SHOULD":
+		case sr.Outcome == Fail && sr.Level == "SHOULD":
 			sr.Outcome = Warn
-			res.Notes = append(res.Notes, fmt.Sprintf("step %d (SHOULD): %s", i+1, sr.Message))
+			res.Notes = append(res.Notes, fmt.Sprintf("step %d (SHOULD%s): %s", i+1, checking(sr.Checks), sr.Message))
 			res.Outcome = worse(res.Outcome, Warn)
-		case sr.Outcome == Fail && st.Level == "MAY":
+		case sr.Outcome == Fail && sr.Level == "MAY":
 			sr.Outcome = Skip
 			res.Notes = append(res.Notes, fmt.Sprintf("step %d (MAY, not offered): %s", i+1, sr.Message))
 		case sr.Outcome == Fail || sr.Outcome == Error:
 			res.Steps = append(res.Steps, sr)
 			res.Outcome, res.Message = sr.Outcome, fmt.Sprintf("step %d (%s): %s", i+1, st.Kind(), sr.Message)
+			p.creditSilences()
 			return
 		}
 		res.Steps = append(res.Steps, sr)
 	}
+	p.creditSilences()
 }
+
+func checking(ids []string) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	return ", " + strings.Join(ids, ", ")
+}
+
+// creditSilences takes back the pass of every silence that no expect step
+// showed was heard: a peer that hears nothing is silent too. The proof is
+// an expect that passed after the send the silence follows, before the
+// silence (an answer to that send) or after it (valid work served later).
+func (p *player) creditSilences() {
+	res := p.res
+	passed := map[int]bool{} // step index (from 0) → an expect that passed
+	for _, st := range res.Steps {
+		if st.Kind == "expect" && st.Outcome == Pass {
+			passed[st.Index-1] = true
+		}
+	}
+	for k := range res.Steps {
+		st := &res.Steps[k]
+		if st.Kind != "expect_silence" || st.Outcome != Pass {
+			continue
+		}
+		heard := false
+		for j := p.sc.HeardFrom(st.Index - 1); j < len(p.sc.Steps) && !heard; j++ {
+			heard = passed[j]
+		}
+		if !heard {
+			*st = st.judged(Skip, unheard)
+			res.Notes = append(res.Notes, fmt.Sprintf("step %d (silence): %s", st.Index, unheard))
+		}
+	}
+}
+
+// unheard is the verdict on a silence nothing showed was heard.
+const unheard = "not credited: no later step showed the IUT was listening"
 
 // step plays one step and returns its verdict.
 func (p *player) step(ctx context.Context, st *scenario.Step) StepResult {
@@ -144,13 +204,14 @@ func (p *player) step(ctx context.Context, st *scenario.Step) StepResult {
 	}
 }
 
-// judge adds the passive verdict on the envelopes the IUT sent this
-// scenario's peers and grades the scenario at its level.
+// judge adds the passive verdict on the envelopes the scenario judged (sent
+// to its peers, or matched by one of its steps): each finding counts at its
+// rule's level. --strict makes warnings failures.
 func (p *player) judge() {
 	res := p.res
 	var errs, warns []string
 	for _, m := range p.received() {
-		if !p.peers.addressed(m) {
+		if !p.peers.addressed(m) && !p.in.wasConsumed(m) {
 			continue
 		}
 		for _, f := range m.findings {
@@ -174,14 +235,6 @@ func (p *player) judge() {
 	if len(warns) > 0 {
 		res.Notes = append(res.Notes, warns...)
 		res.Outcome = worse(res.Outcome, Warn)
-	}
-	// A scenario's level softens what its failure means.
-	switch {
-	case res.Outcome == Fail && p.sc.Level == "SHOULD":
-		res.Outcome = Warn
-	case res.Outcome == Fail && p.sc.Level == "MAY":
-		res.Outcome = Skip
-		res.Message = "optional behaviour not offered: " + res.Message
 	}
 	if res.Outcome == Warn && p.r.cfg.Strict {
 		res.Outcome = Fail

@@ -13,6 +13,7 @@ import (
 	"github.com/aghcheck/aghcheck/agh"
 	"github.com/aghcheck/aghcheck/harness/scenario"
 	"github.com/aghcheck/aghcheck/internal/randid"
+	"github.com/aghcheck/aghcheck/trust"
 )
 
 // sender builds, signs and publishes what one scenario's test peers send.
@@ -21,7 +22,8 @@ import (
 type sender struct {
 	r     *runner
 	tctx  *scenario.Context
-	first string // the peer that sends when a step names none
+	first string   // the peer that sends when a step names none
+	names []string // every test peer, in declaration order
 	log   *transcript
 }
 
@@ -44,6 +46,31 @@ func (s *sender) send(ctx context.Context, st *scenario.Send) error {
 		return err
 	}
 	s.log.sent(time.Since(s.r.start), from, subject, data, times)
+	return nil
+}
+
+// greetAll announces every test peer of the scenario on the broadcast
+// subject, as a joining peer does: an IUT may reasonably refuse to address
+// a peer it has never seen. A peer with a key greets signed, as the
+// verified handle it speaks as.
+func (s *sender) greetAll(ctx context.Context) error {
+	for _, name := range s.names {
+		profiles, modes := []any{agh.Protocol}, []any{"unverified"}
+		key := s.tctx.Peers[name].Key != nil
+		if key {
+			profiles, modes = append(profiles, trust.ProfileID), []any{trust.ProfileID}
+		}
+		greet := &scenario.Send{From: name, To: "broadcast", Sign: key, Envelope: map[string]any{
+			"kind": "greet",
+			"body": map[string]any{"peer_card": map[string]any{
+				"peer_id": s.tctx.Peers[name].ID, "profiles_supported": profiles, "capabilities": []any{},
+				"artifacts_supported": []any{}, "trust_modes_supported": modes,
+			}},
+		}}
+		if err := s.send(ctx, greet); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

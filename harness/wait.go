@@ -270,7 +270,9 @@ func member(v any, path []string) any {
 
 // silence passes when nothing matching arrives where the step looks within
 // its window after the latest send; by default it looks at everything
-// addressed to the scenario's peers.
+// addressed to the scenario's peers. A silence without patterns is about
+// answers: presence traffic (a greet, a whois asking who the newly greeted
+// test peers are) does not break it.
 func (w *waiter) silence(ctx context.Context, s *scenario.Silence) StepResult {
 	var sr StepResult
 	pats, err := w.patterns(s.Patterns())
@@ -295,7 +297,7 @@ func (w *waiter) silence(ctx context.Context, s *scenario.Silence) StepResult {
 	w.in.mu.Lock()
 	defer w.in.mu.Unlock()
 	for _, m := range w.in.msgs {
-		if m.seq <= w.mark || w.in.consumed[m.seq] || !onOK(m) {
+		if m.seq <= w.mark || w.in.consumed[m.seq] || !onOK(m) || (len(pats) == 0 && m.presence()) {
 			continue
 		}
 		if m.env == nil || anyMatch(pats, m.env) {

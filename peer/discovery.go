@@ -3,7 +3,9 @@ package peer
 import (
 	"strings"
 
+	"github.com/aghcheck/aghcheck/agh"
 	"github.com/aghcheck/aghcheck/internal/control"
+	"github.com/aghcheck/aghcheck/trust"
 )
 
 // The echo capability is the one piece of work the reference peer offers.
@@ -30,15 +32,16 @@ func buildCatalog() ([]map[string]any, error) {
 }
 
 func (p *peer) peerCard() map[string]any {
-	profiles := []any{protocolV0}
+	profiles := []any{agh.Protocol}
 	if !p.cfg.NoControl {
 		profiles = append(profiles, control.Name)
 	}
-	modes := []any{"unverified"}
 	if p.cfg.Key != nil {
-		profiles = append(profiles, trustProfile)
-		modes = []any{trustProfile, "unverified"}
+		profiles = append(profiles, trust.ProfileID) // it signs what it sends
 	}
+	// It verifies the proof of whatever it receives in either mode, so it
+	// takes verified senders as well as unverified ones.
+	modes := []any{trust.ProfileID, "unverified"}
 	caps := make([]any, 0, len(p.catalog))
 	brief := make([]any, 0, len(p.catalog))
 	for _, c := range p.catalog {

@@ -20,12 +20,6 @@ import (
 	"github.com/aghcheck/aghcheck/trust"
 )
 
-// Protocol identifiers the peer speaks and advertises.
-const (
-	protocolV0   = "agh-network/v0"
-	trustProfile = "agh-network.trust.ed25519-jcs/v1"
-)
-
 // ErrBrokerGone is returned by Run when the broker stays unreachable after
 // every reconnect attempt.
 var ErrBrokerGone = errors.New("NATS connection closed: broker unreachable")
@@ -206,7 +200,7 @@ func (p *peer) peerSubject(peerID string) string {
 // nullable to/proof spelled out, as portable senders should.
 func (p *peer) envelope(kind string, body map[string]any) map[string]any {
 	return map[string]any{
-		"protocol":     protocolV0,
+		"protocol":     agh.Protocol,
 		"id":           "msg_" + randid.Hex(16),
 		"workspace_id": p.cfg.Workspace,
 		"kind":         kind,

@@ -186,6 +186,9 @@ func (t *runText) Finish(rep *harness.Report) error {
 			}
 			lastCaveat = list
 		}
+		if c.Earned && len(c.Unobserved) > 0 {
+			line += " " + p.faint.Sprint(fmt.Sprintf("(not observed, only silences the IUT gave no later sign of hearing check them: %s)", strings.Join(c.Unobserved, ", ")))
+		}
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}
 	s := rep.Summary

@@ -535,6 +535,9 @@ func (f *Family) judge(c *Case, raw []byte) error {
 	c.Requirements = appendNew(nil, c.Rules...)
 	c.Requirements = appendNew(c.Requirements, f.Requirements...)
 	c.Requirements = appendNew(c.Requirements, c.Corpus.Classes[c.Reason]...)
+	if c.Answered {
+		c.Requirements = appendNew(c.Requirements, f.AnsweredRequirements...)
+	}
 	return nil
 }
 

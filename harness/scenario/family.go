@@ -35,6 +35,10 @@ type Family struct {
 	Timeout     Duration `json:"timeout,omitempty"`
 	// Requirements every case cites besides the fixture's own rules.
 	Requirements []string `json:"requirements,omitempty"`
+	// AnsweredRequirements are cited only by the cases whose message
+	// carries a usable work context: those that play the when: answered
+	// steps checking them.
+	AnsweredRequirements []string `json:"answered_requirements,omitempty"`
 	Corpora      []Corpus `json:"corpora"`
 	// Rewrite gives the top-level members of a fixture that are identities
 	// (ids, addresses, times) the template that isolates a case and

@@ -386,7 +386,7 @@ func (sc *Scenario) check() []issue {
 			patterns(i, st.ExpectSilence.Patterns())
 		}
 	}
-	return out
+	return append(out, sc.checkLevels()...)
 }
 
 func checkOps(v any, bad func(string)) {

@@ -28,9 +28,12 @@ type Scenario struct {
 	Level        string   `json:"level"` // MUST, SHOULD or MAY
 	Claim        string   `json:"claim"` // see Claims
 	Requires     Requires `json:"requires,omitempty"`
-	Peers        []Peer   `json:"peers,omitempty"`
-	Timeout      Duration `json:"timeout,omitempty"`
-	Steps        []Step   `json:"steps"`
+	// Greet, when false, keeps the test peers from greeting before the
+	// first send: the scenario needs peers the IUT has never seen.
+	Greet   *bool    `json:"greet,omitempty"`
+	Peers   []Peer   `json:"peers,omitempty"`
+	Timeout Duration `json:"timeout,omitempty"`
+	Steps   []Step   `json:"steps"`
 
 	Suite  string `json:"-"` // filled by the loader
 	File   string `json:"-"` // where the scenario was read from
@@ -74,10 +77,32 @@ type Step struct {
 	Expect        *Expect  `json:"expect,omitempty"`
 	ExpectSilence *Silence `json:"expect_silence,omitempty"`
 	Wait          Duration `json:"wait,omitempty"`
-	// Level downgrades a failing step (SHOULD → warn, MAY → pass with a
-	// note) without ending the scenario.
+	// Checks names what an expect or expect_silence step checks: cited
+	// requirement ids of one level, or Listening. See Scenario.Grading.
+	Checks Checks `json:"checks,omitempty"`
+	// Level, when given, must be the level of what the step checks.
 	Level string `json:"level,omitempty"`
 	Note  string `json:"note,omitempty"`
+}
+
+// Listening in a step's checks marks an expect step whose only point is
+// to show that the IUT still serves the scenario's traffic: it grades no
+// requirement, but a silence before it earns credit only through it (or
+// another expect step that passes after the silence).
+const Listening = "listening"
+
+// Checks is a list of requirement ids; a file may give one as a bare
+// string.
+type Checks []string
+
+// UnmarshalJSON accepts a bare id as shorthand for a one-id list.
+func (c *Checks) UnmarshalJSON(b []byte) error {
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		*c = Checks{s}
+		return nil
+	}
+	return json.Unmarshal(b, (*[]string)(c))
 }
 
 // Kind names the step's action.
@@ -183,6 +208,9 @@ var Claims = map[string]string{
 
 // Levels a scenario can have.
 var Levels = []string{"MUST", "SHOULD", "MAY"}
+
+// Greets reports whether the test peers greet before the first send.
+func (sc *Scenario) Greets() bool { return sc.Greet == nil || *sc.Greet }
 
 // PeerName reports whether s is a usable test-peer name (it becomes the
 // start of a Peer ID or a trust nickname).
