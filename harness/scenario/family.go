@@ -39,7 +39,7 @@ type Family struct {
 	// carries a usable work context: those that play the when: answered
 	// steps checking them.
 	AnsweredRequirements []string `json:"answered_requirements,omitempty"`
-	Corpora      []Corpus `json:"corpora"`
+	Corpora              []Corpus `json:"corpora"`
 	// Rewrite gives the top-level members of a fixture that are identities
 	// (ids, addresses, times) the template that isolates a case and
 	// addresses it to the IUT; a member the fixture breaks keeps its value.

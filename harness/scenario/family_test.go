@@ -271,15 +271,15 @@ func TestNewFixtureIsANewCase(t *testing.T) {
 		t.Fatalf("no case receiver.SAY-TEXT.tab among %d", len(scs))
 	}
 	sc := scs[i]
-	if sc.Claim != "core-receiver" || sc.Level != "MUST" || !slices.Contains(sc.Requirements, "SAY-TEXT") || !slices.Contains(sc.Requirements, "DELIV-MALFORMED-REFUSED") {
+	if sc.Claim != "core-receiver" || sc.Level != "MUST" || !slices.Contains(sc.Requirements, "SAY-TEXT") || !slices.Contains(sc.Requirements, "DELIV-MALFORMED-REFUSED") || !slices.Contains(sc.Requirements, "DELIV-REFUSAL-RECEIPT") {
 		t.Errorf("case %+v", sc)
 	}
 	var kinds []string
-	for _, st := range sc.Steps {
-		kinds = append(kinds, st.Kind()+"/"+st.Level)
+	for i, g := range sc.Grading() {
+		kinds = append(kinds, sc.Steps[i].Kind()+"/"+g.Level)
 	}
 	// send, receipt (SHOULD), silence, wrong class, follow-up, served, nothing late.
-	if want := []string{"send/", "expect/SHOULD", "expect_silence/", "expect_silence/", "send/", "expect/", "expect_silence/"}; !slices.Equal(kinds, want) {
+	if want := []string{"send/", "expect/SHOULD", "expect_silence/MUST", "expect_silence/MUST", "send/", "expect/MUST", "expect_silence/MUST"}; !slices.Equal(kinds, want) {
 		t.Errorf("steps %v, want %v", kinds, want)
 	}
 	if got := sc.Steps[1].Expect.Match["body"].(map[string]any)["reason_code"]; got != "malformed" {
