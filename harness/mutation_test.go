@@ -152,6 +152,21 @@ func judge(t *testing.T, m *mutant, all []*scenario.Scenario, live map[string][]
 			m.caught = append(m.caught, rr.ID+"="+string(rr.Outcome))
 		}
 	}
+	// Requirements are graded from the steps that check them, so a fault
+	// whose only visible effect is a SHOULD of another requirement (a
+	// broken trace accepted in silence: no refusal receipt) shows on the
+	// scenario citing its requirement rather than on the requirement.
+	for _, sc := range rep.Scenarios {
+		if sc.Outcome != Fail && sc.Outcome != Warn {
+			continue
+		}
+		for _, id := range m.fault.Requirements {
+			if slices.Contains(sc.Requirements, id) {
+				m.caught = append(m.caught, sc.ID+"="+string(sc.Outcome))
+				break
+			}
+		}
+	}
 	for _, f := range rep.Passive.Findings {
 		if slices.Contains(m.fault.Requirements, f.Rule) {
 			m.caught = append(m.caught, "passive "+f.Rule)

@@ -43,6 +43,7 @@ const (
 	faultNoAcceptedReceipt = "no-accepted-receipt"
 	faultClosedSilent      = "closed-in-silence"
 	faultExpiredSilent     = "expired-in-silence"
+	faultRefuseSilent      = "refuse-in-silence"
 	faultWhoisDirectedDeaf = "whois-directed-unanswered"
 	faultWhoisAnswerAll    = "whois-broadcast-answered-always"
 	faultRejectVerified    = "reject-verified"
@@ -78,6 +79,7 @@ var faultList = []Fault{
 	{faultWhoisAnswerAll, "kinds", "answers every broadcast whois request, whatever it asks for", []string{"DISC-WHOIS-BROADCAST"}},
 	{faultRejectVerified, "trust", "refuses every signed message with verification_failed, even one whose proof verifies", []string{"TRUST-RX-ACCEPT-VERIFIED"}},
 	{FaultOverlook + "RULE-ID", "receiver", "accepts a message that breaks only the catalogue rule RULE-ID (one fault per rule a receiver enforces)", nil},
+	{faultRefuseSilent, "receiver", "refuses every broken message in silence, never with the refusal receipt a message with usable work context should get", []string{"DELIV-REFUSAL-RECEIPT"}},
 	{faultOneFailureClass, "receiver", "refuses every broken message with reason malformed, whatever its failure class (a bad digest or signature, an unsupported protocol or kind)", []string{"DELIV-FAILURE-CLASSES"}},
 }
 

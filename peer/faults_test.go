@@ -197,6 +197,11 @@ func TestFaultsChangeBehaviour(t *testing.T) {
 			r.send(w)
 			r.silence()
 		}},
+		{faultRefuseSilent, nil, func(t *testing.T, r *rig) {
+			w := r.work("   ")
+			r.send(w)
+			r.silence()
+		}},
 		{FaultOverlook + "FRESH-REPLAY-AGE", nil, func(t *testing.T, r *rig) {
 			w := r.work("old")
 			w["ts"] = time.Now().Unix() - 1000

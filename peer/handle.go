@@ -166,7 +166,7 @@ func (p *peer) remember(k dedupKey, env map[string]any) {
 // refuse answers a refused message with a receipt when it carries a
 // usable work context (agh.Answerable); otherwise it stays silent.
 func (p *peer) refuse(env map[string]any, reason string, fs []rules.Finding) {
-	if !agh.Answerable(env, fs) || (reason == agh.ReasonExpired && p.faults[faultExpiredSilent]) {
+	if !agh.Answerable(env, fs) || (reason == agh.ReasonExpired && p.faults[faultExpiredSilent]) || p.faults[faultRefuseSilent] {
 		return
 	}
 	p.receipt(env, containerOf(env), agh.RefusalStatus(reason), reason, "", false)
