@@ -10,13 +10,7 @@ import (
 // maxOpen ratchets the clauses nothing judges yet: it may only go down. A
 // new clause arrives with a fixture, a scenario or a reason it cannot be
 // judged, never as one more gap.
-// 24, not 23: FRESH-REPLAY-AGE, the engine's MUST (errata: enforced with
-// --now), counted as live only because the SHOULD scenario
-// delivery.replay-age cited it; steps are graded at their requirement's
-// level now, so that scenario judges the Delivery page's SHOULD
-// (DELIV-REPLAY-AGE) alone. An offline fixture checked with a clock would
-// close it.
-const maxOpen = 24
+const maxOpen = 23
 
 func TestEveryClauseHasAStatus(t *testing.T) {
 	tb, err := Build()
