@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"sort"
 	"time"
+	"unicode/utf8"
 )
 
 // What a transcript entry keeps of the bytes: JSON up to entryJSONMax
-// whole, anything else quoted up to entryRawShown bytes.
+// whole, anything else quoted up to entryRawShown bytes. json.Valid lets
+// invalid UTF-8 inside strings through, and such bytes embedded raw would
+// make the JSON report itself invalid, so they are quoted too.
 const (
 	entryJSONMax  = 64 << 10
 	entryRawShown = 512
@@ -18,7 +21,7 @@ const (
 // wire.
 func newEntry(at time.Duration, direction, peer, subject string, data []byte) *ExchangedEntry {
 	e := &ExchangedEntry{At: Millis(at), Direction: direction, Peer: peer, Subject: subject}
-	if json.Valid(data) && len(data) <= entryJSONMax {
+	if len(data) <= entryJSONMax && json.Valid(data) && utf8.Valid(data) {
 		e.Envelope = json.RawMessage(data)
 		return e
 	}
