@@ -5,13 +5,13 @@
 package broker
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
 	"slices"
 	"time"
+
+	"github.com/aghcheck/aghcheck/internal/randid"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
@@ -48,10 +48,7 @@ type Broker struct {
 
 // Start launches an embedded broker and waits until it accepts clients.
 func Start(opts Options) (*Broker, error) {
-	tok, err := randomToken()
-	if err != nil {
-		return nil, err
-	}
+	tok := randid.Hex(16)
 	so := &server.Options{
 		Host:          "127.0.0.1",
 		Port:          server.RANDOM_PORT,
@@ -171,12 +168,4 @@ func (e Endpoint) Env() []string {
 		"AGH_NATS_USER=" + e.User,
 		"AGH_NATS_PASSWORD=" + e.Password,
 	}
-}
-
-func randomToken() (string, error) {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("broker token: %w", err)
-	}
-	return hex.EncodeToString(b[:]), nil
 }
