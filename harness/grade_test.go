@@ -16,7 +16,7 @@ func gradeFixture(outcomes map[string]Outcome) *Report {
 	}
 	add("s.greet", "core-sender", "MUST", "DISC-GREET-ON-JOIN", "CARD-PEER-ID-MATCH")
 	add("r.terminal", "core-receiver", "MUST", "LIFE-TERMINAL-FINAL")
-	add("r.cancel", "core-receiver", "MUST", "LIFE-CANCEL-IDEMPOTENT")
+	add("r.input", "core-receiver", "MUST", "LIFE-NEEDS-INPUT-RESUME")
 	add("r.dedupe", "core-receiver", "SHOULD", "DELIV-DEDUPE")
 	return rep
 }
@@ -31,7 +31,7 @@ func claim(rep *Report, name string) ClaimResult {
 }
 
 func TestGradeAllPassedEarnsCorePeer(t *testing.T) {
-	rep := gradeFixture(map[string]Outcome{"s.greet": Pass, "r.terminal": Pass, "r.cancel": Pass, "r.dedupe": Warn})
+	rep := gradeFixture(map[string]Outcome{"s.greet": Pass, "r.terminal": Pass, "r.input": Pass, "r.dedupe": Warn})
 	grade(rep, Config{}, "Core Peer")
 	if rep.Summary.Claim != "Core Peer" || !rep.Summary.Passed {
 		t.Fatalf("summary %+v claims %+v", rep.Summary, rep.Claims)
@@ -41,17 +41,17 @@ func TestGradeAllPassedEarnsCorePeer(t *testing.T) {
 // A MUST requirement whose only scenario was skipped is untested: never
 // counted as passed, so the claim citing it is not earned.
 func TestGradeUntestedRequirementBlocksClaim(t *testing.T) {
-	rep := gradeFixture(map[string]Outcome{"s.greet": Pass, "r.terminal": Pass, "r.cancel": Skip, "r.dedupe": Pass})
+	rep := gradeFixture(map[string]Outcome{"s.greet": Pass, "r.terminal": Pass, "r.input": Skip, "r.dedupe": Pass})
 	grade(rep, Config{}, "Core Peer")
 	c := claim(rep, "Core Receiver")
-	if c.Earned || !strings.Contains(strings.Join(c.Why, ";"), "untested: LIFE-CANCEL-IDEMPOTENT") {
+	if c.Earned || !strings.Contains(strings.Join(c.Why, ";"), "untested: LIFE-NEEDS-INPUT-RESUME") {
 		t.Errorf("Core Receiver %+v, want not earned for the untested requirement", c)
 	}
 	if rep.Summary.Passed || rep.Summary.Claim != "Core Sender" {
 		t.Errorf("summary %+v", rep.Summary)
 	}
 	for _, rr := range rep.Requirements {
-		if rr.ID == "LIFE-CANCEL-IDEMPOTENT" && rr.Outcome != Skip {
+		if rr.ID == "LIFE-NEEDS-INPUT-RESUME" && rr.Outcome != Skip {
 			t.Errorf("requirement %+v, want skip (untested)", rr)
 		}
 	}
@@ -59,7 +59,7 @@ func TestGradeUntestedRequirementBlocksClaim(t *testing.T) {
 
 // An error (harness fault) is not a pass either: the claim is withheld.
 func TestGradeErrorBlocksClaim(t *testing.T) {
-	rep := gradeFixture(map[string]Outcome{"s.greet": Pass, "r.terminal": Pass, "r.cancel": Error, "r.dedupe": Pass})
+	rep := gradeFixture(map[string]Outcome{"s.greet": Pass, "r.terminal": Pass, "r.input": Error, "r.dedupe": Pass})
 	grade(rep, Config{}, "Core Peer")
 	if claim(rep, "Core Receiver").Earned || rep.Summary.Passed {
 		t.Errorf("claims %+v summary %+v", rep.Claims, rep.Summary)
@@ -69,7 +69,7 @@ func TestGradeErrorBlocksClaim(t *testing.T) {
 // A run narrowed by --run earns no claim (docs/harness.md): it passes
 // when what ran passed.
 func TestGradeNarrowedRunEarnsNoClaim(t *testing.T) {
-	rep := gradeFixture(map[string]Outcome{"s.greet": Pass, "r.terminal": Skip, "r.cancel": Skip, "r.dedupe": Skip})
+	rep := gradeFixture(map[string]Outcome{"s.greet": Pass, "r.terminal": Skip, "r.input": Skip, "r.dedupe": Skip})
 	rep.Selection = "^s\\."
 	grade(rep, Config{}, "Core Peer")
 	if rep.Summary.Claim != "none" {
@@ -90,15 +90,15 @@ func TestGradeNarrowedRunEarnsNoClaim(t *testing.T) {
 // peers are never failed for lacking it), and it is not counted as passed
 // either: the claim lists it as unexercised.
 func TestGradeControlOnlyRequirementIsACaveat(t *testing.T) {
-	gated := &scenario.Scenario{ID: "r.cancel", Requires: scenario.Requires{Profile: control.Name}}
+	gated := &scenario.Scenario{ID: "r.input", Requires: scenario.Requires{Profile: control.Name}}
 	cfg := Config{Scenarios: []*scenario.Scenario{gated}}
-	outcomes := map[string]Outcome{"s.greet": Pass, "r.terminal": Pass, "r.cancel": Skip, "r.dedupe": Pass}
+	outcomes := map[string]Outcome{"s.greet": Pass, "r.terminal": Pass, "r.input": Skip, "r.dedupe": Pass}
 
 	rep := gradeFixture(outcomes)
 	grade(rep, cfg, "Core Peer")
 	c := claim(rep, "Core Receiver")
-	if !c.Earned || len(c.Unexercised) != 1 || c.Unexercised[0] != "LIFE-CANCEL-IDEMPOTENT" {
-		t.Fatalf("Core Receiver %+v, want earned with LIFE-CANCEL-IDEMPOTENT unexercised", c)
+	if !c.Earned || len(c.Unexercised) != 1 || c.Unexercised[0] != "LIFE-NEEDS-INPUT-RESUME" {
+		t.Fatalf("Core Receiver %+v, want earned with LIFE-NEEDS-INPUT-RESUME unexercised", c)
 	}
 	if p := claim(rep, "Core Peer"); !p.Earned || len(p.Unexercised) != 1 {
 		t.Errorf("Core Peer %+v, want the caveat inherited", p)
@@ -107,7 +107,7 @@ func TestGradeControlOnlyRequirementIsACaveat(t *testing.T) {
 		t.Errorf("Core Sender %+v carries a receiver caveat", s)
 	}
 	for _, rr := range rep.Requirements {
-		if rr.ID == "LIFE-CANCEL-IDEMPOTENT" && rr.Outcome == Pass {
+		if rr.ID == "LIFE-NEEDS-INPUT-RESUME" && rr.Outcome == Pass {
 			t.Errorf("requirement %+v counted as passed", rr)
 		}
 	}
@@ -123,8 +123,8 @@ func TestGradeControlOnlyRequirementIsACaveat(t *testing.T) {
 
 	// Nor does a requirement that an ungated scenario also cites.
 	rep = gradeFixture(outcomes)
-	rep.Scenarios = append(rep.Scenarios, &ScenarioResult{ID: "r.cancel2", Claim: "core-receiver", Level: "MUST",
-		Requirements: []string{"LIFE-CANCEL-IDEMPOTENT"}, Outcome: Skip})
+	rep.Scenarios = append(rep.Scenarios, &ScenarioResult{ID: "r.input2", Claim: "core-receiver", Level: "MUST",
+		Requirements: []string{"LIFE-NEEDS-INPUT-RESUME"}, Outcome: Skip})
 	grade(rep, cfg, "Core Peer")
 	if c := claim(rep, "Core Receiver"); c.Earned {
 		t.Errorf("Core Receiver %+v earned though an ungated scenario left the requirement untested", c)
@@ -161,7 +161,7 @@ func TestPeerWithoutControlExtensionEarnsClaims(t *testing.T) {
 // A requirement whose scenario failed was tested: the claim names the
 // failing scenario, never "untested" for it.
 func TestGradeFailedIsNotUntested(t *testing.T) {
-	rep := gradeFixture(map[string]Outcome{"s.greet": Pass, "r.terminal": Fail, "r.cancel": Pass, "r.dedupe": Pass})
+	rep := gradeFixture(map[string]Outcome{"s.greet": Pass, "r.terminal": Fail, "r.input": Pass, "r.dedupe": Pass})
 	grade(rep, Config{}, "Core Peer")
 	why := strings.Join(claim(rep, "Core Receiver").Why, "; ")
 	if why != "r.terminal: fail" {
@@ -187,7 +187,7 @@ func TestGradePassiveReasonNamesTheRule(t *testing.T) {
 			Findings: []PassiveFinding{{Rule: "ENV-ID", Level: "MUST"}, {Rule: "INPUT-SIZE", Level: "MUST", RunWide: true}}},
 			"passive validation: 1 of 9 IUT envelopes invalid (ENV-ID); INPUT-SIZE"},
 	} {
-		rep := gradeFixture(map[string]Outcome{"s.greet": Pass, "r.terminal": Pass, "r.cancel": Pass, "r.dedupe": Pass})
+		rep := gradeFixture(map[string]Outcome{"s.greet": Pass, "r.terminal": Pass, "r.input": Pass, "r.dedupe": Pass})
 		rep.Passive = tc.passive
 		grade(rep, Config{}, "Core Peer")
 		if why := strings.Join(claim(rep, "Core Sender").Why, "; "); why != tc.want {

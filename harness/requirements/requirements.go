@@ -42,8 +42,8 @@ var (
 	LifeWorkClosed = lifecycle.Declare(rules.Rule{ID: "LIFE-WORK-CLOSED", Severity: rules.Warning, Reason: "work_closed",
 		Clause: "A late message for terminal work SHOULD be refused with reason_code work_closed.",
 		Source: lifecycleSrc + " §Terminal states"})
-	LifeCancelIdempotent = lifecycle.Declare(rules.Rule{ID: "LIFE-CANCEL-IDEMPOTENT",
-		Clause: "Cancellation MUST be idempotent: cancelling canceled work changes nothing and reports no second cancellation.",
+	LifeCancelIdempotent = lifecycle.Declare(rules.Rule{ID: "LIFE-CANCEL-IDEMPOTENT", Severity: rules.Warning,
+		Clause: "Cancellation SHOULD be idempotent: cancelling canceled work changes nothing and reports no second cancellation.",
 		Source: lifecycleSrc + " §Cancellation"})
 	LifeContainer = lifecycle.Declare(rules.Rule{ID: "LIFE-CONTAINER-BINDING", Reason: "work_container_mismatch",
 		Clause: "A message with the same work_id from another conversation container MUST NOT change the work (the reference refuses it with work_container_mismatch).",
