@@ -68,6 +68,7 @@ type claimVerdict struct {
 	why         []string // why not earned
 	unexercised []string // MUST requirements only control-gated scenarios reach
 	unobserved  []string // MUST requirements only unheard silences checked
+	verdicts    map[string]verdict
 }
 
 // judgeClaim grades one scenario claim (core-sender, trust, ...): every
@@ -129,6 +130,7 @@ func judgeClaim(rep *Report, claim string, inLevel bool, controlOnly map[string]
 		v.why = append(v.why, "no scenario passed")
 	}
 	v.earned = inLevel && played && len(v.why) == 0
+	v.verdicts = verdicts
 	return v
 }
 
@@ -163,6 +165,9 @@ func passiveWhy(p PassiveResult) string {
 type verdict struct {
 	outcome Outcome // the worst verdict of a step on it; skip when none judged it
 	unheard bool    // a silence checked it, but nothing showed the IUT listened
+	judged  bool    // a step or a played scenario judged it (pass, warn or fail)
+	// why says, when nothing judged it, why not (distinct reasons).
+	why []string
 }
 
 var outcomeRank = map[Outcome]int{Skip: 0, Pass: 1, Warn: 2, Fail: 3, Error: 4}
@@ -172,7 +177,48 @@ func (v verdict) join(w verdict) verdict {
 		v.outcome = w.outcome
 	}
 	v.unheard = v.unheard || w.unheard
+	v.judged = v.judged || w.judged
+	for _, y := range w.why {
+		if !slices.Contains(v.why, y) {
+			v.why = append(v.why, y)
+		}
+	}
 	return v
+}
+
+// judgedAs is the verdict of one step or scenario with outcome o; why is
+// the reason when o judged nothing (skip or error).
+func judgedAs(o Outcome, why string) verdict {
+	v := verdict{outcome: o, judged: o == Pass || o == Warn || o == Fail}
+	if !v.judged && why != "" {
+		v.why = []string{why}
+	}
+	return v
+}
+
+// Why a requirement went unjudged, in the words of the per-claim report.
+const (
+	whyUnheard    = "only silences checked it, and nothing showed the IUT listening"
+	whyNotOffered = "optional behaviour not offered"
+	whyNotReached = "its scenario stopped at an earlier step"
+	whyOtherStep  = "its scenario failed on another step"
+	whyError      = "its scenario ended in a harness error"
+)
+
+// skipWhy says why a skipped scenario was not played, shorter than its
+// message where a gate names what the IUT did not advertise.
+func skipWhy(sc *ScenarioResult) string {
+	switch {
+	case sc.Outcome == Error:
+		return whyError
+	case strings.HasPrefix(sc.Message, "the IUT does not advertise profile "):
+		return "needs " + strings.TrimPrefix(sc.Message, "the IUT does not advertise profile ")
+	case strings.HasPrefix(sc.Message, "the IUT does not advertise trust mode "):
+		return "trust mode " + strings.TrimPrefix(sc.Message, "the IUT does not advertise trust mode ") + " not advertised"
+	case sc.Message == "":
+		return "not played"
+	}
+	return sc.Message
 }
 
 // scenarioVerdicts grades each requirement a scenario cites from the steps
@@ -185,26 +231,38 @@ func scenarioVerdicts(sc *ScenarioResult) map[string]verdict {
 	out := make(map[string]verdict, len(sc.Requirements))
 	for _, st := range sc.Steps {
 		for _, id := range st.Checks {
-			sv := verdict{outcome: st.Outcome}
-			if st.Outcome == Skip && st.Message == unheard {
-				sv.unheard = true
+			why := whyNotOffered
+			switch {
+			case st.Outcome == Error:
+				why = whyError
+			case st.Message == unheard:
+				why = whyUnheard
 			}
+			sv := judgedAs(st.Outcome, why)
+			sv.unheard = st.Outcome == Skip && st.Message == unheard
 			out[id] = out[id].join(sv)
 		}
 	}
 	for _, id := range sc.Requirements {
 		if sc.checked[id] {
-			out[id] = out[id].join(verdict{outcome: Skip})
+			why := "" // a step on it says why
+			switch {
+			case sc.Outcome == Skip || sc.Outcome == Error:
+				why = skipWhy(sc)
+			case out[id].outcome == "":
+				why = whyNotReached
+			}
+			out[id] = out[id].join(judgedAs(Skip, why))
 			continue
 		}
-		o := sc.Outcome
+		o, why := sc.Outcome, skipWhy(sc)
 		if sc.checked != nil && o == Warn {
 			o = Pass // the warning is another step's
 		}
 		if sc.checked != nil && o == Fail {
-			o = Skip // the failure is another step's, or passive validation names it
+			o, why = Skip, whyOtherStep // the failure is another step's, or passive validation names it
 		}
-		out[id] = verdict{outcome: o}
+		out[id] = judgedAs(o, why)
 	}
 	return out
 }
@@ -220,17 +278,26 @@ func claims(rep *Report, cfg Config) []ClaimResult {
 		v[c] = judgeClaim(rep, c, slices.Contains(Levels[rep.Level].Claims, c), controlOnly)
 	}
 	var out []ClaimResult
+	passive := map[string]bool{}
+	for _, f := range rep.Passive.Findings {
+		passive[f.Rule] = true
+	}
 	add := func(name string, earned bool, why []string, parts ...string) {
 		rc := ClaimResult{Name: name, Earned: earned}
 		if !earned {
 			rc.Why = why
 		}
+		joined := map[string]verdict{}
 		for _, c := range parts {
 			rc.Unexercised = append(rc.Unexercised, v[c].unexercised...)
 			rc.Unobserved = append(rc.Unobserved, v[c].unobserved...)
+			for id, rv := range v[c].verdicts {
+				joined[id] = joined[id].join(rv)
+			}
 		}
 		sort.Strings(rc.Unexercised)
 		sort.Strings(rc.Unobserved)
+		rc.Exercised, rc.NotExercised = exercised(joined, passive)
 		out = append(out, rc)
 	}
 	core := v["core-sender"].earned && v["core-receiver"].earned
@@ -251,6 +318,30 @@ func claims(rep *Report, cfg Config) []ClaimResult {
 	add("Full Peer", trustPeer && natsPeer, []string{"needs Trust Peer and NATS Peer"}, "core-sender", "core-receiver", "trust", "nats")
 	add("JetStream (optional)", v["jetstream"].earned, v["jetstream"].why, "jetstream")
 	return out
+}
+
+// exercised splits a claim's requirements into those the run judged and
+// those it did not, with why. A rule passive validation found broken was
+// judged, whatever became of the scenarios citing it.
+func exercised(verdicts map[string]verdict, passive map[string]bool) ([]string, []RequirementGap) {
+	done, gaps := []string{}, []RequirementGap{}
+	for id, rv := range verdicts {
+		if rv.judged || passive[id] {
+			done = append(done, id)
+			continue
+		}
+		g := RequirementGap{ID: id, Level: "MUST", Reason: strings.Join(rv.why, "; ")}
+		if r, ok := rules.Lookup(id); ok {
+			g.Level = r.Severity.Level()
+		}
+		if g.Reason == "" {
+			g.Reason = "not played"
+		}
+		gaps = append(gaps, g)
+	}
+	sort.Strings(done)
+	sort.Slice(gaps, func(i, j int) bool { return gaps[i].ID < gaps[j].ID })
+	return done, gaps
 }
 
 // claimRank is the order in which an earned claim is the best one.

@@ -149,12 +149,23 @@ func TestPeerWithoutControlExtensionEarnsClaims(t *testing.T) {
 	if len(full.Unexercised) == 0 {
 		t.Fatalf("Full Peer %+v names no unexercised requirement", full)
 	}
+	gaps := map[string]string{}
+	for _, g := range full.NotExercised {
+		gaps[g.ID] = g.Reason
+	}
 	for _, id := range full.Unexercised {
 		for _, rr := range rep.Requirements {
 			if rr.ID == id && rr.Outcome == Pass {
 				t.Errorf("unexercised %s counted as passed", id)
 			}
 		}
+		// The per-claim report says why, in the gate's words.
+		if !strings.Contains(gaps[id], "needs "+control.Name) {
+			t.Errorf("%s not exercised because %q, want it to say it needs %s", id, gaps[id], control.Name)
+		}
+	}
+	if len(full.Exercised) < 100 {
+		t.Errorf("Full Peer exercised only %d requirements", len(full.Exercised))
 	}
 }
 
@@ -251,5 +262,64 @@ func TestGradeRequirementsFromSteps(t *testing.T) {
 	grade(rep, Config{}, "Core Peer")
 	if c := claim(rep, "Core Receiver"); !c.Earned || len(c.Unobserved) != 1 || c.Unobserved[0] != "DISC-CAPABILITY-CATALOG" {
 		t.Errorf("Core Receiver %+v, want earned with DISC-CAPABILITY-CATALOG unobserved", c)
+	}
+}
+
+// Each claim lists the requirements its scenarios cite that the run
+// exercised and those it did not, with why: a gate the IUT did not meet,
+// an uncredited silence, a step never reached. A failed requirement was
+// exercised; so was one passive validation found broken.
+func TestGradeExercisedPerClaim(t *testing.T) {
+	rep := &Report{Level: "full", Passive: PassiveResult{Outcome: Fail, Envelopes: 3,
+		Findings: []PassiveFinding{{Rule: "DELIV-ID-UNIQUE", Level: "MUST"}}}}
+	rep.Scenarios = []*ScenarioResult{
+		{ID: "s.greet", Claim: "core-sender", Level: "MUST", Outcome: Pass, Requirements: []string{"DISC-GREET-ON-JOIN"}},
+		{ID: "s.skipped", Claim: "core-sender", Level: "MUST", Outcome: Skip, Message: "not selected by --run",
+			Requirements: []string{"DELIV-ID-UNIQUE"}},
+		{ID: "r.cancel", Claim: "core-receiver", Level: "MUST", Outcome: Skip, Message: "the IUT does not advertise profile " + control.Name,
+			Requirements: []string{"LIFE-CANCEL-IDEMPOTENT"}},
+		{ID: "r.closed", Claim: "core-receiver", Level: "MUST", Outcome: Fail,
+			Requirements: []string{"LIFE-WORK-CLOSED", "LIFE-TERMINAL-FINAL"},
+			checked:      map[string]bool{"LIFE-WORK-CLOSED": true, "LIFE-TERMINAL-FINAL": true},
+			Steps:        []StepResult{{Index: 2, Kind: "expect", Outcome: Fail, Level: "MUST", Checks: []string{"LIFE-WORK-CLOSED"}}}},
+		{ID: "r.catalog", Claim: "core-receiver", Level: "MUST", Outcome: Pass,
+			Requirements: []string{"DISC-CAPABILITY-CATALOG"}, checked: map[string]bool{"DISC-CAPABILITY-CATALOG": true},
+			Steps: []StepResult{{Index: 2, Kind: "expect_silence", Outcome: Skip, Message: unheard, Level: "MUST", Checks: []string{"DISC-CAPABILITY-CATALOG"}}}},
+		{ID: "t.signed", Claim: "trust", Level: "MUST", Outcome: Skip,
+			Message: "the IUT does not advertise trust mode agh-network.trust.ed25519-jcs/v1", Requirements: []string{"TRUST-RX-ACCEPT-VERIFIED"}},
+	}
+	grade(rep, Config{}, "Full Peer")
+	gaps := func(c ClaimResult) string {
+		var s []string
+		for _, g := range c.NotExercised {
+			s = append(s, g.ID+" "+g.Level+" ("+g.Reason+")")
+		}
+		return strings.Join(s, ", ")
+	}
+	for _, tc := range []struct{ claim, exercised, gaps string }{
+		{"Core Sender", "DELIV-ID-UNIQUE DISC-GREET-ON-JOIN", ""},
+		{"Core Receiver", "LIFE-WORK-CLOSED",
+			"DISC-CAPABILITY-CATALOG MUST (" + whyUnheard + "), LIFE-CANCEL-IDEMPOTENT MUST (needs " + control.Name + "), LIFE-TERMINAL-FINAL MUST (" + whyNotReached + ")"},
+		{"Trust Peer", "DELIV-ID-UNIQUE DISC-GREET-ON-JOIN LIFE-WORK-CLOSED",
+			"DISC-CAPABILITY-CATALOG MUST (" + whyUnheard + "), LIFE-CANCEL-IDEMPOTENT MUST (needs " + control.Name + "), LIFE-TERMINAL-FINAL MUST (" + whyNotReached + "), " +
+				"TRUST-RX-ACCEPT-VERIFIED MUST (trust mode agh-network.trust.ed25519-jcs/v1 not advertised)"},
+		{"JetStream (optional)", "", ""},
+	} {
+		c := claim(rep, tc.claim)
+		if got := strings.Join(c.Exercised, " "); got != tc.exercised {
+			t.Errorf("%s exercised %q, want %q", tc.claim, got, tc.exercised)
+		}
+		if got := gaps(c); got != tc.gaps {
+			t.Errorf("%s not exercised %q,\nwant %q", tc.claim, got, tc.gaps)
+		}
+		if c.Exercised == nil || c.NotExercised == nil {
+			t.Errorf("%s: nil lists (the JSON fields are always present)", tc.claim)
+		}
+	}
+	// Scenario skipped by --run on a requirement nothing else judged.
+	rep.Passive = PassiveResult{Outcome: Pass, Envelopes: 3}
+	grade(rep, Config{}, "Full Peer")
+	if got := gaps(claim(rep, "Core Sender")); got != "DELIV-ID-UNIQUE MUST (not selected by --run)" {
+		t.Errorf("Core Sender not exercised %q", got)
 	}
 }

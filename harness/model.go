@@ -130,6 +130,24 @@ type ClaimResult struct {
 	// nothing then: they are not counted as passed, and not held against
 	// the claim either, since only a SHOULD was missed.
 	Unobserved []string `json:"unobserved,omitempty"`
+	// Exercised lists every requirement the claim's scenarios cite that
+	// the run judged (a step checked it, its scenario was played through,
+	// or passive validation found it broken), passed or not.
+	Exercised []string `json:"exercised"`
+	// NotExercised lists the claim's other requirements, each with why the
+	// run did not judge it.
+	NotExercised []RequirementGap `json:"not_exercised"`
+}
+
+// RequirementGap is a requirement of a claim that the run did not
+// exercise, and why: its scenarios were skipped (not selected, not in the
+// level, a profile, trust mode or JetStream the run lacked), only uncredited
+// silences checked it, it is optional and was not offered, or the
+// scenario stopped before reaching it.
+type RequirementGap struct {
+	ID     string `json:"id"`
+	Level  string `json:"level"`
+	Reason string `json:"reason"`
 }
 
 // RequirementResult is one requirement id across the scenarios citing it,

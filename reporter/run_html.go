@@ -29,6 +29,8 @@ var runHTMLTemplate = template.Must(template.New("run").Funcs(template.FuncMap{
 	"upper":  func(o harness.Outcome) string { return strings.ToUpper(string(o)) },
 	"clipAt": func() string { return thousands(htmlClip) },
 	"bytes":  thousands,
+	"plural": Plural,
+	"gaps":   gapGroups,
 }).Parse(runHTMLSource))
 
 // thousands renders n with thousands separators (1,048,576).

@@ -54,6 +54,8 @@ func TestRunHTMLGolden(t *testing.T) {
 		"clipped after 4,096 bytes; the envelope is 6,068 bytes",
 		"trace working · msg_big",
 		"alice → IUT", "IUT → channel",
+		"<summary>2 requirements exercised, 3 not</summary>", // per claim
+		"<code>LIFE-WORK-CLOSED</code>: not selected by --run",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)

@@ -42,7 +42,15 @@ func runFixture() *harness.Report {
 				Requirements: []string{"TRUST-RX-ACCEPT-VERIFIED"}, Outcome: harness.Skip, Message: "not selected by --run"},
 		},
 		Summary: harness.Summary{Pass: 1, Fail: 1, Warn: 1, Skip: 1, Claim: "Core Receiver", Target: "Full Peer", ScenarioTime: ms(317)},
-		Claims:  []harness.ClaimResult{{Name: "Core Receiver", Earned: true, Unexercised: []string{"LIFE-NEEDS-INPUT-RESUME"}}, {Name: "NATS Peer", Why: []string{"nats.directed-replies-on-peer-subject: fail"}}},
+		Claims: []harness.ClaimResult{
+			{Name: "Core Receiver", Earned: true, Unexercised: []string{"LIFE-NEEDS-INPUT-RESUME"},
+				Exercised: []string{"DELIV-DEDUPE", "LIFE-CORRELATION"},
+				NotExercised: []harness.RequirementGap{
+					{ID: "LIFE-CANCEL-IDEMPOTENT", Level: "MUST", Reason: "needs aghcheck.control/v1"},
+					{ID: "LIFE-NEEDS-INPUT-RESUME", Level: "MUST", Reason: "needs aghcheck.control/v1"},
+					{ID: "LIFE-WORK-CLOSED", Level: "SHOULD", Reason: "not selected by --run"}}},
+			{Name: "NATS Peer", Why: []string{"nats.directed-replies-on-peer-subject: fail"},
+				Exercised: []string{"DELIV-DEDUPE", "LIFE-CORRELATION", "NATS-PUBLISH-SUBJECT"}, NotExercised: []harness.RequirementGap{}}},
 	}
 	return rep
 }
@@ -178,5 +186,23 @@ func TestClipKeepsUTF8Whole(t *testing.T) {
 	}
 	if clip("short", 10) != "short" {
 		t.Error("clip changed a short string")
+	}
+}
+
+// The per-claim line groups the unexercised requirements by reason and,
+// past its limit, counts the rest instead of naming them.
+func TestExercisedLine(t *testing.T) {
+	c := runFixture().Claims[0]
+	for limit, want := range map[int]string{
+		0: "2 requirements exercised, 3 not: LIFE-CANCEL-IDEMPOTENT, LIFE-NEEDS-INPUT-RESUME (needs aghcheck.control/v1); LIFE-WORK-CLOSED (not selected by --run)",
+		1: "2 requirements exercised, 3 not: LIFE-CANCEL-IDEMPOTENT (needs aghcheck.control/v1); … 2 more",
+		2: "2 requirements exercised, 3 not: LIFE-CANCEL-IDEMPOTENT, LIFE-NEEDS-INPUT-RESUME (needs aghcheck.control/v1); … 1 more",
+	} {
+		if got := exercisedLine(c, limit); got != want {
+			t.Errorf("limit %d: %q, want %q", limit, got, want)
+		}
+	}
+	if got := exercisedLine(harness.ClaimResult{Exercised: []string{"A"}}, 0); got != "1 requirement exercised" {
+		t.Errorf("%q", got)
 	}
 }

@@ -191,6 +191,7 @@ func (t *runText) Finish(rep *harness.Report) error {
 		}
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}
+	t.exercised(rep)
 	s := rep.Summary
 	verdict := p.greenBold.Sprint("PASSED")
 	if !s.Passed {
@@ -199,6 +200,26 @@ func (t *runText) Finish(rep *harness.Report) error {
 	fmt.Fprintf(w, "\n%s  %d pass, %d fail, %d warn, %d skip, %d error%s; claim earned: %s (target %s); %s wall, %s of scenario time\n",
 		verdict, s.Pass, s.Fail, s.Warn, s.Skip, s.Error, baselineVerdict(rep), p.cyan.Sprint(s.Claim), s.Target, runDur(rep.Duration.D()), runDur(s.ScenarioTime.D()))
 	return nil
+}
+
+// exercised prints, per claim, how many of its requirements the run
+// exercised and which it did not, with why (every one with -v).
+func (t *runText) exercised(rep *harness.Report) {
+	limit := 8
+	if t.o.Verbose {
+		limit = 0
+	}
+	header := false
+	for _, c := range rep.Claims {
+		if len(c.Exercised)+len(c.NotExercised) == 0 {
+			continue
+		}
+		if !header {
+			fmt.Fprintln(t.w, "\nRequirements exercised, by claim:")
+			header = true
+		}
+		fmt.Fprintf(t.w, "  %s: %s\n", c.Name, t.p.faint.Sprint(exercisedLine(c, limit)))
+	}
 }
 
 // stderrTail prints the last lines the IUT wrote to stderr, if any.

@@ -1,0 +1,57 @@
+package reporter
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/aghcheck/aghcheck/harness"
+)
+
+// gapGroup is the requirements of a claim left unexercised for one reason.
+type gapGroup struct {
+	Reason string
+	IDs    []string
+}
+
+// gapGroups groups a claim's unexercised requirements by reason, in the
+// order the reasons first appear (the gaps are sorted by id).
+func gapGroups(gaps []harness.RequirementGap) []gapGroup {
+	var out []gapGroup
+	at := map[string]int{}
+	for _, g := range gaps {
+		i, ok := at[g.Reason]
+		if !ok {
+			i = len(out)
+			at[g.Reason] = i
+			out = append(out, gapGroup{Reason: g.Reason})
+		}
+		out[i].IDs = append(out[i].IDs, g.ID)
+	}
+	return out
+}
+
+// exercisedLine says in one line what a run exercised of a claim, e.g.
+// "54 requirements exercised, 2 not: LIFE-X, LIFE-Y (needs aghcheck.control/v1)".
+// Past limit ids (0: no limit) the rest is counted, not named.
+func exercisedLine(c harness.ClaimResult, limit int) string {
+	s := Plural(len(c.Exercised), "requirement") + " exercised"
+	if len(c.NotExercised) == 0 {
+		return s
+	}
+	var parts []string
+	named := 0
+	for _, g := range gapGroups(c.NotExercised) {
+		ids := g.IDs
+		if limit > 0 && named+len(ids) > limit {
+			ids = ids[:max(limit-named, 0)]
+		}
+		named += len(ids)
+		if len(ids) > 0 {
+			parts = append(parts, fmt.Sprintf("%s (%s)", strings.Join(ids, ", "), g.Reason))
+		}
+	}
+	if rest := len(c.NotExercised) - named; rest > 0 {
+		parts = append(parts, fmt.Sprintf("… %d more", rest))
+	}
+	return fmt.Sprintf("%s, %d not: %s", s, len(c.NotExercised), strings.Join(parts, "; "))
+}
