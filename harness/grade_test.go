@@ -277,7 +277,7 @@ func TestGradeExercisedPerClaim(t *testing.T) {
 		{ID: "s.skipped", Claim: "core-sender", Level: "MUST", Outcome: Skip, Message: "not selected by --run",
 			Requirements: []string{"DELIV-ID-UNIQUE"}},
 		{ID: "r.cancel", Claim: "core-receiver", Level: "MUST", Outcome: Skip, Message: "the IUT does not advertise profile " + control.Name,
-			Requirements: []string{"LIFE-CANCEL-IDEMPOTENT"}},
+			Requirements: []string{"LIFE-NEEDS-INPUT-RESUME"}},
 		{ID: "r.closed", Claim: "core-receiver", Level: "MUST", Outcome: Fail,
 			Requirements: []string{"LIFE-WORK-CLOSED", "LIFE-TERMINAL-FINAL"},
 			checked:      map[string]bool{"LIFE-WORK-CLOSED": true, "LIFE-TERMINAL-FINAL": true},
@@ -299,9 +299,9 @@ func TestGradeExercisedPerClaim(t *testing.T) {
 	for _, tc := range []struct{ claim, exercised, gaps string }{
 		{"Core Sender", "DELIV-ID-UNIQUE DISC-GREET-ON-JOIN", ""},
 		{"Core Receiver", "LIFE-WORK-CLOSED",
-			"DISC-CAPABILITY-CATALOG MUST (" + whyUnheard + "), LIFE-CANCEL-IDEMPOTENT MUST (needs " + control.Name + "), LIFE-TERMINAL-FINAL MUST (" + whyNotReached + ")"},
+			"DISC-CAPABILITY-CATALOG MUST (" + whyUnheard + "), LIFE-NEEDS-INPUT-RESUME MUST (needs " + control.Name + "), LIFE-TERMINAL-FINAL MUST (" + whyNotReached + ")"},
 		{"Trust Peer", "DELIV-ID-UNIQUE DISC-GREET-ON-JOIN LIFE-WORK-CLOSED",
-			"DISC-CAPABILITY-CATALOG MUST (" + whyUnheard + "), LIFE-CANCEL-IDEMPOTENT MUST (needs " + control.Name + "), LIFE-TERMINAL-FINAL MUST (" + whyNotReached + "), " +
+			"DISC-CAPABILITY-CATALOG MUST (" + whyUnheard + "), LIFE-NEEDS-INPUT-RESUME MUST (needs " + control.Name + "), LIFE-TERMINAL-FINAL MUST (" + whyNotReached + "), " +
 				"TRUST-RX-ACCEPT-VERIFIED MUST (trust mode agh-network.trust.ed25519-jcs/v1 not advertised)"},
 		{"JetStream (optional)", "", ""},
 	} {
