@@ -272,6 +272,44 @@ func TestWrite(t *testing.T) {
 	}
 }
 
+// A warning is written only when the previous baseline pins it, with its
+// reason; an unpinned one is left out (warnings never fail a run).
+func TestWriteKeepsPinnedWarnings(t *testing.T) {
+	rep := report()
+	rep.Scenarios[1].Message, rep.Scenarios[1].Notes = "", []string{"step 3 (SHOULD): no duplicate receipt"}
+	for _, tc := range []struct {
+		name, prev string
+		want       []string // id=outcome=reason, in order
+	}{
+		{"unpinned", `entries: []`, []string{"a.fails=fail=" + TODOReason, "passive:ENV-WORK-ID=fail=" + TODOReason}},
+		{"pinned", `entries: [{id: b.warns, outcome: warn, reason: R1}, {id: passive:NATS-GREET-RECONNECT, outcome: warn, reason: R6}]`,
+			[]string{"a.fails=fail=" + TODOReason, "b.warns=warn=R1", "passive:ENV-WORK-ID=fail=" + TODOReason, "passive:NATS-GREET-RECONNECT=warn=R6"}},
+		// Recorded as a failure, it warns today: not the same deviation.
+		{"recorded otherwise", `entries: [{id: b.warns, outcome: fail, reason: R1}]`, []string{"a.fails=fail=" + TODOReason, "passive:ENV-WORK-ID=fail=" + TODOReason}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			if err := Write(&out, rep, parse(t, tc.prev)); err != nil {
+				t.Fatal(err)
+			}
+			b, err := Parse("written", out.Bytes())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, e := range b.Entries {
+				got = append(got, e.ID+"="+string(e.Outcome)+"="+e.Reason)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("written entries\n%q\nwant\n%q", got, tc.want)
+			}
+			if tc.name == "pinned" && !strings.Contains(out.String(), "# step 3 (SHOULD): no duplicate receipt\n  - id: b.warns") {
+				t.Errorf("the pinned warning is not commented with its note:\n%s", out.String())
+			}
+		})
+	}
+}
+
 func FuzzParse(f *testing.F) {
 	f.Add([]byte("entries:\n  - {id: a, outcome: fail, reason: r}\n"))
 	f.Add([]byte("entries: []"))

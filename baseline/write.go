@@ -16,7 +16,9 @@ const TODOReason = "TODO: name the erratum or link the issue"
 // Write writes today's failures of rep — its failing scenarios and the
 // rules its passive verdict fails on — as a baseline file to start from.
 // An entry of prev that still holds keeps its reason; a new one gets
-// TODOReason, and each carries the failure as a comment.
+// TODOReason, and each carries the failure as a comment. A warning is
+// written only when prev records it as one: warnings never fail a run, so
+// pinning one is a choice the file's author made, kept when rewritten.
 func Write(w io.Writer, rep *harness.Report, prev *Baseline) error {
 	var entries []*yaml.Node
 	add := func(id string, outcome harness.Outcome, why string) {
@@ -32,14 +34,21 @@ func Write(w io.Writer, rep *harness.Report, prev *Baseline) error {
 		}
 		entries = append(entries, n)
 	}
+	keep := func(id string, o harness.Outcome) bool {
+		return o == harness.Fail || (o == harness.Warn && prev != nil && prev.byID[id] != nil && prev.byID[id].Outcome == o)
+	}
 	for _, sc := range rep.Scenarios {
-		if actual(sc.Outcome, sc.Baseline) == harness.Fail {
-			add(sc.ID, harness.Fail, sc.Message)
+		if o := actual(sc.Outcome, sc.Baseline); keep(sc.ID, o) {
+			why := sc.Message
+			if why == "" && len(sc.Notes) > 0 {
+				why = sc.Notes[0] // a warning's message is empty; its first SHOULD note says why
+			}
+			add(sc.ID, o, why)
 		}
 	}
 	for i := range rep.Passive.Findings {
 		f := &rep.Passive.Findings[i]
-		if o := findingOutcome(f, rep.Strict); o == harness.Fail {
+		if o := findingOutcome(f, rep.Strict); keep(PassivePrefix+f.Rule, o) {
 			add(PassivePrefix+f.Rule, o, fmt.Sprintf("passive, ×%d: %s", f.Count, f.Example))
 		}
 	}
