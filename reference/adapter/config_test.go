@@ -137,8 +137,8 @@ func TestWithoutRuntime(t *testing.T) {
 	}
 }
 
-// The script refuses a REF it cannot use with one line and exit 2, before
-// building anything (no network, no Go build).
+// The script refuses a REF or a BASELINE it cannot use with one line and
+// exit 2, before building anything (no network, no Go build).
 func TestScriptRefusesBadRef(t *testing.T) {
 	for _, tool := range []string{"bash", "git"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -154,15 +154,30 @@ func TestScriptRefusesBadRef(t *testing.T) {
 	if out, err := exec.Command("git", "init", "--quiet", "--bare", emptyRepo).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v\n%s", err, out)
 	}
-	tests := []struct{ ref, want string }{
-		{filepath.Join(notGit, "absent"), "is not a directory"},
-		{notGit, "is not a git checkout or git directory"},
-		{emptyRepo, "has neither v0.0.5 nor commit cd4b1551"},
+	tests := []struct {
+		ref, want string
+		env       []string
+	}{
+		{filepath.Join(notGit, "absent"), "is not a directory", nil},
+		{notGit, "is not a git checkout or git directory", nil},
+		{emptyRepo, "has neither v0.0.5 nor commit cd4b1551", nil},
+		// The baseline is checked before REF, let alone a build.
+		{emptyRepo, "no baseline at " + filepath.Join(notGit, "absent.yaml"), []string{"BASELINE=" + filepath.Join(notGit, "absent.yaml")}},
+		{emptyRepo, "BASELINE is empty", []string{"BASELINE="}},
+		{emptyRepo, "no baseline at " + filepath.Join(notGit, "absent.yaml") + " (BASELINE= for none)",
+			[]string{"BASELINE=" + filepath.Join(notGit, "absent.yaml"), "WRITE_BASELINE=" + filepath.Join(notGit, "new.yaml")}},
+		// Writing without a baseline to lend reasons is fine: REF is next.
+		{emptyRepo, "has neither v0.0.5 nor commit cd4b1551", []string{"BASELINE=", "WRITE_BASELINE=" + filepath.Join(notGit, "new.yaml")}},
 	}
 	for _, tt := range tests {
 		scratch := t.TempDir()
 		cmd := exec.Command("bash", script)
-		cmd.Env = append(os.Environ(), "REF="+tt.ref, "TMPDIR="+scratch)
+		for _, kv := range os.Environ() {
+			if !strings.HasPrefix(kv, "BASELINE=") && !strings.HasPrefix(kv, "WRITE_BASELINE=") {
+				cmd.Env = append(cmd.Env, kv)
+			}
+		}
+		cmd.Env = append(append(cmd.Env, "REF="+tt.ref, "TMPDIR="+scratch), tt.env...)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		err := cmd.Run()
