@@ -83,6 +83,12 @@ func (w *waiter) expect(ctx context.Context, e *scenario.Expect) StepResult {
 		return sr.judged(Error, err.Error())
 	}
 	sr.Expected = pats
+	var unobs []map[string]any
+	if e.Unobservable != nil {
+		if unobs, err = w.patterns(e.Unobservable.AnyOf); err != nil {
+			return sr.judged(Error, err.Error())
+		}
+	}
 	wantSubject, onOK := w.where(e.On)
 	timeout := w.r.cfg.StepTimeout
 	if e.Timeout > 0 {
@@ -106,9 +112,16 @@ func (w *waiter) expect(ctx context.Context, e *scenario.Expect) StepResult {
 			sr.Arrived = []string{misplaced.describe()}
 			return sr.judged(Fail, fmt.Sprintf("the expected %s arrived on %s, not on %s", misplaced.label(), misplaced.subject, wantSubject))
 		}
+		if m := w.earliest(unobs, onOK); m != nil {
+			sr.Arrived = []string{m.describe()}
+			return sr.judged(Skip, fmt.Sprintf("not observable: %s (the IUT sent %s)", e.Unobservable.Because, m.label()))
+		}
 		select {
 		case <-w.in.notify:
 		case <-deadline.C:
+			if u := e.Unobservable; u != nil && u.Timeout {
+				return sr.judged(Skip, fmt.Sprintf("not observable: %s (nothing matching within %s)", u.Because, timeout))
+			}
 			var rel int
 			sr.Arrived, rel = w.unmatched(pats)
 			msg := fmt.Sprintf("no matching envelope on %s within %s", wantSubject, timeout)
@@ -160,6 +173,22 @@ func (w *waiter) take(pats []map[string]any, onOK func(*message) bool) (hit, mis
 		w.in.consumed[misplaced.seq] = true
 	}
 	return hit, misplaced, len(w.in.msgs)
+}
+
+// earliest is the first unconsumed envelope matching one of pats where onOK
+// wants it, left unconsumed (nil when none, or pats is empty).
+func (w *waiter) earliest(pats []map[string]any, onOK func(*message) bool) *message {
+	if len(pats) == 0 {
+		return nil
+	}
+	w.in.mu.Lock()
+	defer w.in.mu.Unlock()
+	for _, m := range w.in.msgs {
+		if !w.in.consumed[m.seq] && m.env != nil && onOK(m) && anyMatch(pats, m.env) {
+			return m
+		}
+	}
+	return nil
 }
 
 func (w *waiter) count() int {

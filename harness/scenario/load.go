@@ -373,6 +373,9 @@ func (sc *Scenario) check() []issue {
 		case st.Expect != nil:
 			where(i, st.Expect.On, true)
 			patterns(i, st.Expect.Patterns())
+			if u := st.Expect.Unobservable; u != nil {
+				patterns(i, u.AnyOf)
+			}
 			names := make([]string, 0, len(st.Expect.Capture))
 			for name := range st.Expect.Capture {
 				names = append(names, name)

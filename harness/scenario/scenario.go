@@ -151,6 +151,21 @@ type Expect struct {
 	AnyOf   []map[string]any  `json:"any_of,omitempty"`
 	Timeout Duration          `json:"timeout,omitempty"`
 	Capture map[string]string `json:"capture,omitempty"` // name → JSON pointer
+	// Unobservable names what shows, instead of the expected envelope,
+	// that the behaviour the rest of the scenario judges cannot be seen
+	// with this IUT: the scenario then ends as skip, never as a pass.
+	Unobservable *Unobservable `json:"unobservable,omitempty"`
+}
+
+// Unobservable is the way out of an expect step: an envelope from the IUT
+// that matches one of AnyOf (where the step looks) while none matches the
+// step's own patterns skips the rest of the scenario, saying Because; so
+// does the step's timeout, with Timeout, when the protocol does not
+// require the answer the step waits for.
+type Unobservable struct {
+	Because string           `json:"because"`
+	AnyOf   []map[string]any `json:"any_of,omitempty"`
+	Timeout bool             `json:"timeout,omitempty"`
 }
 
 // Patterns is Match and AnyOf as one list of alternatives.

@@ -1,0 +1,46 @@
+package harness
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The lifecycle scenarios any peer plays, judged on a correct peer without
+// the control extension: container binding and non-participants are
+// judged on work that runs at its own pace, and the cancel scenario, which
+// such a peer finishing at once cannot show, is skipped as not observable,
+// never passed. The peer ignoring containers is caught without the
+// extension too.
+func TestUnscriptedLifecycle(t *testing.T) {
+	sel := regexp.MustCompile(`^lifecycle\.(cancel-idempotent|container-binding-unscripted|non-participant-unscripted)$`)
+	for _, tc := range []struct {
+		mode string
+		want map[string]Outcome
+	}{
+		{"plain-peer", map[string]Outcome{"lifecycle.cancel-idempotent": Skip,
+			"lifecycle.container-binding-unscripted": Pass, "lifecycle.non-participant-unscripted": Pass}},
+		{"plain-peer:ignore-container", map[string]Outcome{"lifecycle.container-binding-unscripted": Fail}},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			t.Parallel()
+			rep := runAgainst(t, tc.mode, Config{Scenarios: loadSuites(t), Select: sel})
+			if rep.Error != "" {
+				t.Fatalf("harness error: %s", rep.Error)
+			}
+			for _, sc := range rep.Scenarios {
+				want, ok := tc.want[sc.ID]
+				if !ok {
+					continue
+				}
+				if sc.Outcome != want {
+					dump(t, rep)
+					t.Errorf("%s: %s (%s), want %s", sc.ID, sc.Outcome, sc.Message, want)
+				}
+				if want == Skip && !strings.Contains(sc.Message, "not observable") {
+					t.Errorf("%s skipped for %q, want not observable", sc.ID, sc.Message)
+				}
+			}
+		})
+	}
+}
