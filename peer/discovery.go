@@ -130,7 +130,7 @@ func (p *peer) whois(env map[string]any, directed bool) {
 	resp := p.envelope("whois", map[string]any{"type": "response", "peer_card": p.cardCopy()})
 	resp["to"] = env["from"]
 	resp["reply_to"] = id
-	if ids, ok := catalogRequest(env); ok {
+	if ids, ok := catalogRequest(env); ok || p.faults[faultCatalogUnasked] {
 		resp["ext"] = map[string]any{"agh.capability_catalog": map[string]any{"capabilities": p.catalogFor(ids)}}
 	}
 	if p.faults[faultWhoisNoReplyTo] {

@@ -47,6 +47,20 @@ const (
 	faultWhoisDirectedDeaf = "whois-directed-unanswered"
 	faultWhoisAnswerAll    = "whois-broadcast-answered-always"
 	faultRejectVerified    = "reject-verified"
+	faultDeafAfterGarbage  = "deaf-after-garbage"
+	faultCatalogUnasked    = "catalog-unasked"
+	faultNoJoinGreet       = "no-join-greet"
+	faultNeedsInputStuck   = "needs-input-stuck"
+	faultInventWork        = "invent-work"
+	faultAnyParticipant    = "non-participant-obeyed"
+	faultProfileBadProof   = "unknown-profile-bad-proof"
+	// Faults of the NATS binding.
+	faultBroadcastAddressed = "broadcast-taken-as-addressed"
+	faultChannelOnly        = "channel-only-subjects"
+	faultReplyOnInbox       = "reply-on-inbox"
+	faultSplitPayload       = "split-payload"
+	faultSmallPayload       = "max-payload-64k"
+	faultStreamAck          = "stream-ack-as-receipt"
 	// FaultOverlook prefixes a rule id: the peer overlooks that one rule
 	// when it judges what it receives, so a message breaking only it is
 	// accepted. One fault per receiver rule, from the catalogue, no code.
@@ -78,6 +92,20 @@ var faultList = []Fault{
 	{faultWhoisDirectedDeaf, "kinds", "answers a directed whois request only when its query matches, like a broadcast one", []string{"DISC-WHOIS-DIRECTED"}},
 	{faultWhoisAnswerAll, "kinds", "answers every broadcast whois request, whatever it asks for", []string{"DISC-WHOIS-BROADCAST"}},
 	{faultRejectVerified, "trust", "refuses every signed message with verification_failed, even one whose proof verifies", []string{"TRUST-RX-ACCEPT-VERIFIED"}},
+	{faultDeafAfterGarbage, "delivery", "stops serving after the first payload that is not a JSON object", []string{"DELIV-GARBAGE-SURVIVED"}},
+	{faultCatalogUnasked, "extensions", "puts the capability catalog in every whois response, asked for or not", []string{"DISC-CAPABILITY-CATALOG"}},
+	{faultNoJoinGreet, "kinds", "does not greet when it joins; it greets only on its greet interval and answers whois", []string{"DISC-GREET-ON-JOIN"}},
+	{faultNeedsInputStuck, "lifecycle", "takes the initiator's say on needs_input work as conversation: the work never resumes", []string{"LIFE-NEEDS-INPUT-RESUME"}},
+	{faultInventWork, "lifecycle", "takes a directed say without work_id as work, under a work_id of its own making", []string{"LIFE-NO-INVENTED-WORK"}},
+	{faultAnyParticipant, "lifecycle", "lets any peer move a work unit, not only its initiator (no not_target)", []string{"LIFE-NON-PARTICIPANT"}},
+	{faultProfileBadProof, "trust", "refuses a proof under a trust profile it does not support with verification_failed, instead of taking the message as unverified", []string{"TRUST-PROFILE-UNSUPPORTED"}},
+	{faultBroadcastAddressed, "nats", "takes directed work seen on the broadcast subject as addressed to itself, whoever it names", []string{"NATS-BROADCAST-NOT-ADDRESSED"}},
+	{faultChannelOnly, "nats", "also listens on the obsolete channel-only subjects (no workspace segment)", []string{"NATS-WORKSPACE-SUBJECT"}},
+	{faultReplyOnInbox, "nats", "answers a message that came with a NATS reply subject on that inbox instead of the sender's peer subject", []string{"NATS-REQUEST-REPLY-CORRELATION"}},
+	{faultSplitPayload, "nats", "takes every JSON value of a payload as an envelope of its own", []string{"NATS-ONE-ENVELOPE", "INPUT-JSON-SYNTAX"}},
+	{faultSmallPayload, "nats", "drops payloads over 64 KiB as oversized, far below the 1 MiB every peer must accept", []string{"NATS-MAX-PAYLOAD", "INPUT-SIZE"}},
+	{faultStreamAck, "nats", "sends no accepted receipt for work that came with a NATS reply subject (a JetStream publish): the stream's ack stands in for it", []string{"NATS-JETSTREAM-ACK-NOT-RECEIPT"}},
+	{FaultEmit + "RULE-ID", "sender", "breaks the send-side rule RULE-ID in what it sends, as peer/emit.yaml says (one data entry per rule)", nil},
 	{FaultOverlook + "RULE-ID", "receiver", "accepts a message that breaks only the catalogue rule RULE-ID (one fault per rule a receiver enforces)", nil},
 	{faultRefuseSilent, "receiver", "refuses every broken message in silence, never with the refusal receipt a message with usable work context should get", []string{"DELIV-REFUSAL-RECEIPT"}},
 	{faultOneFailureClass, "receiver", "refuses every broken message with reason malformed, whatever its failure class (a bad digest or signature, an unsupported protocol or kind)", []string{"DELIV-FAILURE-CLASSES"}},
@@ -96,7 +124,7 @@ func Faults() []Fault {
 }
 
 func groupOrder(g string) int {
-	for i, name := range []string{"envelope", "kinds", "lifecycle", "delivery", "extensions", "trust", "nats", "receiver"} {
+	for i, name := range []string{"envelope", "kinds", "lifecycle", "delivery", "extensions", "trust", "nats", "receiver", "sender"} {
 		if g == name {
 			return i
 		}
@@ -107,7 +135,9 @@ func groupOrder(g string) int {
 // faultSet is the parsed --fault list.
 type faultSet map[string]bool
 
-// overlooks reports whether an overlook fault names rule id.
+// overlooks reports whether an overlook fault names rule id. One fault may
+// overlook several rules, overlook:A+B: a fixture that cannot break A
+// without B takes a peer that overlooks both.
 func (fs faultSet) overlooks(id string) bool { return fs[FaultOverlook+id] }
 
 func parseFaults(names []string) (faultSet, error) {
@@ -118,8 +148,16 @@ func parseFaults(names []string) (faultSet, error) {
 			continue
 		}
 		known := false
-		if id, ok := strings.CutPrefix(n, FaultOverlook); ok {
-			_, known = rules.Lookup(id)
+		if ids, ok := strings.CutPrefix(n, FaultOverlook); ok {
+			known = true
+			for _, id := range strings.Split(ids, "+") {
+				_, found := rules.Lookup(id)
+				known = known && found
+				fs[FaultOverlook+id] = true
+			}
+		}
+		if id, ok := strings.CutPrefix(n, FaultEmit); ok {
+			_, known = Emit(id)
 		}
 		for _, f := range faultList {
 			if f.Name == n {

@@ -225,6 +225,7 @@ func TestFaultsChangeBehaviour(t *testing.T) {
 		}},
 	}...)
 	cases = append(cases, trackerFaultCases...)
+	cases = append(cases, handFaultCases...)
 	// overlook:RULE accepts a message that breaks only RULE, and refuses
 	// one breaking another rule as before.
 	cases = append(cases, struct {
@@ -243,7 +244,7 @@ func TestFaultsChangeBehaviour(t *testing.T) {
 		r.send(bad)
 		wantReceipt(t, r.expect("receipt"), bad, "rejected", "malformed")
 	}})
-	seen := map[string]bool{FaultOverlook + "RULE-ID": true}
+	seen := map[string]bool{FaultOverlook + "RULE-ID": true, FaultEmit + "RULE-ID": true}
 	for _, c := range cases {
 		seen[c.fault] = true
 		t.Run(c.fault, func(t *testing.T) {
@@ -283,6 +284,13 @@ func TestFaultList(t *testing.T) {
 	}
 	if _, err := parseFaults([]string{FaultOverlook + "ENV-TS"}); err != nil {
 		t.Errorf("overlook of a catalogue rule refused: %v", err)
+	}
+	fs, err := parseFaults([]string{FaultOverlook + "ENV-TS+ENV-ID"})
+	if err != nil || !fs.overlooks("ENV-TS") || !fs.overlooks("ENV-ID") || fs.overlooks("ENV-KIND") {
+		t.Errorf("overlook:ENV-TS+ENV-ID overlooks %v (%v), want ENV-TS and ENV-ID only", fs, err)
+	}
+	if _, err := parseFaults([]string{FaultOverlook + "ENV-TS+NO-SUCH-RULE"}); err == nil {
+		t.Error("overlook of an unknown rule among known ones accepted")
 	}
 }
 

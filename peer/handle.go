@@ -1,9 +1,15 @@
 package peer
 
 import (
+	"bytes"
+	"encoding/json"
+	"slices"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/aghcheck/aghcheck/agh"
+	"github.com/aghcheck/aghcheck/internal/randid"
 	"github.com/aghcheck/aghcheck/rules"
 	"github.com/aghcheck/aghcheck/trust"
 )
@@ -25,6 +31,7 @@ func (p *peer) handle(subject string, raw []byte) {
 	env := res.Envelope
 	if env == nil {
 		p.log.Debug("ignored: not a JSON object", "subject", subject, "bytes", len(raw))
+		p.deaf = p.faults[faultDeafAfterGarbage]
 		return
 	}
 	from, _ := env["from"].(string)
@@ -45,7 +52,10 @@ func (p *peer) handle(subject string, raw []byte) {
 	// Someone else's directed traffic seen on the broadcast subject is not
 	// ours to judge.
 	if to != "" && to != p.self && subject != p.ownSubject {
-		return
+		if !p.faults[faultBroadcastAddressed] {
+			return
+		}
+		to = p.self
 	}
 	p.log.Debug("received", "kind", kind, "id", id, "from", from, "subject", subject)
 
@@ -74,10 +84,40 @@ func (p *peer) handle(subject string, raw []byte) {
 	case "whois":
 		p.whois(env, directed)
 	case "say", "capability", "receipt", "trace":
+		if directed && env["work_id"] == nil && kind == "say" && p.faults[faultInventWork] {
+			env["work_id"] = "work_" + randid.Hex(8)
+		}
 		if directed && env["work_id"] != nil {
 			p.lifecycle(env)
 		}
 	}
+}
+
+// smallPayload is the size above which faultSmallPayload drops a payload.
+const smallPayload = 64 << 10
+
+// receive takes one NATS message: its payload is one envelope, whatever
+// reply subject it came with.
+func (p *peer) receive(m *nats.Msg) {
+	p.inbox = m.Reply
+	defer func() { p.inbox = "" }()
+	switch {
+	case p.deaf:
+		return
+	case p.faults[faultSmallPayload] && len(m.Data) > smallPayload:
+		p.log.Debug("ignored: oversized", "subject", m.Subject, "bytes", len(m.Data))
+		return
+	case p.faults[faultSplitPayload]:
+		dec := json.NewDecoder(bytes.NewReader(m.Data))
+		for {
+			var raw json.RawMessage
+			if dec.Decode(&raw) != nil {
+				return
+			}
+			p.handle(m.Subject, raw)
+		}
+	}
+	p.handle(m.Subject, m.Data)
 }
 
 // refusal is the reason_code the engine's findings call for ("" to
@@ -129,6 +169,9 @@ func (p *peer) refusal(res agh.Result, env map[string]any) (string, []rules.Find
 		reason = "verification_failed"
 	}
 	if reason == "" && p.faults[faultRejectVerified] && env["proof"] != nil {
+		reason = "verification_failed"
+	}
+	if p.faults[faultProfileBadProof] && slices.ContainsFunc(all, func(f rules.Finding) bool { return f.Rule.ID == "TRUST-PROFILE-UNSUPPORTED" }) {
 		reason = "verification_failed"
 	}
 	if reason != "" && p.faults[faultOneFailureClass] {

@@ -5,7 +5,6 @@ import (
 	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -72,7 +71,13 @@ func Run(ctx context.Context, cfg Config) error {
 	p.send = nc.Publish
 	defer nc.Close()
 
-	for _, subj := range []string{p.broadcast, p.ownSubject} {
+	subjects := []string{p.broadcast, p.ownSubject}
+	if p.faults[faultChannelOnly] {
+		// The subjects of the obsolete binding, without a workspace segment.
+		subjects = append(subjects, agh.SubjectPrefix+"."+cfg.Channel+".broadcast",
+			agh.SubjectPrefix+"."+cfg.Channel+".peer."+agh.RouteToken(p.self))
+	}
+	for _, subj := range subjects {
 		if _, err := nc.ChanSubscribe(subj, inbox); err != nil {
 			return fmt.Errorf("subscribe %s: %w", subj, err)
 		}
@@ -83,7 +88,9 @@ func Run(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("subscribe on %s: %w", cfg.URL, err)
 	}
 	p.log.Info("joined", "peer", p.self, "broadcast", p.broadcast, "direct", p.ownSubject, "faults", cfg.Faults)
-	p.greet()
+	if !p.faults[faultNoJoinGreet] {
+		p.greet()
+	}
 
 	tick := time.NewTicker(cfg.GreetInterval)
 	defer tick.Stop()
@@ -105,7 +112,7 @@ func Run(ctx context.Context, cfg Config) error {
 			p.sweep()
 			p.greet()
 		case m := <-inbox:
-			p.handle(m.Subject, m.Data)
+			p.receive(m)
 		}
 	}
 }
@@ -133,6 +140,10 @@ type peer struct {
 	work    map[string]*work
 	// lastTrace is the id of the last trace sent (for faultReuseID).
 	lastTrace string
+	// inbox is the NATS reply subject of the message being handled.
+	inbox string
+	// deaf is set once garbage silenced the peer (faultDeafAfterGarbage).
+	deaf bool
 }
 
 type dedupKey struct{ from, id string }
@@ -218,6 +229,14 @@ func (p *peer) envelope(kind string, body map[string]any) map[string]any {
 // produced it on purpose: the reference peer never emits invalid traffic.
 func (p *peer) publish(env map[string]any, deliberate bool, tamper func(map[string]any)) {
 	p.bend(env)
+	// The subject is chosen before an emit fault corrupts the envelope:
+	// a broken to or workspace_id breaks it where it is sent.
+	subject := p.subjectFor(env)
+	emit, emitting := p.emitting(env)
+	if emitting {
+		emit.Patch(env)
+		deliberate = true
+	}
 	if p.cfg.Key != nil {
 		if err := trust.Sign(env, p.cfg.Key, p.cfg.Nickname); err != nil {
 			p.log.Error("sign", "err", err)
@@ -227,7 +246,7 @@ func (p *peer) publish(env map[string]any, deliberate bool, tamper func(map[stri
 	if tamper != nil {
 		tamper(env)
 	}
-	data, err := json.Marshal(env)
+	data, err := emit.Encode(env)
 	if err != nil {
 		p.log.Error("encode", "kind", env["kind"], "err", err)
 		return
@@ -239,18 +258,26 @@ func (p *peer) publish(env map[string]any, deliberate bool, tamper func(map[stri
 			return
 		}
 	}
-	subject := p.broadcast
-	if to, _ := env["to"].(string); to != "" {
-		subject = p.peerSubject(to)
-		if env["kind"] == "receipt" && p.faults[faultReceiptOnBroadcast] {
-			subject = p.broadcast
-		}
-	}
 	if err := p.send(subject, data); err != nil {
 		p.log.Error("publish", "subject", subject, "err", err)
 		return
 	}
 	p.log.Debug("sent", "kind", env["kind"], "id", env["id"], "to", env["to"], "subject", subject)
+}
+
+// subjectFor is where env goes: the target's peer subject when it is
+// directed, else the broadcast subject.
+func (p *peer) subjectFor(env map[string]any) string {
+	to, _ := env["to"].(string)
+	switch {
+	case to == "":
+		return p.broadcast
+	case env["kind"] == "receipt" && p.faults[faultReceiptOnBroadcast]:
+		return p.broadcast
+	case p.inbox != "" && p.faults[faultReplyOnInbox]:
+		return p.inbox
+	}
+	return p.peerSubject(to)
 }
 
 // outboundFindings is what the engine holds against an envelope we are

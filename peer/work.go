@@ -47,7 +47,7 @@ func (p *peer) lifecycle(env map[string]any) {
 		p.refuse(env, "work_container_mismatch", nil)
 		return
 	}
-	if from != w.initiator {
+	if from != w.initiator && !p.faults[faultAnyParticipant] {
 		// Only the two participants may move the work.
 		p.refuse(env, "not_target", nil)
 		return
@@ -97,7 +97,9 @@ func (p *peer) open(env map[string]any, wid string, c *container) {
 		p.play(env, w, s)
 		return
 	}
-	if !p.faults[faultNoAcceptedReceipt] {
+	// With faultStreamAck the transport's acknowledgement of a publish
+	// that awaits one (a JetStream publish) stands in for the receipt.
+	if !p.faults[faultNoAcceptedReceipt] && (p.inbox == "" || !p.faults[faultStreamAck]) {
 		p.receipt(env, c, "accepted", "", "", p.faults[faultAcceptMalformed])
 	}
 	p.trace(env, w, map[string]any{"state": agh.StateWorking}, p.faults[faultAcceptMalformed])
@@ -132,7 +134,7 @@ func (p *peer) continuation(env map[string]any, w *work) {
 		p.play(env, w, s)
 		return
 	}
-	if w.state != agh.StateNeedsInput {
+	if w.state != agh.StateNeedsInput || p.faults[faultNeedsInputStuck] {
 		// Work that is not waiting for input takes the message as
 		// conversation; the lifecycle does not move.
 		return

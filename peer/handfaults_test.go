@@ -1,0 +1,140 @@
+package peer
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/aghcheck/aghcheck/agh"
+	"github.com/aghcheck/aghcheck/internal/control"
+)
+
+// joinedAt is when the last rig built withLateGreet started its peer.
+var joinedAt time.Time
+
+// withLateGreet gives the peer a short greet interval and notes when it
+// starts: a peer that does not greet on join is found by its first tick.
+func withLateGreet() rigOpt {
+	return withConfig(func(c *Config) { c.GreetInterval, joinedAt = 400*time.Millisecond, time.Now() })
+}
+
+// needsInput opens work the control extension parks in needs_input.
+func needsInput(r *rig) map[string]any {
+	w := r.work("park it")
+	w["ext"] = map[string]any{control.Name: map[string]any{"traces": []any{
+		map[string]any{"state": "working"}, map[string]any{"state": "needs_input", "message": "?"}}}}
+	r.send(w)
+	r.expect("receipt")
+	r.expect("trace")
+	wantTrace(r.t, r.expect("trace"), w, w, "needs_input")
+	return w
+}
+
+// withInbox publishes env on the peer's subject with a NATS reply subject,
+// as a request or a JetStream publish does.
+func withInbox(r *rig, env map[string]any, inbox string) {
+	r.t.Helper()
+	msg := &nats.Msg{Subject: agh.PeerSubject(testWS, testChannel, r.peerID), Reply: inbox, Data: mustJSON(env)}
+	if err := r.nc.PublishMsg(msg); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// handFaultCases are the behaviour tests of the faults of one behavioural
+// requirement each (TestFaultsChangeBehaviour runs them).
+var handFaultCases = []struct {
+	fault string
+	opts  []rigOpt
+	check func(t *testing.T, r *rig)
+}{
+	{faultDeafAfterGarbage, nil, func(t *testing.T, r *rig) {
+		r.sendRaw(agh.PeerSubject(testWS, testChannel, r.peerID), []byte("not json"))
+		r.send(r.work("still there?"))
+		r.silence()
+	}},
+	{faultCatalogUnasked, nil, func(t *testing.T, r *rig) {
+		r.send(r.env("whois", map[string]any{"type": "request", "query": ""}))
+		ext, _ := r.expect("whois")["ext"].(map[string]any)
+		if ext["agh.capability_catalog"] == nil {
+			t.Fatalf("no catalog in an answer that did not ask for it: %v", ext)
+		}
+	}},
+	{faultNoJoinGreet, []rigOpt{withLateGreet()}, func(t *testing.T, r *rig) {
+		if d := time.Since(joinedAt); d < 350*time.Millisecond {
+			t.Fatalf("first greet %v after start: greeted on join", d)
+		}
+	}},
+	{faultNeedsInputStuck, nil, func(t *testing.T, r *rig) {
+		w := needsInput(r)
+		r.send(r.follow(w, "say", map[string]any{"text": "here is the input"}))
+		r.silence()
+	}},
+	{faultInventWork, nil, func(t *testing.T, r *rig) {
+		say := r.work("no work here")
+		delete(say, "work_id")
+		r.send(say)
+		if got := r.expect("receipt"); got["work_id"] == nil {
+			t.Fatalf("receipt without an invented work_id: %s", mustJSON(got))
+		}
+	}},
+	{faultAnyParticipant, nil, func(t *testing.T, r *rig) {
+		w := needsInput(r)
+		other := r.follow(w, "say", map[string]any{"text": "let me answer"})
+		other["from"] = "mallory.session-9"
+		r.send(other)
+		wantTrace(t, r.expect("trace"), w, other, "working")
+	}},
+	{faultProfileBadProof, []rigOpt{withTesterKey(testKey(0))}, func(t *testing.T, r *rig) {
+		w := r.work("other profile")
+		r.signed(w)
+		w["proof"].(map[string]any)["profile"] = "example.trust.other/v9"
+		r.sendRaw(agh.PeerSubject(testWS, testChannel, r.peerID), mustJSON(w))
+		wantReceipt(t, r.expect("receipt"), w, "rejected", "verification_failed")
+	}},
+	{faultBroadcastAddressed, nil, func(t *testing.T, r *rig) {
+		w := r.work("for bob")
+		w["to"] = "bob.session-2"
+		r.sendRaw(agh.BroadcastSubject(testWS, testChannel), mustJSON(w))
+		if got := r.expect("receipt"); body(got)["status"] != "accepted" {
+			t.Fatalf("want the work taken, got %s", mustJSON(got))
+		}
+	}},
+	{faultChannelOnly, nil, func(t *testing.T, r *rig) {
+		w := r.work("obsolete subject")
+		r.sendRaw(agh.SubjectPrefix+"."+testChannel+".peer."+agh.RouteToken(r.peerID), mustJSON(w))
+		wantReceipt(t, r.expect("receipt"), w, "accepted", "")
+	}},
+	{faultReplyOnInbox, nil, func(t *testing.T, r *rig) {
+		inbox := "_INBOX.test.reply"
+		r.subscribe(inbox)
+		if err := r.nc.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		withInbox(r, r.work("request"), inbox)
+		if _, subj := r.next(wait); subj != inbox {
+			t.Fatalf("answer on %q, want the inbox", subj)
+		}
+	}},
+	{faultSplitPayload, nil, func(t *testing.T, r *rig) {
+		a, b := r.work("first"), r.work("second")
+		r.sendRaw(agh.PeerSubject(testWS, testChannel, r.peerID), append(append(mustJSON(a), '\n'), mustJSON(b)...))
+		wantReceipt(t, r.expect("receipt"), a, "accepted", "")
+	}},
+	{faultSmallPayload, nil, func(t *testing.T, r *rig) {
+		r.send(r.work(strings.Repeat("x", smallPayload)))
+		r.silence()
+	}},
+	{faultStreamAck, nil, func(t *testing.T, r *rig) {
+		w := r.work("through a stream")
+		withInbox(r, w, "_INBOX.test.ack")
+		wantTrace(t, r.expect("trace"), w, w, "working")
+	}},
+	{FaultEmit + "RECEIPT-STATUS", nil, func(t *testing.T, r *rig) {
+		r.send(r.work("ok?"))
+		if got := body(r.expect("receipt"))["status"]; got != "ok" {
+			t.Fatalf("receipt status %v, want the patched ok", got)
+		}
+	}},
+}
