@@ -56,6 +56,7 @@ type Checker struct {
 	opts             Options
 	schemas          *compiledSchemas
 	threadID, workID grammar
+	fast             bool // CheckClean may settle envelopes (fastOptions)
 }
 
 // NewChecker compiles the embedded schemas once (per errata variant, per
@@ -68,7 +69,7 @@ func NewChecker(opts Options) (*Checker, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Checker{opts: opts, schemas: cs}
+	c := &Checker{opts: opts, schemas: cs, fast: fastOptions(opts)}
 	c.threadID, c.workID = idGrammars(opts.Errata)
 	return c, nil
 }

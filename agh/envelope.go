@@ -19,7 +19,7 @@ type grammar struct {
 
 var (
 	nonEmptyGrammar     = grammar{"non-empty string", func(s string) bool { return s != "" }}
-	subjectTokenGrammar = grammar{"no '.', '*', '>', whitespace or control characters", validSubjectToken}
+	subjectTokenGrammar = grammar{"no '.', '*', '>', whitespace or control characters", validSubjectToken[string]}
 	channelGrammar      = grammar{"[a-z0-9][a-z0-9_-]{0,63}", ValidChannel}
 	fromGrammar         = grammar{"Peer ID [a-z0-9][a-z0-9._-]{0,127} or nickname@fingerprint", isPeer}
 	toGrammar           = grammar{"null or a Peer ID", isPeer}

@@ -15,8 +15,14 @@ import (
 func isLowerAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
 func isLowerHex(c byte) bool   { return c >= 'a' && c <= 'f' || c >= '0' && c <= '9' }
 
+// text is what the matchers read: a decoded string, or the bytes of one
+// (the fast path reads members in place).
+type text interface{ ~string | ~[]byte }
+
 // ValidChannel reports whether s matches [a-z0-9][a-z0-9_-]{0,63}.
-func ValidChannel(s string) bool {
+func ValidChannel(s string) bool { return validChannel(s) }
+
+func validChannel[T text](s T) bool {
 	if len(s) < 1 || len(s) > 64 || !isLowerAlnum(s[0]) {
 		return false
 	}
@@ -29,7 +35,9 @@ func ValidChannel(s string) bool {
 }
 
 // ValidPeerID reports whether s is a v0 Peer ID: [a-z0-9][a-z0-9._-]{0,127}.
-func ValidPeerID(s string) bool {
+func ValidPeerID(s string) bool { return validPeerID(s) }
+
+func validPeerID[T text](s T) bool {
 	if len(s) < 1 || len(s) > 128 || !isLowerAlnum(s[0]) {
 		return false
 	}
@@ -42,8 +50,10 @@ func ValidPeerID(s string) bool {
 }
 
 // ValidDirectID reports whether s matches ^direct_[a-f0-9]{32}$.
-func ValidDirectID(s string) bool {
-	if len(s) != 7+32 || !strings.HasPrefix(s, "direct_") {
+func ValidDirectID(s string) bool { return validDirectID(s) }
+
+func validDirectID[T text](s T) bool {
+	if len(s) != 7+32 || string(s[:7]) != "direct_" {
 		return false
 	}
 	for i := 7; i < len(s); i++ {
@@ -55,8 +65,10 @@ func ValidDirectID(s string) bool {
 }
 
 // ValidWorkID reports whether s matches the seed grammar ^work_[a-zA-Z0-9_-]{1,64}$.
-func ValidWorkID(s string) bool {
-	if len(s) < 6 || len(s) > 5+64 || !strings.HasPrefix(s, "work_") {
+func ValidWorkID(s string) bool { return validWorkID(s) }
+
+func validWorkID[T text](s T) bool {
+	if len(s) < 6 || len(s) > 5+64 || string(s[:5]) != "work_" {
 		return false
 	}
 	for i := 5; i < len(s); i++ {
@@ -85,8 +97,10 @@ func ValidReferenceWorkID(s string) bool {
 
 // ValidReferenceThreadID is the reference runtime's thread_id grammar
 // (erratum 6): ^thread_[a-z0-9][a-z0-9_-]{2,95}$.
-func ValidReferenceThreadID(s string) bool {
-	if len(s) < 7+3 || len(s) > 7+96 || !strings.HasPrefix(s, "thread_") || !isLowerAlnum(s[7]) {
+func ValidReferenceThreadID(s string) bool { return validReferenceThreadID(s) }
+
+func validReferenceThreadID[T text](s T) bool {
+	if len(s) < 7+3 || len(s) > 7+96 || string(s[:7]) != "thread_" || !isLowerAlnum(s[7]) {
 		return false
 	}
 	for i := 8; i < len(s); i++ {
@@ -98,8 +112,8 @@ func ValidReferenceThreadID(s string) bool {
 }
 
 // validSubjectToken reports whether s can be one NATS subject token.
-func validSubjectToken(s string) bool {
-	if s == "" {
+func validSubjectToken[T text](s T) bool {
+	if len(s) == 0 {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
@@ -114,8 +128,8 @@ func validSubjectToken(s string) bool {
 // notBlank matches the "\S" pattern: some non-whitespace character.
 func notBlank(s string) bool { return strings.TrimSpace(s) != "" }
 
-func isHexDigest(s string) bool {
-	if len(s) != 7+64 || !strings.HasPrefix(s, "sha256:") {
+func isHexDigest[T text](s T) bool {
+	if len(s) != 7+64 || string(s[:7]) != "sha256:" {
 		return false
 	}
 	for i := 7; i < len(s); i++ {
@@ -149,7 +163,7 @@ var knownPatterns = map[string]func(string) bool{
 	patWorkID:          ValidWorkID,
 	patThreadReference: ValidReferenceThreadID,
 	patNotBlank:        notBlank,
-	patDigest:          isHexDigest,
+	patDigest:          isHexDigest[string],
 	patWorkReference:   ValidReferenceWorkID,
 }
 

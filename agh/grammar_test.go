@@ -12,7 +12,7 @@ var exactMatchers = map[string]func(string) bool{
 	patDirectID:        ValidDirectID,
 	patWorkID:          ValidWorkID,
 	patThreadReference: ValidReferenceThreadID,
-	patDigest:          isHexDigest,
+	patDigest:          isHexDigest[string],
 }
 
 var grammarSamples = []string{

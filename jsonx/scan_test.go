@@ -1,0 +1,147 @@
+package jsonx
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// build reads one value with the Scanner into what Decode builds (numbers
+// as their literal text), so the two can be compared.
+func build(s *Scanner) any {
+	switch c := s.Peek(); {
+	case c == '{':
+		m := map[string]any{}
+		s.Object()
+		for i := 0; ; i++ {
+			k, more := s.Member(i)
+			if !more {
+				break
+			}
+			m[string(k)] = build(s)
+		}
+		return m
+	case c == '[':
+		a := []any{}
+		s.Array()
+		for i := 0; s.Element(i); i++ {
+			a = append(a, build(s))
+		}
+		return a
+	case c == '"':
+		t, _ := s.String()
+		return string(t)
+	case c == 'n':
+		s.Null()
+		return nil
+	case c == '-' || isDigit(c):
+		from := s.Pos()
+		s.Skip()
+		return json.Number(s.Span(from, s.Pos()))
+	default:
+		from := s.Pos()
+		s.Skip()
+		return string(s.Span(from, s.Pos())) == "true"
+	}
+}
+
+// checkScanner holds the Scanner to its promise: what it reads without
+// failing, Decode takes without a finding and to the same value; what it
+// refuses, Decode refuses or reports, unless a member name has an escape.
+func checkScanner(t *testing.T, data []byte) {
+	t.Helper()
+	var s Scanner
+	s.Reset(data)
+	skipped := s.Skip() && s.End()
+	s.Reset(data)
+	got := build(&s)
+	built := !s.Failed() && s.End()
+	if skipped != built {
+		t.Fatalf("Skip says %v, reading says %v: %q", skipped, built, data)
+	}
+	want, fs, ok := Decode(data)
+	clean := ok && len(fs) == 0
+	if skipped && !clean {
+		t.Fatalf("Scanner accepts what Decode reports (%v): %q", fs, data)
+	}
+	if clean && !skipped && !bytes.Contains(data, []byte(`\`)) {
+		t.Fatalf("Scanner refuses a clean text: %q", data)
+	}
+	if skipped && !reflect.DeepEqual(got, want) {
+		t.Fatalf("Scanner reads %#v, Decode %#v: %q", got, want, data)
+	}
+}
+
+func TestScannerMatchesDecode(t *testing.T) {
+	deep := strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1)
+	okDeep := strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth)
+	docs := append([]string{
+		`{}`, `[]`, ` {"a":1,"b":[true,false,null],"c":"x"} `, `"\u00e9\ud83d\ude00\n\t\"\\\/\b\f\r"`,
+		`-0.5e+10`, `"héllo"`, `1e308`, `1e400`, `[-1e400]`, strings.Repeat("9", 301), strings.Repeat("9", 300),
+		`{"a":1`, `{"a":"xy`, "  ", `{} x`, `[1,]`, `[,1]`, `{,}`, `{"a":1,}`, `{'a':1}`, `tru`, `nul`, `01`, `-`, `1.`, `1e`, `1e+`,
+		`"\x"`, `"\u12"`, "\"a\x01\"", "{\"a\":\"\xff\"}", "\xfe{}", "\"\xc0\xaf\"", "\"\xed\xa0\x80\"", "\"\xef\xbf\xbd\"",
+		`{"s":"\ud800"}`, `{"s":"\udc00\ud800"}`, `{"s":"\ud800\u0041"}`, `{"s":"\ud83d\ude00"}`,
+		`{"a":{"b":1,"b":2}}`, `{"a":1,"a":1}`, `{"a":{"b":1},"b":{"a":1}}`, `[{"a":1},{"a":1}]`,
+		`{"a\u0062":1}`, deep, okDeep, "\x00", `[1 2]`, `{"a" 1}`, `{"a":}`, `[1,2,]`, "[\n1\r,\t2 ]",
+	}, sampleDocs...)
+	for _, d := range docs {
+		checkScanner(t, []byte(d))
+	}
+}
+
+func TestScannerUint(t *testing.T) {
+	for in, want := range map[string]int64{`0`: 0, `-0`: 0, `1776366000`: 1776366000, `9223372036854775807`: 1<<63 - 1} {
+		var s Scanner
+		s.Reset([]byte(in))
+		if n, ok := s.Uint(); !ok || n != want || !s.End() {
+			t.Errorf("Uint(%s) = %d, %v", in, n, ok)
+		}
+	}
+	for _, in := range []string{`-1`, `1.0`, `1e3`, `9223372036854775808`, `"1"`, `null`, `-0.0`} {
+		var s Scanner
+		s.Reset([]byte(in))
+		if n, ok := s.Uint(); ok {
+			t.Errorf("Uint(%s) = %d, want not ok", in, n)
+		}
+	}
+}
+
+func FuzzScanner(f *testing.F) {
+	for _, s := range sampleDocs {
+		f.Add([]byte(s))
+	}
+	for _, s := range []string{`{"a":1,"a":2}`, `[1e999]`, "\"\xff\"", `"\ud800\udc00"`, `"\udc00"`, `{"a":[`, `-0.0e-0`, `{"a\"":{"b":"\n"}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkScanner(t, data)
+	})
+}
+
+// BenchmarkScan is the Scanner reading a document through; compare with
+// BenchmarkDecode and BenchmarkStdlibValid.
+func BenchmarkScan(b *testing.B) {
+	data := []byte(sampleDocs[0])
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	var s Scanner
+	for b.Loop() {
+		s.Reset(data)
+		if !s.Skip() || !s.End() {
+			b.Fatal("failed")
+		}
+	}
+}
+
+func BenchmarkStdlibValid(b *testing.B) {
+	data := []byte(sampleDocs[0])
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if !json.Valid(data) {
+			b.Fatal("invalid")
+		}
+	}
+}
