@@ -2,8 +2,10 @@
 // pages aghcheck certifies against, each a rule of the one catalogue, with
 // how aghcheck judges it. Whether a clause is checked offline or played live
 // is computed here, from the engine and the embedded fixtures and suites, so
-// the table cannot claim a check that does not exist; the one thing written
-// by hand is why a clause cannot be judged from outside (inventory.yaml).
+// the table cannot claim a check that does not exist; what is written by
+// hand (inventory.yaml) is why a clause cannot be judged from outside, which
+// judged clauses another one is judged through, and what passive judging of
+// the IUT's whole traffic checks that no scenario plays.
 package coverage
 
 import (
@@ -32,6 +34,10 @@ const (
 	Offline     Status = "offline"       // validate raises it on fixtures
 	Live        Status = "live"          // scenarios play it
 	Unjudgeable Status = "not judgeable" // from outside, with a reason
+	// Passive is a clause no scenario plays but passive judging checks on
+	// everything the IUT publishes in every run (and aghcheck monitor on a
+	// live network).
+	Passive Status = "passive"
 	// Open is a clause nothing judges yet and nobody has said why: a gap
 	// that a scenario or a fixture should close.
 	Open Status = "open"
@@ -46,8 +52,15 @@ type Entry struct {
 	// Scenarios are the ids of the embedded scenarios (generated cases
 	// included) that cite it.
 	Scenarios []string
-	// Reason is why the clause cannot be judged from outside ("" when it can).
+	// Reason is why the clause cannot be judged from outside ("" when it
+	// can), or, with Through or Passive, how it is judged.
 	Reason string
+	// Through are the judged clauses this one is judged through: it has no
+	// check of its own because those implement it (the JSON Schema's
+	// constraints are the precise envelope rules).
+	Through []*Entry
+	// Passive says passive judging of the IUT's traffic checks it.
+	Passive bool
 	// Page is the protocol page that states the clause.
 	Page string
 }
@@ -61,6 +74,24 @@ func (e Entry) Status() Status {
 		return Offline
 	case len(e.Scenarios) > 0:
 		return Live
+	case len(e.Through) > 0:
+		var off, live bool
+		for _, t := range e.Through {
+			s := t.Status()
+			off = off || s == Offline || s == Both
+			live = live || s == Live || s == Both
+		}
+		switch {
+		case off && live:
+			return Both
+		case off:
+			return Offline
+		case live:
+			return Live
+		}
+		return Open
+	case e.Passive:
+		return Passive
 	case e.Reason != "":
 		return Unjudgeable
 	}
@@ -82,13 +113,19 @@ func InScope(r *rules.Rule) bool {
 //go:embed inventory.yaml
 var inventoryYAML []byte
 
-// inventory is inventory.yaml: the pages and the unjudgeable reasons.
+// inventory is inventory.yaml: the pages, the unjudgeable reasons, the
+// clauses judged through others, and those passive judging checks.
 type inventory struct {
 	Pages []struct {
 		Name    string   `yaml:"name"`
 		Aliases []string `yaml:"aliases"`
 	} `yaml:"pages"`
 	Unjudgeable map[string]string `yaml:"unjudgeable"`
+	Through     map[string]struct {
+		Rules []string `yaml:"rules"`
+		Why   string   `yaml:"why"`
+	} `yaml:"through"`
+	Passive map[string]string `yaml:"passive"`
 }
 
 // page returns the page named first in source and its reading-order rank
@@ -155,6 +192,10 @@ func Build() (Table, error) {
 		}
 		return t[i].Rule.ID < t[j].Rule.ID
 	})
+	// After sorting: entries point at the entries they are judged through.
+	if err := t.judgedOtherwise(&inv); err != nil {
+		return nil, err
+	}
 	return t, nil
 }
 
@@ -185,10 +226,70 @@ func checkReasons(t Table, reasons map[string]string) error {
 	return nil
 }
 
+// judgedOtherwise applies the inventory's through and passive entries,
+// holding them to the same honesty as the reasons: each names a clause of
+// the inventory that has no check of its own, a clause is judged through
+// clauses that are themselves judged by fixtures or scenarios, and every
+// entry says how.
+func (t Table) judgedOtherwise(inv *inventory) error {
+	byID := map[string]*Entry{}
+	for i := range t {
+		byID[t[i].Rule.ID] = &t[i]
+	}
+	var bad []string
+	own := func(id, what, why string) *Entry {
+		e := byID[id]
+		switch {
+		case e == nil:
+			bad = append(bad, id+": not a clause of the inventory")
+		case len(e.Fixtures)+len(e.Scenarios) > 0:
+			bad = append(bad, id+": judged, yet listed under "+what)
+		case e.Through != nil || e.Passive:
+			bad = append(bad, id+": listed under through and passive")
+		case e.Reason != "":
+			bad = append(bad, id+": listed as not judgeable and under "+what)
+		case strings.TrimSpace(why) == "":
+			bad = append(bad, id+": no word on how, under "+what)
+		default:
+			return e
+		}
+		return nil
+	}
+	for id, th := range inv.Through {
+		e := own(id, "through", th.Why)
+		if e == nil {
+			continue
+		}
+		e.Reason = th.Why
+		for _, r := range th.Rules {
+			via := byID[r]
+			if via == nil || len(via.Fixtures)+len(via.Scenarios) == 0 {
+				bad = append(bad, id+": through "+r+", which no fixture or scenario judges")
+				continue
+			}
+			e.Through = append(e.Through, via)
+		}
+		if len(e.Through) == 0 {
+			bad = append(bad, id+": through no clause")
+		}
+	}
+	for id, how := range inv.Passive {
+		if e := own(id, "passive", how); e != nil {
+			e.Passive, e.Reason = true, how
+		}
+	}
+	if len(bad) > 0 {
+		sort.Strings(bad)
+		return fmt.Errorf("coverage: inventory.yaml: %s", strings.Join(bad, "; "))
+	}
+	return nil
+}
+
 // offlineChecks runs every invalid fixture of the corpus through the engine
 // and maps each rule to the fixtures named for it on which it is raised.
+// A fixture under fixtures.ContextDir is judged in its directory's context.
 func offlineChecks(corpus fs.FS) (map[string][]string, error) {
-	c, err := agh.NewChecker(agh.Options{FullSchema: true})
+	checkers, err := contextCheckers()
 	if err != nil {
 		return nil, fmt.Errorf("coverage: %w", err)
 	}
@@ -200,6 +301,13 @@ func offlineChecks(corpus fs.FS) (map[string][]string, error) {
 		ids, _, ok := fixtures.Name(p)
 		if !ok {
 			return nil
+		}
+		c := checkers[""]
+		if rest, in := strings.CutPrefix(p, fixtures.ContextDir+"/"); in {
+			dir, _, _ := strings.Cut(rest, "/")
+			if c = checkers[dir]; c == nil {
+				return fmt.Errorf("%s: no context %q in %s/contexts.yaml", p, dir, fixtures.ContextDir)
+			}
 		}
 		raw, err := fs.ReadFile(corpus, p)
 		if err != nil {
@@ -222,6 +330,46 @@ func offlineChecks(corpus fs.FS) (map[string][]string, error) {
 	return out, nil
 }
 
+// contextCheckers builds a checker for each fixture context, and for the
+// plain corpus under "".
+func contextCheckers() (map[string]*agh.Checker, error) {
+	ctxs, err := fixtures.Contexts()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*agh.Checker{}
+	build := func(name string, o agh.Options) error {
+		c, err := agh.NewChecker(o)
+		out[name] = c
+		return err
+	}
+	if err := build("", agh.Options{FullSchema: true}); err != nil {
+		return nil, err
+	}
+	for name, ctx := range ctxs {
+		o, err := ContextOptions(ctx)
+		if err == nil {
+			err = build(name, o)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("context %s: %w", name, err)
+		}
+	}
+	return out, nil
+}
+
+// ContextOptions are the engine options that judge a fixture in ctx (the
+// full schema on, as for every fixture).
+func ContextOptions(ctx fixtures.Context) (agh.Options, error) {
+	o := agh.Options{FullSchema: true, Now: ctx.Now, RequireVerified: ctx.RequireVerified}
+	for _, name := range ctx.Errata {
+		if err := o.Errata.Set(name); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
 // Counts is how many clauses have each status.
 func (t Table) Counts() map[Status]int {
 	n := map[Status]int{}
@@ -240,6 +388,7 @@ type jsonEntry struct {
 	Status    Status   `json:"status"`
 	Fixtures  []string `json:"fixtures,omitempty"`
 	Scenarios []string `json:"scenarios,omitempty"`
+	Through   []string `json:"through,omitempty"`
 	Reason    string   `json:"reason,omitempty"`
 }
 
@@ -248,7 +397,16 @@ func (t Table) MarshalJSON() ([]byte, error) {
 	out := make([]jsonEntry, len(t))
 	for i, e := range t {
 		out[i] = jsonEntry{ID: e.Rule.ID, Page: e.Page, Level: e.Rule.Severity.Level(), Clause: e.Rule.Clause,
-			Status: e.Status(), Fixtures: e.Fixtures, Scenarios: e.Scenarios, Reason: e.Reason}
+			Status: e.Status(), Fixtures: e.Fixtures, Scenarios: e.Scenarios, Through: e.throughIDs(), Reason: e.Reason}
 	}
 	return json.Marshal(out)
+}
+
+// throughIDs are the ids of the clauses e is judged through.
+func (e Entry) throughIDs() []string {
+	var out []string
+	for _, t := range e.Through {
+		out = append(out, t.Rule.ID)
+	}
+	return out
 }

@@ -1,16 +1,22 @@
 package coverage
 
 import (
+	"io/fs"
+	"path"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/aghcheck/aghcheck/agh"
+	"github.com/aghcheck/aghcheck/fixtures"
+	"github.com/aghcheck/aghcheck/internal/fixturetest"
 	"github.com/aghcheck/aghcheck/rules"
 )
 
 // maxOpen ratchets the clauses nothing judges yet: it may only go down. A
 // new clause arrives with a fixture, a scenario or a reason it cannot be
 // judged, never as one more gap.
-const maxOpen = 23
+const maxOpen = 1
 
 func TestEveryClauseHasAStatus(t *testing.T) {
 	tb, err := Build()
@@ -21,7 +27,7 @@ func TestEveryClauseHasAStatus(t *testing.T) {
 	for _, e := range tb {
 		in[e.Rule.ID] = true
 		switch e.Status() {
-		case Both, Offline, Live, Unjudgeable, Open:
+		case Both, Offline, Live, Passive, Unjudgeable, Open:
 		default:
 			t.Errorf("%s: status %q", e.Rule.ID, e.Status())
 		}
@@ -80,5 +86,105 @@ func TestOfflineNeedsTheEngine(t *testing.T) {
 				t.Errorf("%s: fixture %s not named for it", e.Rule.ID, f)
 			}
 		}
+	}
+}
+
+// A fixture of fixtures/agh/context breaks exactly the rules its name
+// promises in its directory's context, and none of them without it: the
+// context, not the envelope alone, is what it shows.
+func TestContextFixtures(t *testing.T) {
+	ctxs, err := fixtures.Contexts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := agh.NewChecker(agh.Options{FullSchema: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	err = fs.WalkDir(fixtures.FS(), fixtures.ContextDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || path.Ext(p) != ".json" {
+			return err
+		}
+		dir := path.Base(path.Dir(p))
+		ctx, ok := ctxs[dir]
+		if !ok {
+			t.Errorf("%s: directory %s has no context in contexts.yaml", p, dir)
+			return nil
+		}
+		seen[dir]++
+		o, err := ContextOptions(ctx)
+		if err != nil {
+			t.Fatalf("context %s: %v", dir, err)
+		}
+		c, err := agh.NewChecker(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := fs.ReadFile(fixtures.FS(), p)
+		if err != nil {
+			return err
+		}
+		fixturetest.Exactly(t, p, c.CheckBytes(raw).Findings)
+		want, _ := fixturetest.Want(p)
+		for _, id := range fixturetest.IDs(plain.CheckBytes(raw).Findings) {
+			if slices.Contains(want, id) {
+				t.Errorf("%s: %s raised without the context too: the fixture belongs in agh/invalid", p, id)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for dir := range ctxs {
+		if seen[dir] == 0 {
+			t.Errorf("context %s has no fixture", dir)
+		}
+	}
+}
+
+// What is written by hand about judged clauses stays honest: through only
+// judged clauses, never for a clause with a check or a reason of its own,
+// and always saying how.
+func TestJudgedOtherwiseChecked(t *testing.T) {
+	table := func() Table {
+		return Table{
+			{Rule: &rules.Rule{ID: "A"}, Scenarios: []string{"s"}},
+			{Rule: &rules.Rule{ID: "B"}},
+			{Rule: &rules.Rule{ID: "C"}, Fixtures: []string{"f"}},
+			{Rule: &rules.Rule{ID: "D"}},
+		}
+	}
+	type th = struct {
+		Rules []string `yaml:"rules"`
+		Why   string   `yaml:"why"`
+	}
+	for _, tc := range []struct {
+		inv  inventory
+		want string
+	}{
+		{inventory{Through: map[string]th{"A": {[]string{"C"}, "x"}}}, "A: judged"},
+		{inventory{Through: map[string]th{"B": {[]string{"D"}, "x"}}}, "B: through D, which no fixture or scenario judges"},
+		{inventory{Through: map[string]th{"B": {[]string{"C"}, " "}}}, "B: no word on how"},
+		{inventory{Through: map[string]th{"Z": {[]string{"C"}, "x"}}}, "Z: not a clause"},
+		{inventory{Passive: map[string]string{"C": "x"}}, "C: judged"},
+		{inventory{Passive: map[string]string{"B": "x"}, Through: map[string]th{"B": {[]string{"C"}, "x"}}}, "B: listed under through and passive"},
+	} {
+		err := table().judgedOtherwise(&tc.inv)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.inv, err, tc.want)
+		}
+	}
+	tb := table()
+	inv := inventory{Through: map[string]th{"B": {[]string{"A", "C"}, "both implement it"}}, Passive: map[string]string{"D": "every run"}}
+	if err := tb.judgedOtherwise(&inv); err != nil {
+		t.Fatal(err)
+	}
+	if tb[1].Status() != Both || tb[3].Status() != Passive {
+		t.Errorf("statuses %s, %s: want both (through a live and an offline clause), passive", tb[1].Status(), tb[3].Status())
+	}
+	if got := tb[1].evidence(); got != "through A, C: both implement it" {
+		t.Errorf("evidence %q", got)
 	}
 }

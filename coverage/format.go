@@ -39,8 +39,8 @@ func Write(w io.Writer, t Table, format string) error {
 // Summary counts the clauses by status, e.g. "128 clauses: 71 both, ...".
 func (t Table) Summary() string {
 	n := t.Counts()
-	parts := make([]string, 0, 5)
-	for _, s := range []Status{Both, Offline, Live, Unjudgeable, Open} {
+	parts := make([]string, 0, 6)
+	for _, s := range []Status{Both, Offline, Live, Passive, Unjudgeable, Open} {
 		parts = append(parts, fmt.Sprintf("%d %s", n[s], s))
 	}
 	return fmt.Sprintf("%d clauses: %s", len(t), strings.Join(parts, ", "))
@@ -61,7 +61,12 @@ func (e Entry) evidence() string {
 		parts = append(parts, plural(n, "scenario")+": "+strings.Join(ids, ", ")+more)
 	}
 	if len(parts) == 0 {
-		if e.Reason != "" {
+		switch {
+		case len(e.Through) > 0:
+			return "through " + strings.Join(e.throughIDs(), ", ") + ": " + e.Reason
+		case e.Passive:
+			return "passive judging: " + e.Reason
+		case e.Reason != "":
 			return e.Reason
 		}
 		return "nothing judges it yet"
@@ -99,11 +104,18 @@ by its rule id in the catalogue (docs/rules.md), and how aghcheck judges it:
 - **offline**: ` + "`aghcheck validate`" + ` raises the rule on the invalid fixtures named for it;
 - **live**: scenarios of the embedded suites (generated cases included) play it;
 - **both**: offline and live;
+- **passive**: no scenario plays it, but passive judging checks it on
+  everything the IUT publishes in every run (and ` + "`aghcheck monitor`" + ` on a
+  live network);
 - **not judgeable**: nothing outside the peer can observe it (the reason is given);
 - **open**: judgeable, but nothing judges it yet: a scenario or fixture to build.
 
-Offline and live are computed from the engine, the fixtures and the suites;
-only the pages and the reasons are written by hand (coverage/inventory.yaml).
+A clause with no check of its own, judged through the clauses that implement
+it, takes their status ("through …"). Offline and live are computed from the
+engine, the fixtures (` + "`fixtures/agh/context`" + ` holds those that need a receiver's
+clock, policy or an erratum's reading) and the suites; only the pages, the
+reasons, what a clause is judged through and what passive judging checks are
+written by hand (coverage/inventory.yaml).
 
 `)
 	fmt.Fprintf(b, "%s.\n", t.Summary())
