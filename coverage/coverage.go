@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -49,6 +50,9 @@ type Entry struct {
 	// Fixtures are the invalid fixtures, named for this rule, on which
 	// the engine raises it.
 	Fixtures []string
+	// Accepted are, for a MAY clause, the valid fixtures that use what it
+	// permits, which the engine accepts.
+	Accepted []string
 	// Scenarios are the ids of the embedded scenarios (generated cases
 	// included) that cite it.
 	Scenarios []string
@@ -67,10 +71,11 @@ type Entry struct {
 
 // Status derives the entry's status from its evidence.
 func (e Entry) Status() Status {
+	off := len(e.Fixtures)+len(e.Accepted) > 0
 	switch {
-	case len(e.Fixtures) > 0 && len(e.Scenarios) > 0:
+	case off && len(e.Scenarios) > 0:
 		return Both
-	case len(e.Fixtures) > 0:
+	case off:
 		return Offline
 	case len(e.Scenarios) > 0:
 		return Live
@@ -125,7 +130,8 @@ type inventory struct {
 		Rules []string `yaml:"rules"`
 		Why   string   `yaml:"why"`
 	} `yaml:"through"`
-	Passive map[string]string `yaml:"passive"`
+	Passive  map[string]string   `yaml:"passive"`
+	Accepted map[string][]string `yaml:"accepted"`
 }
 
 // page returns the page named first in source and its reading-order rank
@@ -183,6 +189,9 @@ func Build() (Table, error) {
 	if len(unplaced) > 0 {
 		return nil, fmt.Errorf("coverage: inventory.yaml: no page named in the source of %s", strings.Join(unplaced, ", "))
 	}
+	if err := t.accept(inv.Accepted, fixtures.FS()); err != nil {
+		return nil, err
+	}
 	if err := checkReasons(t, reasons); err != nil {
 		return nil, err
 	}
@@ -206,7 +215,7 @@ func checkReasons(t Table, reasons map[string]string) error {
 	known := map[string]bool{}
 	for _, e := range t {
 		known[e.Rule.ID] = true
-		judged[e.Rule.ID] = len(e.Fixtures)+len(e.Scenarios) > 0
+		judged[e.Rule.ID] = len(e.Fixtures)+len(e.Accepted)+len(e.Scenarios) > 0
 	}
 	var bad []string
 	for id, reason := range reasons {
@@ -242,7 +251,7 @@ func (t Table) judgedOtherwise(inv *inventory) error {
 		switch {
 		case e == nil:
 			bad = append(bad, id+": not a clause of the inventory")
-		case len(e.Fixtures)+len(e.Scenarios) > 0:
+		case len(e.Fixtures)+len(e.Accepted)+len(e.Scenarios) > 0:
 			bad = append(bad, id+": judged, yet listed under "+what)
 		case e.Through != nil || e.Passive:
 			bad = append(bad, id+": listed under through and passive")
@@ -330,6 +339,45 @@ func offlineChecks(corpus fs.FS) (map[string][]string, error) {
 	return out, nil
 }
 
+// accept records the valid fixtures that show a MAY clause's permission,
+// after checking that the engine accepts each (no error, no warning).
+func (t Table) accept(accepted map[string][]string, corpus fs.FS) error {
+	c, err := agh.NewChecker(agh.Options{FullSchema: true})
+	if err != nil {
+		return fmt.Errorf("coverage: %w", err)
+	}
+	var bad []string
+	for id, files := range accepted {
+		i := slices.IndexFunc(t, func(e Entry) bool { return e.Rule.ID == id })
+		switch {
+		case i < 0:
+			bad = append(bad, id+": not a clause of the inventory")
+			continue
+		case t[i].Rule.Severity != rules.Note:
+			bad = append(bad, id+": a "+t[i].Rule.Severity.Level()+" is judged by invalid fixtures, not accepted ones")
+			continue
+		}
+		for _, f := range files {
+			raw, err := fs.ReadFile(corpus, f)
+			if err != nil {
+				bad = append(bad, id+": "+err.Error())
+				continue
+			}
+			if found := c.CheckBytes(raw).Findings; len(found) > 0 {
+				bad = append(bad, fmt.Sprintf("%s: %s is not accepted: %s", id, f, found[0]))
+				continue
+			}
+			t[i].Accepted = append(t[i].Accepted, f)
+		}
+		sort.Strings(t[i].Accepted)
+	}
+	if len(bad) > 0 {
+		sort.Strings(bad)
+		return fmt.Errorf("coverage: inventory.yaml: accepted: %s", strings.Join(bad, "; "))
+	}
+	return nil
+}
+
 // contextCheckers builds a checker for each fixture context, and for the
 // plain corpus under "".
 func contextCheckers() (map[string]*agh.Checker, error) {
@@ -387,6 +435,7 @@ type jsonEntry struct {
 	Clause    string   `json:"clause"`
 	Status    Status   `json:"status"`
 	Fixtures  []string `json:"fixtures,omitempty"`
+	Accepted  []string `json:"accepted,omitempty"`
 	Scenarios []string `json:"scenarios,omitempty"`
 	Through   []string `json:"through,omitempty"`
 	Reason    string   `json:"reason,omitempty"`
@@ -397,7 +446,7 @@ func (t Table) MarshalJSON() ([]byte, error) {
 	out := make([]jsonEntry, len(t))
 	for i, e := range t {
 		out[i] = jsonEntry{ID: e.Rule.ID, Page: e.Page, Level: e.Rule.Severity.Level(), Clause: e.Rule.Clause,
-			Status: e.Status(), Fixtures: e.Fixtures, Scenarios: e.Scenarios, Through: e.throughIDs(), Reason: e.Reason}
+			Status: e.Status(), Fixtures: e.Fixtures, Accepted: e.Accepted, Scenarios: e.Scenarios, Through: e.throughIDs(), Reason: e.Reason}
 	}
 	return json.Marshal(out)
 }

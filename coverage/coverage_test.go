@@ -188,3 +188,32 @@ func TestJudgedOtherwiseChecked(t *testing.T) {
 		t.Errorf("evidence %q", got)
 	}
 }
+
+// A MAY clause is held offline only by valid fixtures the engine accepts;
+// a MUST or SHOULD needs invalid fixtures instead.
+func TestAcceptedChecked(t *testing.T) {
+	table := func() Table {
+		return Table{
+			{Rule: &rules.Rule{ID: "M", Severity: rules.Note}},
+			{Rule: &rules.Rule{ID: "S", Severity: rules.Warning}},
+		}
+	}
+	for files, want := range map[*map[string][]string]string{
+		{"M": {"agh/invalid/ENV-ID__empty.json"}}: "M: agh/invalid/ENV-ID__empty.json is not accepted",
+		{"S": {"agh/valid/greet-full.json"}}:      "S: a SHOULD is judged by invalid fixtures",
+		{"M": {"agh/valid/no-such.json"}}:         "M: open agh/valid/no-such.json",
+		{"X": {"agh/valid/greet-full.json"}}:      "X: not a clause",
+	} {
+		err := table().accept(*files, fixtures.FS())
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v: %v, want %q", *files, err, want)
+		}
+	}
+	tb := table()
+	if err := tb.accept(map[string][]string{"M": {"agh/valid/greet-full.json"}}, fixtures.FS()); err != nil {
+		t.Fatal(err)
+	}
+	if tb[0].Status() != Offline {
+		t.Errorf("status %s, want offline", tb[0].Status())
+	}
+}

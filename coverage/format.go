@@ -52,6 +52,9 @@ func (e Entry) evidence() string {
 	if n := len(e.Fixtures); n > 0 {
 		parts = append(parts, plural(n, "fixture"))
 	}
+	if n := len(e.Accepted); n > 0 {
+		parts = append(parts, "accepted: "+plural(n, "valid fixture"))
+	}
 	if n := len(e.Scenarios); n > 0 {
 		ids := e.Scenarios
 		more := ""
@@ -101,7 +104,8 @@ func (t Table) markdown(b *strings.Builder) {
 Every MUST / SHOULD / MAY clause of the AGH pages aghcheck certifies against,
 by its rule id in the catalogue (docs/rules.md), and how aghcheck judges it:
 
-- **offline**: ` + "`aghcheck validate`" + ` raises the rule on the invalid fixtures named for it;
+- **offline**: ` + "`aghcheck validate`" + ` raises the rule on the invalid fixtures named for it
+  (for a MAY: accepts the valid fixtures that use what it permits);
 - **live**: scenarios of the embedded suites (generated cases included) play it;
 - **both**: offline and live;
 - **passive**: no scenario plays it, but passive judging checks it on

@@ -12,12 +12,16 @@ import (
 	"unicode/utf8"
 )
 
-// Severity grades a finding. Error is a broken MUST, Warning a SHOULD not met.
+// Severity grades a finding. Error is a broken MUST, Warning a SHOULD not
+// met. Note is a MAY: a clause of the pages that permits, so no checker
+// ever reports it; it is in the catalogue so the clause inventory (package
+// coverage) and scenarios can name it.
 type Severity uint8
 
 const (
 	Error Severity = iota + 1
 	Warning
+	Note
 )
 
 func (s Severity) String() string {
@@ -26,14 +30,19 @@ func (s Severity) String() string {
 		return "error"
 	case Warning:
 		return "warning"
+	case Note:
+		return "note"
 	}
 	return "unknown"
 }
 
 // Level is the requirement keyword (RFC 2119) behind the severity.
 func (s Severity) Level() string {
-	if s == Warning {
+	switch s {
+	case Warning:
 		return "SHOULD"
+	case Note:
+		return "MAY"
 	}
 	return "MUST"
 }
@@ -44,7 +53,7 @@ func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil
 type Rule struct {
 	ID       string   // stable identifier, e.g. ENV-CHANNEL-GRAMMAR
 	Profile  string   // which format or profile the rule belongs to: input, agh, agh-trust, olympus, redkey-wire, redkey-card
-	Severity Severity // Error for MUST, Warning for SHOULD
+	Severity Severity // Error for MUST, Warning for SHOULD, Note for MAY
 	Clause   string   // the requirement in one sentence, in our own words
 	Source   string   // where the requirement is stated (document and section)
 	// Reason is the AGH receipt reason_code a receiver uses when it refuses
@@ -115,7 +124,7 @@ func Register(rs ...*Rule) {
 	mu.Lock()
 	defer mu.Unlock()
 	for _, r := range rs {
-		if r.ID == "" || r.Profile == "" || r.Clause == "" || (r.Severity != Error && r.Severity != Warning) {
+		if r.ID == "" || r.Profile == "" || r.Clause == "" || (r.Severity != Error && r.Severity != Warning && r.Severity != Note) {
 			panic(fmt.Sprintf("rules: incomplete rule %+v", *r))
 		}
 		if _, dup := byID[r.ID]; dup {
