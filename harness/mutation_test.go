@@ -66,14 +66,19 @@ func mutants(t *testing.T, live map[string][]*scenario.Scenario) []*mutant {
 		if broken[id] {
 			continue
 		}
+		emit, sends := peer.Emit(id)
+		if sends {
+			out = append(out, &mutant{derived: true, fault: peer.Fault{Name: peer.FaultEmit + id, Group: "sender",
+				Description: "breaks " + id + " in what it sends", Requirements: []string{id}}})
+		}
+		receives := slices.ContainsFunc(live[id], func(sc *scenario.Scenario) bool { return strings.HasPrefix(sc.ID, "receiver.") })
+		if sends && (emit.OverlookUnobservable != "" || !receives) {
+			continue
+		}
 		f := peer.Fault{Name: peer.FaultOverlook + strings.Join(companions[id], "+"), Group: "receiver",
 			Description: "overlooks " + id, Requirements: []string{id}}
 		if len(companions[id]) == 0 {
 			f.Name = peer.FaultOverlook + id
-		}
-		if _, ok := peer.Emit(id); ok {
-			f = peer.Fault{Name: peer.FaultEmit + id, Group: "sender", Description: "breaks " + id + " in what it sends",
-				Requirements: []string{id}}
 		}
 		out = append(out, &mutant{fault: f, derived: true})
 	}
@@ -278,6 +283,23 @@ TestPeerWithoutControlExtensionEarnsClaims.
 			verdict = "**no**: a gap (no fixture breaks the rule alone, or no listed fault breaks it yet)"
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", m.fault.Name, strings.Join(m.fault.Requirements, ", "), verdict)
+	}
+	b.WriteString(`
+## Receiving rules no overlook fault can show
+
+For these live rules only the ` + "`emit:`" + ` fault is played: a receiver that overlooks the rule
+shows nothing a test peer could see, for the reason given (` + "`overlook_unobservable`" + ` in
+[peer/emit.yaml](../peer/emit.yaml)). The rule's receiver cases still check that such a message
+is refused without harm, but no mutant proves they would catch a peer that takes it.
+
+| rule | why overlooking it shows nothing |
+| --- | --- |
+`)
+	for _, m := range ms {
+		id, emitted := strings.CutPrefix(m.fault.Name, peer.FaultEmit)
+		if e, ok := peer.Emit(id); emitted && ok && e.OverlookUnobservable != "" {
+			fmt.Fprintf(&b, "| %s | %s |\n", id, e.OverlookUnobservable)
+		}
 	}
 	return []byte(b.String())
 }

@@ -32,6 +32,10 @@ type EmitPatch struct {
 	} `yaml:"bytes"`
 	// Also lists the other rules the patched envelope unavoidably breaks.
 	Also []string `yaml:"also"`
+	// OverlookUnobservable, when set, is why a receiver overlooking the
+	// rule shows nothing a test peer could see: its overlook fault is
+	// not worth playing.
+	OverlookUnobservable string `yaml:"overlook_unobservable"`
 }
 
 var emitPatches = sync.OnceValues(func() (map[string]EmitPatch, error) {

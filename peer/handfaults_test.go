@@ -1,6 +1,7 @@
 package peer
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -137,4 +138,39 @@ var handFaultCases = []struct {
 			t.Fatalf("receipt status %v, want the patched ok", got)
 		}
 	}},
+}
+
+// A peer overlooking a rule acts on what it accepted, so that accepting
+// shows (loose.go): the correct peer refuses each of these in silence.
+func TestOverlookActsLoosely(t *testing.T) {
+	for _, c := range []struct {
+		rule, from, to string
+		check          func(receipt map[string]any) bool
+	}{
+		{"ENV-SURFACE-ENUM", `"surface":"thread"`, `"surface":"room"`, func(r map[string]any) bool { return r["surface"] == "room" }},
+		{"ENV-THREAD-ID-REQUIRED", `"thread_id":"thread_b1",`, ``, func(r map[string]any) bool { _, has := r["thread_id"]; return !has }},
+		{"ENV-KIND", `"kind":"say"`, `"kind":"shout"`, func(map[string]any) bool { return true }},
+		{"ENV-TO-GRAMMAR", `"to":"ref.peer-1"`, `"to":""`, func(r map[string]any) bool { return r["to"] == "tester.session-1" }},
+	} {
+		t.Run(c.rule, func(t *testing.T) {
+			msg := []byte(strings.Replace(string(workSay(1, time.Now().Unix(), "")), c.from, c.to, 1))
+			for _, faults := range [][]string{nil, {FaultOverlook + c.rule}} {
+				p, out := offline(t, faults...)
+				p.handle(p.ownSubject, msg)
+				var receipt map[string]any
+				for _, s := range *out {
+					var env map[string]any
+					if json.Unmarshal(s.data, &env) == nil && env["kind"] == "receipt" && body(env)["status"] == "accepted" {
+						receipt = env
+					}
+				}
+				switch {
+				case faults == nil && len(*out) > 0:
+					t.Fatalf("the correct peer answered %s", (*out)[0].data)
+				case faults != nil && (receipt == nil || !c.check(receipt)):
+					t.Fatalf("overlooking %s: accepted receipt %v, sent %d", c.rule, receipt, len(*out))
+				}
+			}
+		})
+	}
 }

@@ -64,6 +64,8 @@ func (p *peer) handle(subject string, raw []byte) {
 		p.refuse(env, reason, fs)
 		return
 	}
+	to = p.loosen(env, subject, to)
+	kind, _ = env["kind"].(string)
 	if to != "" && to != p.self {
 		p.refuse(env, "not_target", nil)
 		return
@@ -215,8 +217,10 @@ func (p *peer) refuse(env map[string]any, reason string, fs []rules.Finding) {
 	p.receipt(env, containerOf(env), agh.RefusalStatus(reason), reason, "", false)
 }
 
-// container is the conversation surface and id a work unit is bound to.
-type container struct{ surface, id string }
+// container is the conversation surface and id a work unit is bound to;
+// loose holds the members as received (JSON) where an overlook fault let
+// the peer take a message without a sound container (loose.go).
+type container struct{ surface, id, loose string }
 
 func containerOf(env map[string]any) *container {
 	s, _ := env["surface"].(string)
@@ -233,10 +237,18 @@ func containerOf(env map[string]any) *container {
 	if id == "" {
 		return nil
 	}
-	return &container{s, id}
+	return &container{surface: s, id: id}
 }
 
 func (c *container) apply(env map[string]any) {
+	if c.loose != "" {
+		var members map[string]any
+		_ = json.Unmarshal([]byte(c.loose), &members)
+		for k, v := range members {
+			env[k] = v
+		}
+		return
+	}
 	if c.surface == "thread" {
 		env["surface"], env["thread_id"] = "thread", c.id
 	} else {

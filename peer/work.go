@@ -31,7 +31,7 @@ func (p *peer) lifecycle(env map[string]any) {
 	wid, _ := env["work_id"].(string)
 	from, _ := env["from"].(string)
 	kind, _ := env["kind"].(string)
-	c := containerOf(env)
+	c := p.containerOf(env)
 	if wid == "" || c == nil {
 		return
 	}
