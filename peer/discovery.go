@@ -33,6 +33,9 @@ func buildCatalog() ([]map[string]any, error) {
 
 func (p *peer) peerCard() map[string]any {
 	profiles := []any{agh.Protocol}
+	if p.faults[faultCardWithoutV0] {
+		profiles = []any{}
+	}
 	if !p.cfg.NoControl {
 		profiles = append(profiles, control.Name)
 	}

@@ -54,6 +54,11 @@ const (
 	faultInventWork        = "invent-work"
 	faultAnyParticipant    = "non-participant-obeyed"
 	faultProfileBadProof   = "unknown-profile-bad-proof"
+	faultReplyToUnknown    = "reply-to-unknown"
+	faultWhoisReplyUnknown = "whois-reply-to-unknown"
+	faultCardWithoutV0     = "card-without-v0"
+	faultReportOthersWork  = "reports-others-work"
+	faultBareCompleted     = "bare-completed"
 	// Faults of the NATS binding.
 	faultBroadcastAddressed = "broadcast-taken-as-addressed"
 	faultChannelOnly        = "channel-only-subjects"
@@ -99,6 +104,11 @@ var faultList = []Fault{
 	{faultInventWork, "lifecycle", "takes a directed say without work_id as work, under a work_id of its own making", []string{"LIFE-NO-INVENTED-WORK"}},
 	{faultAnyParticipant, "lifecycle", "lets any peer move a work unit, not only its initiator (no not_target)", []string{"LIFE-NON-PARTICIPANT"}},
 	{faultProfileBadProof, "trust", "refuses a proof under a trust profile it does not support with verification_failed, instead of taking the message as unverified", []string{"TRUST-PROFILE-UNSUPPORTED"}},
+	{faultReplyToUnknown, "delivery", "gives its receipts a reply_to that names no envelope", []string{"DELIV-REPLY-TO-KNOWN"}},
+	{faultWhoisReplyUnknown, "kinds", "answers whois requests with a reply_to that names no request", []string{"DISC-WHOIS-REPLY-TO-KNOWN"}},
+	{faultCardWithoutV0, "kinds", "leaves agh-network/v0 out of its Peer Card's profiles_supported", []string{"DISC-PROFILES-V0"}},
+	{faultReportOthersWork, "lifecycle", "acknowledges work between two other peers it sees on the broadcast subject with an accepted receipt", []string{"LIFE-PARTICIPANTS-ONLY"}},
+	{faultBareCompleted, "lifecycle", "completes work with a bare completed trace: no message, result or artifact_refs", []string{"LIFE-PROGRESS-DETAIL"}},
 	{faultBroadcastAddressed, "nats", "takes directed work seen on the broadcast subject as addressed to itself, whoever it names", []string{"NATS-BROADCAST-NOT-ADDRESSED"}},
 	{faultChannelOnly, "nats", "also listens on the obsolete channel-only subjects (no workspace segment)", []string{"NATS-WORKSPACE-SUBJECT"}},
 	{faultReplyOnInbox, "nats", "answers a message that came with a NATS reply subject on that inbox instead of the sender's peer subject", []string{"NATS-REQUEST-REPLY-CORRELATION"}},

@@ -132,6 +132,46 @@ var handFaultCases = []struct {
 		withInbox(r, w, "_INBOX.test.ack")
 		wantTrace(t, r.expect("trace"), w, w, "working")
 	}},
+	{faultReplyToUnknown, nil, func(t *testing.T, r *rig) {
+		w := r.work("answer me")
+		r.send(w)
+		if got := r.expect("receipt"); got["reply_to"] == w["id"] {
+			t.Fatalf("receipt reply_to names the opening: %s", mustJSON(got))
+		}
+	}},
+	{faultWhoisReplyUnknown, nil, func(t *testing.T, r *rig) {
+		q := r.env("whois", map[string]any{"type": "request", "query": ""})
+		r.send(q)
+		if got := r.expect("whois"); got["reply_to"] == q["id"] {
+			t.Fatalf("whois response reply_to names the request: %s", mustJSON(got))
+		}
+	}},
+	{faultCardWithoutV0, nil, func(t *testing.T, r *rig) {
+		list, _ := body(r.greet)["peer_card"].(map[string]any)["profiles_supported"].([]any)
+		for _, v := range list {
+			if v == agh.Protocol {
+				t.Fatalf("profiles_supported %v lists %s", list, agh.Protocol)
+			}
+		}
+	}},
+	{faultReportOthersWork, nil, func(t *testing.T, r *rig) {
+		w := r.work("for bob")
+		w["to"] = "bob.session-2"
+		r.sendRaw(agh.BroadcastSubject(testWS, testChannel), mustJSON(w))
+		if got := r.expect("receipt"); got["to"] != r.me || body(got)["status"] != "accepted" {
+			t.Fatalf("want an accepted receipt to the initiator, got %s", mustJSON(got))
+		}
+		r.silence() // acknowledged, not worked
+	}},
+	{faultBareCompleted, nil, func(t *testing.T, r *rig) {
+		w := r.work("echo me")
+		r.send(w)
+		r.expect("receipt")
+		r.expect("trace")
+		if done := body(r.expect("trace")); done["state"] != "completed" || done["result"] != nil || done["message"] != nil {
+			t.Fatalf("want a bare completed trace, got %v", done)
+		}
+	}},
 	{FaultEmit + "RECEIPT-STATUS", nil, func(t *testing.T, r *rig) {
 		r.send(r.work("ok?"))
 		if got := body(r.expect("receipt"))["status"]; got != "ok" {

@@ -52,6 +52,9 @@ func (p *peer) handle(subject string, raw []byte) {
 	// Someone else's directed traffic seen on the broadcast subject is not
 	// ours to judge.
 	if to != "" && to != p.self && subject != p.ownSubject {
+		if p.faults[faultReportOthersWork] && env["work_id"] != nil && (kind == agh.KindSay || kind == agh.KindCapability) {
+			p.receipt(env, containerOf(env), agh.StatusAccepted, "", "", true)
+		}
 		if !p.faults[faultBroadcastAddressed] {
 			return
 		}

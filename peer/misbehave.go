@@ -34,10 +34,21 @@ func (p *peer) bend(env map[string]any) {
 		if p.faults[faultForIDUnknown] && body["status"] == agh.StatusAccepted {
 			body["for_id"] = "msg_" + randid.Hex(16)
 		}
+		if p.faults[faultReplyToUnknown] {
+			env["reply_to"] = "msg_" + randid.Hex(16)
+		}
+	case "whois":
+		if p.faults[faultWhoisReplyUnknown] && body["type"] == "response" {
+			env["reply_to"] = "msg_" + randid.Hex(16)
+		}
 	case "trace":
 		if body["state"] != agh.StateCompleted {
 			p.lastTrace, _ = env["id"].(string)
 			return
+		}
+		if p.faults[faultBareCompleted] {
+			delete(body, "result")
+			delete(body, "message")
 		}
 		if p.faults[faultContainerJump] {
 			jump(env)
