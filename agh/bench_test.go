@@ -64,3 +64,20 @@ func BenchmarkCheckFullSchema(b *testing.B) {
 	raws, vals := benchCorpus(b, realistic...)
 	benchCheck(b, mustChecker(b, Options{Now: 1776366100, FullSchema: true}), raws, vals)
 }
+
+// BenchmarkCheckClean is the fast path alone (what validate pays for a clean
+// envelope), to compare with BenchmarkCheckBytes.
+func BenchmarkCheckClean(b *testing.B) {
+	c := mustChecker(b, Options{Now: 1776366100})
+	raws, _ := benchCorpus(b, realistic...)
+	var n int64
+	for _, r := range raws {
+		n += int64(len(r))
+	}
+	b.SetBytes(n / int64(len(raws)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_, _ = c.CheckClean(raws[i%len(raws)])
+	}
+}

@@ -72,6 +72,17 @@ func TestFastPathFixtures(t *testing.T) {
 
 // The fast path stands aside where every envelope needs more than the rules
 // it asks about.
+func TestFieldNamed(t *testing.T) {
+	for i, f := range fields {
+		if got, ok := fieldNamed([]byte(f.name)); !ok || got != field(i) {
+			t.Errorf("fieldNamed(%q) = %d, %v", f.name, got, ok)
+		}
+	}
+	if _, ok := fieldNamed([]byte("interaction_id")); ok {
+		t.Error("fieldNamed knows interaction_id")
+	}
+}
+
 func TestFastPathOff(t *testing.T) {
 	raw := mustRead(t, filepath.Join("..", "fixtures", "agh", "valid", "say-thread-broadcast.json"))
 	for _, o := range []Options{{FullSchema: true}, {RequireVerified: true}, {Errata: Errata{RejectSecretKeys: true}}} {

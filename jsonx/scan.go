@@ -2,6 +2,7 @@ package jsonx
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
 	"strconv"
 	"unicode/utf16"
@@ -49,6 +50,9 @@ func (s *Scanner) Fail() { s.failed = true }
 func (s *Scanner) Peek() byte {
 	if s.failed {
 		return 0
+	}
+	if s.pos < len(s.data) && s.data[s.pos] > ' ' {
+		return s.data[s.pos] // compact JSON: no white space to skip
 	}
 	s.skipWS()
 	if s.pos >= len(s.data) {
@@ -252,6 +256,12 @@ func (s *Scanner) stringEnd(start int) (end int, escaped bool) {
 	data := s.data
 	i := start
 	for i < len(data) {
+		for i+8 <= len(data) && plain8(binary.LittleEndian.Uint64(data[i:])) {
+			i += 8
+		}
+		if i >= len(data) {
+			break
+		}
 		switch strByte[data[i]] {
 		case 0:
 			i++
@@ -280,6 +290,15 @@ func (s *Scanner) stringEnd(start int) (end int, escaped bool) {
 	}
 	s.failed = true
 	return 0, false
+}
+
+// plain8 reports whether none of the 8 bytes in w is a quote, a backslash,
+// a control character or not ASCII (the bit tricks of "Bit Twiddling
+// Hacks": a byte below n, a zero byte after an XOR).
+func plain8(w uint64) bool {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	q, bs := w^(lo*'"'), w^(lo*'\\')
+	return ((w-lo*0x20)&^w|(q-lo)&^q|(bs-lo)&^bs|w)&hi == 0
 }
 
 // escapeLen returns the length of the escape at data[i] ('\\'), a

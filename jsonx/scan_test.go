@@ -2,6 +2,7 @@ package jsonx
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -88,6 +89,21 @@ func TestScannerMatchesDecode(t *testing.T) {
 	}, sampleDocs...)
 	for _, d := range docs {
 		checkScanner(t, []byte(d))
+	}
+}
+
+// plain8 must flag a word exactly when one of its bytes is not plain.
+func TestPlain8(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		for at := 0; at < 8; at++ {
+			for _, fill := range []byte{'a', ' ', '~', 0x21} {
+				w := bytes.Repeat([]byte{fill}, 8)
+				w[at] = byte(c)
+				if got, want := plain8(binary.LittleEndian.Uint64(w)), strByte[c] == 0; got != want {
+					t.Fatalf("plain8(%q) = %v, want %v", w, got, want)
+				}
+			}
+		}
 	}
 }
 
