@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -256,11 +257,14 @@ func (s *Scanner) stringEnd(start int) (end int, escaped bool) {
 	data := s.data
 	i := start
 	for i < len(data) {
-		for i+8 <= len(data) && plain8(binary.LittleEndian.Uint64(data[i:])) {
-			i += 8
-		}
-		if i >= len(data) {
-			break
+		// Eight bytes at a time up to the next byte that is not plain.
+		if i+8 <= len(data) {
+			m := special8(binary.LittleEndian.Uint64(data[i:]))
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) >> 3
 		}
 		switch strByte[data[i]] {
 		case 0:
@@ -292,13 +296,15 @@ func (s *Scanner) stringEnd(start int) (end int, escaped bool) {
 	return 0, false
 }
 
-// plain8 reports whether none of the 8 bytes in w is a quote, a backslash,
-// a control character or not ASCII (the bit tricks of "Bit Twiddling
-// Hacks": a byte below n, a zero byte after an XOR).
-func plain8(w uint64) bool {
+// special8 flags (high bit set) the bytes of w, read little-endian, that
+// are a quote, a backslash, a control character or not ASCII, with the bit
+// tricks of "Bit Twiddling Hacks" (a byte below n; a zero byte after an
+// XOR). A borrow can flag a plain byte above a flagged one, never below, so
+// the lowest flag is exact: that is all stringEnd uses.
+func special8(w uint64) uint64 {
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	q, bs := w^(lo*'"'), w^(lo*'\\')
-	return ((w-lo*0x20)&^w|(q-lo)&^q|(bs-lo)&^bs|w)&hi == 0
+	return ((w-lo*0x20)&^w | (q-lo)&^q | (bs-lo)&^bs | w) & hi
 }
 
 // escapeLen returns the length of the escape at data[i] ('\\'), a

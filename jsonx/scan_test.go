@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"reflect"
 	"strings"
 	"testing"
@@ -92,15 +93,28 @@ func TestScannerMatchesDecode(t *testing.T) {
 	}
 }
 
-// plain8 must flag a word exactly when one of its bytes is not plain.
-func TestPlain8(t *testing.T) {
+// special8's lowest flag must be the first byte that is not plain, in
+// every word of two bytes placed among plain ones.
+func TestSpecial8(t *testing.T) {
 	for c := 0; c < 256; c++ {
-		for at := 0; at < 8; at++ {
-			for _, fill := range []byte{'a', ' ', '~', 0x21} {
-				w := bytes.Repeat([]byte{fill}, 8)
-				w[at] = byte(c)
-				if got, want := plain8(binary.LittleEndian.Uint64(w)), strByte[c] == 0; got != want {
-					t.Fatalf("plain8(%q) = %v, want %v", w, got, want)
+		for d := 0; d < 256; d++ {
+			for at := 0; at < 7; at++ {
+				w := bytes.Repeat([]byte{'a'}, 8)
+				w[at], w[at+1] = byte(c), byte(d)
+				want := -1
+				for i, b := range w {
+					if strByte[b] != 0 {
+						want = i
+						break
+					}
+				}
+				m := special8(binary.LittleEndian.Uint64(w))
+				got := -1
+				if m != 0 {
+					got = bits.TrailingZeros64(m) >> 3
+				}
+				if got != want {
+					t.Fatalf("special8(%q): first flag at %d, want %d", w, got, want)
 				}
 			}
 		}
