@@ -54,22 +54,18 @@ func (r Result) Valid(strict bool) bool { return !rules.HasErrors(r.Findings, st
 // Checker is safe for concurrent use; build one and share it.
 type Checker struct {
 	opts             Options
-	schemas          *compiledSchemas
+	schemas          *lazySchemas
 	threadID, workID grammar
 	fast             bool // CheckClean may settle envelopes (fastOptions)
 }
 
-// NewChecker compiles the embedded schemas once (per errata variant, per
-// process) and returns a checker for opts.
+// NewChecker returns a checker for opts. The embedded schemas are compiled
+// once per errata variant and process, when an envelope first needs them.
 func NewChecker(opts Options) (*Checker, error) {
 	if opts.MaxReplayAge <= 0 {
 		opts.MaxReplayAge = DefaultMaxReplayAge
 	}
-	cs, err := loadSchemas(opts.Errata)
-	if err != nil {
-		return nil, err
-	}
-	c := &Checker{opts: opts, schemas: cs, fast: fastOptions(opts)}
+	c := &Checker{opts: opts, schemas: schemasFor(opts.Errata), fast: fastOptions(opts)}
 	c.threadID, c.workID = idGrammars(opts.Errata)
 	return c, nil
 }

@@ -79,9 +79,10 @@ func (c *Checker) check(raw []byte, v any) Result {
 	// found clean cannot add anything; it runs wherever they found an error
 	// to catch what they might have missed, and everywhere under FullSchema.
 	if native := len(r.fs); c.opts.FullSchema || needSchema(r.fs) {
-		r.fs = append(r.fs, schemaFindings(c.schemas.envelope, env, nil, r.fs[:native])...)
+		cs := c.schemas.get()
+		r.fs = append(r.fs, schemaFindings(cs.envelope, env, nil, r.fs[:native])...)
 		if body, ok := r.val[fBody].(map[string]any); ok && IsKnownKind(kind) {
-			r.fs = append(r.fs, schemaFindings(c.schemas.body[kind], body, bodyPrefix, r.fs[:native])...)
+			r.fs = append(r.fs, schemaFindings(cs.body[kind], body, bodyPrefix, r.fs[:native])...)
 		}
 	}
 	if c.opts.Now != 0 {

@@ -45,17 +45,45 @@ type schemaVariant struct {
 
 var (
 	schemaMu    sync.Mutex
-	schemaCache = map[schemaVariant]*compiledSchemas{}
+	schemaCache = map[schemaVariant]*lazySchemas{}
 )
 
-// loadSchemas compiles the schemas of one variant, once per process.
-func loadSchemas(e Errata) (*compiledSchemas, error) {
+// lazySchemas are the schemas of one variant, compiled when first needed:
+// the native rules settle clean envelopes without them, so a run that
+// meets no broken envelope never pays for the compiler.
+type lazySchemas struct {
+	variant schemaVariant
+	once    sync.Once
+	cs      *compiledSchemas
+	err     error
+}
+
+// schemasFor returns the schemas of the variant e selects, compiled or not.
+func schemasFor(e Errata) *lazySchemas {
 	v := schemaVariant{e.NullAsAbsent, e.AllowUnknownFields, e.ReferenceWorkID, e.ReferenceThreadID}
 	schemaMu.Lock()
 	defer schemaMu.Unlock()
-	if cs, ok := schemaCache[v]; ok {
-		return cs, nil
+	l := schemaCache[v]
+	if l == nil {
+		l = &lazySchemas{variant: v}
+		schemaCache[v] = l
 	}
+	return l
+}
+
+// get compiles the schemas once and returns them. The schemas are embedded
+// and every variant is compiled by the tests, so failing here is a broken
+// build, not bad input.
+func (l *lazySchemas) get() *compiledSchemas {
+	l.once.Do(func() { l.cs, l.err = compileSchemas(l.variant) })
+	if l.err != nil {
+		panic("agh: the embedded schemas do not compile: " + l.err.Error())
+	}
+	return l.cs
+}
+
+// compileSchemas compiles the schemas of one variant.
+func compileSchemas(v schemaVariant) (*compiledSchemas, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseRegexpEngine(regexpEngine)
@@ -87,7 +115,6 @@ func loadSchemas(e Errata) (*compiledSchemas, error) {
 			return nil, fmt.Errorf("compile %s body schema: %w", k, err)
 		}
 	}
-	schemaCache[v] = cs
 	return cs, nil
 }
 

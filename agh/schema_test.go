@@ -57,16 +57,16 @@ func TestSchemaFindingsPointers(t *testing.T) {
 	c := mustChecker(t, Options{})
 	env := decode(t, []byte(`{"protocol":"agh-network/v0","id":"x","workspace_id":"w","kind":"say","channel":"c",
 		"from":"a","ts":1,"body":{"text":"hi"},"surface":"thread","thread_id":"t","extra":1}`)).(map[string]any)
-	got := schemaFindings(c.schemas.envelope, env, nil, nil)
+	got := schemaFindings(c.schemas.get().envelope, env, nil, nil)
 	if len(got) != 1 || got[0].Pointer != "/extra" || got[0].Rule != RuleSchema {
 		t.Fatalf("schema findings %s", dump(got))
 	}
-	covered := schemaFindings(c.schemas.envelope, env, nil, []rules.Finding{{Rule: RuleUnknownField, Pointer: "/extra"}})
+	covered := schemaFindings(c.schemas.get().envelope, env, nil, []rules.Finding{{Rule: RuleUnknownField, Pointer: "/extra"}})
 	if len(covered) != 0 {
 		t.Errorf("covered error reported again: %s", dump(covered))
 	}
 	body := map[string]any{"type": "request", "peer_card": map[string]any{}}
-	got = schemaFindings(c.schemas.body[KindWhois], body, bodyPrefix, nil)
+	got = schemaFindings(c.schemas.get().body[KindWhois], body, bodyPrefix, nil)
 	if len(got) == 0 {
 		t.Error("whois request with a card passed the body schema")
 	}
@@ -85,4 +85,15 @@ func readFixture(t testing.TB, path string) ([]byte, any) {
 		t.Fatalf("%s: %v", path, fs)
 	}
 	return raw, v
+}
+
+// The schemas compile lazily, and a failure there panics: every variant
+// must compile.
+func TestEverySchemaVariantCompiles(t *testing.T) {
+	for i := range 16 {
+		v := schemaVariant{i&1 != 0, i&2 != 0, i&4 != 0, i&8 != 0}
+		if _, err := compileSchemas(v); err != nil {
+			t.Errorf("%+v: %v", v, err)
+		}
+	}
 }

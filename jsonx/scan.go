@@ -29,8 +29,16 @@ type Scanner struct {
 	depth  int
 	failed bool
 	keys   [][]byte // member names of the open objects, for duplicates
-	marks  []int    // where each open object's names start in keys
+	marks  []mark   // each open object's start in keys, and a summary of its names
 	arena  []byte   // decoded strings that had escapes
+}
+
+// mark is an open object: where its member names start in keys, and one
+// bit per name (by length and end bytes) so that a new name is compared
+// with the others only when its bit is already set.
+type mark struct {
+	start int
+	bloom uint64
 }
 
 // Reset starts reading data.
@@ -96,7 +104,7 @@ func (s *Scanner) Object() bool {
 		return false
 	}
 	s.pos++
-	s.marks = append(s.marks, len(s.keys))
+	s.marks = append(s.marks, mark{start: len(s.keys)})
 	return true
 }
 
@@ -139,13 +147,20 @@ func (s *Scanner) Member(i int) (name []byte, more bool) {
 		return nil, false
 	}
 	s.pos++
-	mark := s.marks[len(s.marks)-1]
-	for _, k := range s.keys[mark:] {
-		if len(k) == len(name) && bytes.Equal(k, name) {
-			s.failed = true
-			return nil, false
+	m := &s.marks[len(s.marks)-1]
+	bit := uint64(1)
+	if len(name) > 0 {
+		bit <<= (uint(len(name)) + uint(name[0]) + uint(name[len(name)-1])) & 63
+	}
+	if m.bloom&bit != 0 {
+		for _, k := range s.keys[m.start:] {
+			if len(k) == len(name) && bytes.Equal(k, name) {
+				s.failed = true
+				return nil, false
+			}
 		}
 	}
+	m.bloom |= bit
 	s.keys = append(s.keys, name)
 	return name, true
 }
@@ -153,7 +168,7 @@ func (s *Scanner) Member(i int) (name []byte, more bool) {
 func (s *Scanner) closeObject() {
 	s.pos++
 	s.depth--
-	s.keys = s.keys[:s.marks[len(s.marks)-1]]
+	s.keys = s.keys[:s.marks[len(s.marks)-1].start]
 	s.marks = s.marks[:len(s.marks)-1]
 }
 

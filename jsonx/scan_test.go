@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math/bits"
 	"reflect"
 	"strings"
@@ -88,6 +89,14 @@ func TestScannerMatchesDecode(t *testing.T) {
 		`{"a":{"b":1,"b":2}}`, `{"a":1,"a":1}`, `{"a":{"b":1},"b":{"a":1}}`, `[{"a":1},{"a":1}]`,
 		`{"a\u0062":1}`, deep, okDeep, "\x00", `[1 2]`, `{"a" 1}`, `{"a":}`, `[1,2,]`, "[\n1\r,\t2 ]",
 	}, sampleDocs...)
+	// Many names, so that their one-bit summaries collide: distinct, and
+	// with one repeated far from its first use.
+	var many []string
+	for i := range 200 {
+		many = append(many, fmt.Sprintf(`"k%d":%d`, i, i))
+	}
+	docs = append(docs, "{"+strings.Join(many, ",")+"}", "{"+strings.Join(many, ",")+`,"k37":0}`,
+		`{"ab":1,"ba":2,"a":{"ab":1},"ab ":3}`)
 	for _, d := range docs {
 		checkScanner(t, []byte(d))
 	}
