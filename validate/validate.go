@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -201,8 +202,10 @@ var batchPool = sync.Pool{New: func() any {
 }}
 
 // Run validates every input in order and calls emit for each document, in
-// input order. It returns the summary and, joined, every input error (a
-// missing file, an empty input, a read error): each one line for people.
+// input order. The Document emit gets is reused once emit returns: copy
+// what must outlive the call. Run returns the summary and, joined, every
+// input error (a missing file, an empty input, a read error): each one line
+// for people.
 // Checking goes on past input errors so that one bad path does not hide the
 // results of the others. An error returned by emit stops the run.
 func (v *Validator) Run(ctx context.Context, inputs []Input, emit func(*Document) error) (Summary, error) {
@@ -276,7 +279,8 @@ func (s *Summary) add(d *Document, strict bool) {
 }
 
 func (b *batch) release() {
-	b.docs, b.buf, b.out, b.done = b.docs[:0], b.buf[:0], nil, nil
+	clear(b.out) // the findings go with the documents, the array stays
+	b.docs, b.buf, b.out, b.done = b.docs[:0], b.buf[:0], b.out[:0], nil
 	if cap(b.buf) > 4*batchBytes {
 		b.buf = make([]byte, 0, batchBytes)
 	}
@@ -284,7 +288,7 @@ func (b *batch) release() {
 }
 
 func (v *Validator) checkBatch(b *batch) {
-	b.out = make([]Document, len(b.docs))
+	b.out = slices.Grow(b.out[:0], len(b.docs))[:len(b.docs)]
 	for i, rd := range b.docs {
 		var d Document
 		if rd.fail != nil {
