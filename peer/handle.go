@@ -176,7 +176,7 @@ func (p *peer) refusal(res agh.Result, env map[string]any) (string, []rules.Find
 	if reason == "" && p.faults[faultRejectVerified] && env["proof"] != nil {
 		reason = "verification_failed"
 	}
-	if p.faults[faultProfileBadProof] && slices.ContainsFunc(all, func(f rules.Finding) bool { return f.Rule.ID == "TRUST-PROFILE-UNSUPPORTED" }) {
+	if p.faults[faultProfileBadProof] && slices.ContainsFunc(all, func(f rules.Finding) bool { return f.Rule == trust.RuleProfileUnsupported }) {
 		reason = "verification_failed"
 	}
 	if reason != "" && p.faults[faultOneFailureClass] {
