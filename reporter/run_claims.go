@@ -32,7 +32,8 @@ func gapGroups(gaps []harness.RequirementGap) []gapGroup {
 
 // exercisedLine says in one line what a run exercised of a claim, e.g.
 // "54 requirements exercised, 2 not: LIFE-X, LIFE-Y (needs aghcheck.control/v1)".
-// Past limit ids (0: no limit) the rest is counted, not named.
+// Past limit ids (0: no limit) the rest is counted, not named; a long
+// reason is clipped (the JSON and HTML reports give it whole).
 func exercisedLine(c harness.ClaimResult, limit int) string {
 	s := Plural(len(c.Exercised), "requirement") + " exercised"
 	if len(c.NotExercised) == 0 {
@@ -47,7 +48,7 @@ func exercisedLine(c harness.ClaimResult, limit int) string {
 		}
 		named += len(ids)
 		if len(ids) > 0 {
-			parts = append(parts, fmt.Sprintf("%s (%s)", strings.Join(ids, ", "), g.Reason))
+			parts = append(parts, fmt.Sprintf("%s (%s)", strings.Join(ids, ", "), clip(g.Reason, 120)))
 		}
 	}
 	if rest := len(c.NotExercised) - named; rest > 0 {

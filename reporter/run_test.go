@@ -206,3 +206,15 @@ func TestExercisedLine(t *testing.T) {
 		t.Errorf("%q", got)
 	}
 }
+
+// Claims built on one another share their gaps: the text names them once.
+func TestRunTextSharedGaps(t *testing.T) {
+	rep := runFixture()
+	peer := rep.Claims[0]
+	peer.Name, peer.Exercised = "Core Peer", append(peer.Exercised, "DISC-GREET-ON-JOIN")
+	rep.Claims = append(rep.Claims, peer)
+	out := string(writeRun(t, "text", rep, Options{}))
+	if !strings.Contains(out, "  Core Peer: 3 requirements exercised, 3 not (the same as Core Receiver)\n") {
+		t.Errorf("shared gaps not named once:\n%s", out)
+	}
+}

@@ -210,6 +210,7 @@ func (t *runText) exercised(rep *harness.Report) {
 		limit = 0
 	}
 	header := false
+	first := map[string]string{} // claims built on one another share gaps: name them once
 	for _, c := range rep.Claims {
 		if len(c.Exercised)+len(c.NotExercised) == 0 {
 			continue
@@ -218,7 +219,16 @@ func (t *runText) exercised(rep *harness.Report) {
 			fmt.Fprintln(t.w, "\nRequirements exercised, by claim:")
 			header = true
 		}
-		fmt.Fprintf(t.w, "  %s: %s\n", c.Name, t.p.faint.Sprint(exercisedLine(c, limit)))
+		line := exercisedLine(c, limit)
+		head := Plural(len(c.Exercised), "requirement") + " exercised"
+		if gaps := strings.TrimPrefix(line, head); gaps != "" {
+			if name, ok := first[gaps]; ok {
+				line = fmt.Sprintf("%s, %d not (the same as %s)", head, len(c.NotExercised), name)
+			} else {
+				first[gaps] = c.Name
+			}
+		}
+		fmt.Fprintf(t.w, "  %s: %s\n", c.Name, t.p.faint.Sprint(line))
 	}
 }
 
