@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -284,6 +285,13 @@ var raceDetector bool
 
 func TestFastPathMutants(t *testing.T) {
 	docs := mutants(t)
+	// For a differential run of two aghcheck builds over the same mutants
+	// (docs/benchmarks.md): AGHCHECK_MUTANTS_OUT=file writes them as NDJSON.
+	if out := os.Getenv("AGHCHECK_MUTANTS_OUT"); out != "" {
+		if err := os.WriteFile(out, append(bytes.Join(docs, []byte("\n")), '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if raceDetector {
 		sample := docs[:0]
 		for i := 0; i < len(docs); i += 13 {
