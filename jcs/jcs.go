@@ -14,6 +14,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -36,11 +37,11 @@ var (
 // value (as produced by jsonx.Decode: map[string]any, []any, json.Number,
 // string, bool, nil; float64 and int are accepted too).
 func Canonicalize(v any) ([]byte, error) {
-	var b bytes.Buffer
-	if err := encode(&b, v, "", 0); err != nil {
+	var e encoder
+	if err := e.encode(v, 0); err != nil {
 		return nil, err
 	}
-	return b.Bytes(), nil
+	return e.b.Bytes(), nil
 }
 
 // Transform canonicalizes raw JSON text. The text is decoded strictly: a
@@ -57,10 +58,38 @@ func Transform(raw []byte) ([]byte, error) {
 	return Canonicalize(v)
 }
 
-// encode writes v at JSON pointer path (kept only for error messages).
-func encode(b *bytes.Buffer, v any, path string, depth int) error {
+// encoder writes canonical bytes. path is the JSON pointer to the value
+// being written, one step per level (a member name, or an array index when
+// index >= 0), spelled out only for an error message.
+type encoder struct {
+	b    bytes.Buffer
+	path []step
+}
+
+type step struct {
+	key   string
+	index int
+}
+
+// at renders the current pointer ("" for the top-level value).
+func (e *encoder) at() string {
+	var p strings.Builder
+	for _, s := range e.path {
+		p.WriteByte('/')
+		if s.index >= 0 {
+			p.WriteString(strconv.Itoa(s.index))
+		} else {
+			p.WriteString(escapeToken(s.key))
+		}
+	}
+	return p.String()
+}
+
+// encode writes v, found at e.path.
+func (e *encoder) encode(v any, depth int) error {
+	b := &e.b
 	if depth > maxDepth {
-		return fmt.Errorf("at %q: %w", path, ErrDepth)
+		return fmt.Errorf("at %q: %w", e.at(), ErrDepth)
 	}
 	switch x := v.(type) {
 	case nil:
@@ -73,77 +102,94 @@ func encode(b *bytes.Buffer, v any, path string, depth int) error {
 		}
 	case string:
 		if err := writeString(b, x); err != nil {
-			return fmt.Errorf("at %q: %w", path, err)
+			return fmt.Errorf("at %q: %w", e.at(), err)
 		}
 	case json.Number:
 		f, err := parseNumber(string(x))
 		if err != nil {
-			return fmt.Errorf("at %q: %w", path, err)
+			return fmt.Errorf("at %q: %w", e.at(), err)
 		}
-		return writeNumber(b, f, path)
+		return e.writeNumber(f)
 	case float64:
-		return writeNumber(b, x, path)
+		return e.writeNumber(x)
 	case float32:
-		return writeNumber(b, float64(x), path)
+		return e.writeNumber(float64(x))
 	case int:
-		return writeNumber(b, float64(x), path)
+		return e.writeNumber(float64(x))
 	case int64:
-		return writeNumber(b, float64(x), path)
+		return e.writeNumber(float64(x))
 	case int32:
-		return writeNumber(b, float64(x), path)
+		return e.writeNumber(float64(x))
 	case uint64:
-		return writeNumber(b, float64(x), path)
+		return e.writeNumber(float64(x))
 	case uint32:
-		return writeNumber(b, float64(x), path)
+		return e.writeNumber(float64(x))
 	case []any:
 		b.WriteByte('[')
-		for i, e := range x {
+		for i, el := range x {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			if err := encode(b, e, path+"/"+strconv.Itoa(i), depth+1); err != nil {
+			e.path = append(e.path, step{index: i})
+			if err := e.encode(el, depth+1); err != nil {
 				return err
 			}
+			e.path = e.path[:len(e.path)-1]
 		}
 		b.WriteByte(']')
 	case map[string]any:
-		return writeObject(b, x, path, depth)
+		return e.writeObject(x, depth)
 	default:
-		return fmt.Errorf("at %q: %w (%T)", path, ErrType, v)
+		return fmt.Errorf("at %q: %w (%T)", e.at(), ErrType, v)
 	}
 	return nil
 }
 
-type member struct {
-	key   string
-	units []uint16
-}
-
-func writeObject(b *bytes.Buffer, m map[string]any, path string, depth int) error {
-	// RFC 8785 §3.2.3: members are ordered by the UTF-16 code units of their
-	// names, which differs from UTF-8 byte order for characters above U+FFFF
-	// versus U+E000..U+FFFF.
-	ms := make([]member, 0, len(m))
+func (e *encoder) writeObject(m map[string]any, depth int) error {
+	b := &e.b
+	keys := make([]string, 0, len(m))
 	for k := range m {
 		if !utf8.ValidString(k) {
-			return fmt.Errorf("at %q: member name: %w", path, ErrInvalidUTF8)
+			return fmt.Errorf("at %q: member name: %w", e.at(), ErrInvalidUTF8)
 		}
-		ms = append(ms, member{key: k, units: utf16.Encode([]rune(k))})
+		keys = append(keys, k)
 	}
-	slices.SortFunc(ms, func(a, c member) int { return slices.Compare(a.units, c.units) })
+	slices.SortFunc(keys, compareUTF16)
 	b.WriteByte('{')
-	for i, e := range ms {
+	for i, k := range keys {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		_ = writeString(b, e.key) // validated above
+		_ = writeString(b, k) // validated above
 		b.WriteByte(':')
-		if err := encode(b, m[e.key], path+"/"+escapeToken(e.key), depth+1); err != nil {
+		e.path = append(e.path, step{key: k, index: -1})
+		if err := e.encode(m[k], depth+1); err != nil {
 			return err
 		}
+		e.path = e.path[:len(e.path)-1]
 	}
 	b.WriteByte('}')
 	return nil
+}
+
+// compareUTF16 orders member names as RFC 8785 §3.2.3 does, by their
+// UTF-16 code units. That is the UTF-8 byte order unless a name holds a
+// character above U+FFFF (a 4-byte sequence, lead byte 0xF0 or more), whose
+// surrogates sort before U+E000..U+FFFF: only then are the units compared.
+func compareUTF16(a, c string) int {
+	if !supplementary(a) && !supplementary(c) {
+		return strings.Compare(a, c)
+	}
+	return slices.Compare(utf16.Encode([]rune(a)), utf16.Encode([]rune(c)))
+}
+
+func supplementary(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0xF0 {
+			return true
+		}
+	}
+	return false
 }
 
 func escapeToken(s string) string {
@@ -261,11 +307,11 @@ func validNumber(s string) bool {
 	return i == len(s)
 }
 
-func writeNumber(b *bytes.Buffer, f float64, path string) error {
+func (e *encoder) writeNumber(f float64) error {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return fmt.Errorf("at %q: %w: %v", path, ErrNumber, f)
+		return fmt.Errorf("at %q: %w: %v", e.at(), ErrNumber, f)
 	}
-	b.WriteString(FormatNumber(f))
+	e.b.WriteString(FormatNumber(f))
 	return nil
 }
 

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"github.com/aghcheck/aghcheck/internal/jsontest"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf16"
 )
 
 // decode decodes s as the tool does (jsonx), the input jcs.Canonicalize is built for.
@@ -324,5 +326,27 @@ func BenchmarkTransformEnvelope(b *testing.B) {
 		if _, err := Transform(raw); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// compareUTF16 takes a shortcut for names without characters above U+FFFF;
+// it must order every pair as the UTF-16 code units do.
+func TestCompareUTF16(t *testing.T) {
+	names := []string{"", "a", "b", "ab", "é", "\u00ff", "\u0100", "\ue000", "\uffff", "\U00010000", "\U0001F600", "a\U0001F600", "a\uffff", "\u20ac", "€a", "z"}
+	for _, a := range names {
+		for _, c := range names {
+			want := slices.Compare(utf16.Encode([]rune(a)), utf16.Encode([]rune(c)))
+			if got := compareUTF16(a, c); got != want {
+				t.Errorf("compareUTF16(%q, %q) = %d, want %d", a, c, got, want)
+			}
+		}
+	}
+}
+
+// An error names the value by its JSON pointer, names escaped.
+func TestErrorPointer(t *testing.T) {
+	v := map[string]any{"a/b": []any{json.Number("1"), map[string]any{"~k": struct{}{}}}}
+	if _, err := Canonicalize(v); !errors.Is(err, ErrType) || !strings.Contains(err.Error(), `"/a~1b/1/~0k"`) {
+		t.Errorf("error = %v", err)
 	}
 }
