@@ -281,13 +281,13 @@ func (s *Scanner) stringEnd(start int) (end int, escaped bool) {
 			}
 			i += bits.TrailingZeros64(m) >> 3
 		}
+		if data[i] == '"' { // the usual stop, without the table
+			return i, escaped
+		}
 		switch strByte[data[i]] {
 		case 0:
 			i++
-		case 1:
-			if data[i] == '"' {
-				return i, escaped
-			}
+		case 1: // a backslash: the quote returned above
 			n := escapeLen(data, i)
 			if n == 0 {
 				s.failed = true
