@@ -204,6 +204,8 @@ func (p *player) step(ctx context.Context, st *scenario.Step) StepResult {
 		return p.wait.expect(ctx, st.Expect)
 	case st.ExpectSilence != nil:
 		return p.wait.silence(ctx, st.ExpectSilence)
+	case st.Disconnect != "":
+		return p.disconnect()
 	}
 	select {
 	case <-time.After(time.Duration(st.Wait)):

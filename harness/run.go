@@ -346,10 +346,22 @@ func (r *runner) gateAll(rep *Report, todo []int) []int {
 	return play
 }
 
-// playAll plays the scenarios, up to cfg.Parallel at once. An interrupted
-// run starts nothing more.
+// playAll plays the scenarios, up to cfg.Parallel at once, then those that
+// must run alone, one at a time. An interrupted run starts nothing more.
 func (r *runner) playAll(ctx context.Context, rep *Report, play []int) {
-	par := r.cfg.Parallel
+	var alone []int
+	play = slices.DeleteFunc(play, func(i int) bool {
+		a := r.cfg.Scenarios[i].Alone()
+		if a {
+			alone = append(alone, i)
+		}
+		return a
+	})
+	r.playSome(ctx, rep, play, r.cfg.Parallel)
+	r.playSome(ctx, rep, alone, 1)
+}
+
+func (r *runner) playSome(ctx context.Context, rep *Report, play []int, par int) {
 	if par <= 0 || par > len(play) {
 		par = max(len(play), 1)
 	}
@@ -404,6 +416,8 @@ func (r *runner) gate(sc *scenario.Scenario, rep *Report) string {
 		return "the broker has no JetStream"
 	case sc.Requires.JoinGreet && r.greet == nil && r.proc == nil:
 		return "the IUT joined before the run (attached with --iut-peer), so its join greet was not observed"
+	case sc.Alone() && r.broker == nil:
+		return noDisconnect
 	}
 	return ""
 }

@@ -20,6 +20,7 @@ type waiter struct {
 	first    string // the peer an expect listens on when a step names none
 	mark     int    // the last message seen before the latest send
 	greetSeq int    // the IUT's opening greet, never "what arrived instead"
+	floor    int    // messages up to this one were set aside (setAside)
 }
 
 // judged is sr with its verdict.
@@ -154,7 +155,7 @@ func (w *waiter) take(pats []map[string]any, onOK func(*message) bool) (hit, mis
 	w.in.mu.Lock()
 	defer w.in.mu.Unlock()
 	for _, m := range w.in.msgs {
-		if w.in.consumed[m.seq] || m.env == nil || !anyMatch(pats, m.env) {
+		if m.seq <= w.floor || w.in.consumed[m.seq] || m.env == nil || !anyMatch(pats, m.env) {
 			continue
 		}
 		if onOK(m) {
@@ -184,7 +185,7 @@ func (w *waiter) earliest(pats []map[string]any, onOK func(*message) bool) *mess
 	w.in.mu.Lock()
 	defer w.in.mu.Unlock()
 	for _, m := range w.in.msgs {
-		if !w.in.consumed[m.seq] && m.env != nil && onOK(m) && anyMatch(pats, m.env) {
+		if m.seq > w.floor && !w.in.consumed[m.seq] && m.env != nil && onOK(m) && anyMatch(pats, m.env) {
 			return m
 		}
 	}
@@ -216,7 +217,7 @@ func (w *waiter) unmatched(pats []map[string]any) (out []string, rel int) {
 	defer w.in.mu.Unlock()
 	others, more := 0, 0
 	for _, m := range w.in.msgs {
-		if w.in.consumed[m.seq] || m.seq == w.greetSeq {
+		if w.in.consumed[m.seq] || m.seq == w.greetSeq || m.seq <= w.floor {
 			continue
 		}
 		if !pins.relate(m) {

@@ -32,6 +32,7 @@ const (
 	faultAcceptBadSignature = "accept-bad-signature"
 	faultReceiptOnBroadcast = "receipt-on-broadcast"
 	faultWrongRouteToken    = "wrong-route-token"
+	faultNoRegreet          = "no-greet-after-reconnect"
 	// Faults only a view across envelopes catches (the work-unit tracker).
 	faultBackToSubmitted = "trace-back-to-submitted"
 	faultReportAfterDone = "report-after-completed"
@@ -84,6 +85,7 @@ var faultList = []Fault{
 	{faultRejectUnknownExt, "extensions", "refuses work that carries an ext key it does not know with reason malformed", []string{"EXT-UNKNOWN-IGNORED"}},
 	{faultAcceptBadSignature, "trust", "accepts work whose proof does not verify (tampered signed message)", []string{"TRUST-RX-REJECT-BAD-PROOF"}},
 	{faultReceiptOnBroadcast, "nats", "publishes directed receipts on the channel broadcast subject", []string{"NATS-PUBLISH-SUBJECT"}},
+	{faultNoRegreet, "nats", "does not greet again when its broker connection comes back", []string{"NATS-GREET-RECONNECT"}},
 	{faultWrongRouteToken, "nats", "listens on and publishes to peer subjects whose route token is derived wrongly (last 32 hex chars of SHA-256)", []string{"NATS-PEER-SUBJECT"}},
 	{faultBackToSubmitted, "lifecycle", "reports a submitted trace after working, moving work back to submitted, before completing it", []string{"LIFE-TRANSITIONS"}},
 	{faultReportAfterDone, "lifecycle", "reports a working trace after the completed one", []string{"LIFE-TERMINAL-FINAL"}},

@@ -226,6 +226,7 @@ func TestFaultsChangeBehaviour(t *testing.T) {
 	}...)
 	cases = append(cases, trackerFaultCases...)
 	cases = append(cases, handFaultCases...)
+	cases = append(cases, reconnectFaultCases...)
 	// overlook:RULE accepts a message that breaks only RULE, and refuses
 	// one breaking another rule as before.
 	cases = append(cases, struct {

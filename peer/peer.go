@@ -107,7 +107,9 @@ func Run(ctx context.Context, cfg Config) error {
 			return ErrBrokerGone
 		case <-reconnected:
 			p.log.Info("reconnected", "peer", p.self)
-			p.greet()
+			if !p.faults[faultNoRegreet] {
+				p.greet()
+			}
 		case <-tick.C:
 			p.sweep()
 			p.greet()

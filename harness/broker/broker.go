@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/aghcheck/aghcheck/internal/randid"
@@ -44,6 +45,9 @@ type Broker struct {
 	JetStream bool
 	srv       *server.Server
 	dir       string
+
+	mu      sync.Mutex
+	dropped map[uint64]bool // connections DropClients closed
 }
 
 // Start launches an embedded broker and waits until it accepts clients.
@@ -95,8 +99,9 @@ type Disconnect struct {
 }
 
 // Disconnects lists the connections the broker closed (not those that
-// closed themselves, and not because the other end died or the broker
-// stopped), leaving out the connections named in except.
+// closed themselves, and not because the other end died, the broker
+// stopped or the harness dropped them), leaving out the connections named
+// in except.
 func (b *Broker) Disconnects(except ...string) []Disconnect {
 	if b == nil || b.srv == nil {
 		return nil
@@ -112,7 +117,7 @@ func (b *Broker) Disconnects(except ...string) []Disconnect {
 			server.ReadError.String(), server.WriteError.String():
 			continue
 		}
-		if slices.Contains(except, c.Name) {
+		if slices.Contains(except, c.Name) || b.droppedByHarness(c.Cid) {
 			continue
 		}
 		out = append(out, Disconnect{Name: c.Name, Reason: c.Reason, MaxPayload: c.Reason == server.MaxPayloadExceeded.String()})

@@ -77,6 +77,10 @@ type Step struct {
 	Expect        *Expect  `json:"expect,omitempty"`
 	ExpectSilence *Silence `json:"expect_silence,omitempty"`
 	Wait          Duration `json:"wait,omitempty"`
+	// Disconnect names whose broker connection the harness drops: "iut"
+	// (the only value), through the embedded broker. A scenario with such
+	// a step runs alone (see Alone).
+	Disconnect string `json:"disconnect,omitempty"`
 	// Checks names what an expect or expect_silence step checks: cited
 	// requirement ids of one level, or Listening. See Scenario.Grading.
 	Checks Checks `json:"checks,omitempty"`
@@ -114,6 +118,8 @@ func (s *Step) Kind() string {
 		return "expect"
 	case s.ExpectSilence != nil:
 		return "expect_silence"
+	case s.Disconnect != "":
+		return "disconnect"
 	default:
 		return "wait"
 	}
@@ -223,6 +229,18 @@ var Claims = map[string]string{
 
 // Levels a scenario can have.
 var Levels = []string{"MUST", "SHOULD", "MAY"}
+
+// Alone reports whether the scenario must run with no other in flight:
+// it drops the IUT's connection, which would lose other scenarios'
+// traffic through no fault of the IUT.
+func (sc *Scenario) Alone() bool {
+	for _, st := range sc.Steps {
+		if st.Disconnect != "" {
+			return true
+		}
+	}
+	return false
+}
 
 // Greets reports whether the test peers greet before the first send.
 func (sc *Scenario) Greets() bool { return sc.Greet == nil || *sc.Greet }

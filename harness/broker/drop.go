@@ -1,0 +1,57 @@
+package broker
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// DropClients closes every client connection subscribed to subject (a
+// literal subject, matched against each subscription's wildcards) except
+// the connection except, as a broker restart would for those clients
+// alone, and returns how many it closed. The clients may reconnect at once.
+// Disconnects leaves the dropped connections out: the harness closed them,
+// not their fault.
+func (b *Broker) DropClients(subject string, except uint64) (int, error) {
+	if b == nil || b.srv == nil {
+		return 0, errors.New("no embedded broker")
+	}
+	cz, err := b.srv.Connz(&server.ConnzOptions{State: server.ConnOpen, Subscriptions: true, Limit: 1 << 16})
+	if err != nil {
+		return 0, fmt.Errorf("list connections: %w", err)
+	}
+	n := 0
+	for _, c := range cz.Conns {
+		if c.Cid == except || !subscribed(c.Subs, subject) {
+			continue
+		}
+		b.mu.Lock()
+		if b.dropped == nil {
+			b.dropped = map[uint64]bool{}
+		}
+		b.dropped[c.Cid] = true
+		b.mu.Unlock()
+		if err := b.srv.DisconnectClientByID(c.Cid); err != nil {
+			continue // gone meanwhile
+		}
+		n++
+	}
+	return n, nil
+}
+
+func subscribed(subs []string, subject string) bool {
+	for _, s := range subs {
+		if server.SubjectMatchesFilter(subject, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// droppedByHarness reports whether DropClients closed connection cid.
+func (b *Broker) droppedByHarness(cid uint64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.dropped[cid]
+}

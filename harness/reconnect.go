@@ -1,0 +1,51 @@
+package harness
+
+import (
+	"fmt"
+
+	"github.com/aghcheck/aghcheck/agh"
+)
+
+// A scenario's disconnect step drops the IUT's connection at the embedded
+// broker, so that the scenario can watch what the NATS binding asks of a
+// peer that reconnects (greet again). The broker closes the connection as
+// it would on a restart, for the IUT alone: the harness's own connection
+// stays up, so no outage is recorded, and the broker does not list the
+// disconnect against the IUT. The scenario runs alone (Scenario.Alone):
+// whatever the IUT loses while it is away belongs to no other scenario.
+
+// noDisconnect is why a scenario that drops the IUT's connection cannot
+// run on an external broker.
+const noDisconnect = "the IUT's connection can be dropped only through the embedded broker; with --nats-url the harness cannot drop it"
+
+// disconnect drops every connection subscribed to the IUT's peer subject,
+// except the harness's own, and sets aside what arrived before: the steps
+// after it judge only what comes after the drop.
+func (p *player) disconnect() StepResult {
+	var sr StepResult
+	r := p.r
+	if r.broker == nil {
+		return sr.judged(Error, noDisconnect)
+	}
+	self, err := r.nc.GetClientID()
+	if err != nil {
+		return sr.judged(Error, fmt.Sprintf("disconnect: the harness's own connection: %v", err))
+	}
+	subject := agh.PeerSubject(r.ws, r.ch, r.iutID)
+	p.wait.setAside()
+	n, err := r.broker.DropClients(subject, self)
+	switch {
+	case err != nil:
+		return sr.judged(Error, "disconnect: "+err.Error())
+	case n == 0:
+		return sr.judged(Error, "disconnect: no connection at the broker is subscribed to the IUT's peer subject "+subject)
+	}
+	return sr.judged(Pass, "")
+}
+
+// setAside makes what the scenario received so far invisible to its later
+// expect and silence steps.
+func (w *waiter) setAside() {
+	w.markSend()
+	w.floor = w.mark
+}
