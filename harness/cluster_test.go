@@ -194,7 +194,9 @@ func TestCluster(t *testing.T) {
 			harnessA, iutC, js bool
 		)
 		cfg := Config{
-			Scenarios: jetStreamLast(loadSuites(t)),
+			// A scenario that drops the IUT's connection needs the
+			// embedded broker: on a cluster it is skipped (reconnect_test.go).
+			Scenarios: slices.DeleteFunc(jetStreamLast(loadSuites(t)), (*scenario.Scenario).Alone),
 			External:  &ep,
 			// The IUT is told node C only (the last AGH_NATS_URL wins).
 			Env:      []string{"AGH_NATS_URL=" + c.url()},
