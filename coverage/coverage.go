@@ -23,6 +23,7 @@ import (
 	"github.com/aghcheck/aghcheck/agh"
 	"github.com/aghcheck/aghcheck/fixtures"
 	"github.com/aghcheck/aghcheck/harness/scenario"
+	"github.com/aghcheck/aghcheck/internal/control"
 	"github.com/aghcheck/aghcheck/rules"
 	"github.com/aghcheck/aghcheck/suites"
 )
@@ -65,6 +66,10 @@ type Entry struct {
 	Through []*Entry
 	// Passive says passive judging of the IUT's traffic checks it.
 	Passive bool
+	// Scripted says why only scenarios that script the IUT (through
+	// aghcheck.control/v1) can judge the clause: for any other peer it
+	// stays unexercised.
+	Scripted string
 	// Page is the protocol page that states the clause.
 	Page string
 }
@@ -132,6 +137,7 @@ type inventory struct {
 	} `yaml:"through"`
 	Passive  map[string]string   `yaml:"passive"`
 	Accepted map[string][]string `yaml:"accepted"`
+	Scripted map[string]string   `yaml:"scripted"`
 }
 
 // page returns the page named first in source and its reading-order rank
@@ -165,10 +171,15 @@ func Build() (Table, error) {
 		return nil, fmt.Errorf("coverage: embedded suites: %w", err)
 	}
 	live := map[string][]string{}
+	unscripted := map[string]bool{} // cited by a scenario any peer plays
 	for _, sc := range set.Scenarios {
 		for _, id := range sc.Requirements {
 			live[id] = append(live[id], sc.ID)
+			unscripted[id] = unscripted[id] || sc.Requires.Profile != control.Name
 		}
+	}
+	if err := checkScripted(inv.Scripted, live, unscripted); err != nil {
+		return nil, err
 	}
 	var t Table
 	rank := map[string]int{}
@@ -182,7 +193,7 @@ func Build() (Table, error) {
 			unplaced = append(unplaced, r.ID)
 		}
 		rank[r.ID] = n
-		e := Entry{Rule: r, Fixtures: offline[r.ID], Scenarios: live[r.ID], Reason: reasons[r.ID], Page: page}
+		e := Entry{Rule: r, Fixtures: offline[r.ID], Scenarios: live[r.ID], Reason: reasons[r.ID], Page: page, Scripted: inv.Scripted[r.ID]}
 		sort.Strings(e.Scenarios)
 		t = append(t, e)
 	}
@@ -206,6 +217,28 @@ func Build() (Table, error) {
 		return nil, err
 	}
 	return t, nil
+}
+
+// checkScripted holds the scripted entries to the suites: each names a
+// clause that scenarios cite, all of them gated on aghcheck.control/v1,
+// and says why.
+func checkScripted(scripted map[string]string, live map[string][]string, unscripted map[string]bool) error {
+	var bad []string
+	for id, why := range scripted {
+		switch {
+		case strings.TrimSpace(why) == "":
+			bad = append(bad, id+": empty reason")
+		case len(live[id]) == 0:
+			bad = append(bad, id+": no scenario cites it")
+		case unscripted[id]:
+			bad = append(bad, id+": a scenario without requires.profile "+control.Name+" cites it")
+		}
+	}
+	if len(bad) > 0 {
+		sort.Strings(bad)
+		return fmt.Errorf("coverage: inventory.yaml: scripted: %s", strings.Join(bad, "; "))
+	}
+	return nil
 }
 
 // checkReasons keeps the hand-written data honest: a reason names a clause
@@ -439,6 +472,7 @@ type jsonEntry struct {
 	Scenarios []string `json:"scenarios,omitempty"`
 	Through   []string `json:"through,omitempty"`
 	Reason    string   `json:"reason,omitempty"`
+	Scripted  string   `json:"scripted,omitempty"`
 }
 
 // MarshalJSON writes the table as a list of entries.
@@ -446,7 +480,7 @@ func (t Table) MarshalJSON() ([]byte, error) {
 	out := make([]jsonEntry, len(t))
 	for i, e := range t {
 		out[i] = jsonEntry{ID: e.Rule.ID, Page: e.Page, Level: e.Rule.Severity.Level(), Clause: e.Rule.Clause,
-			Status: e.Status(), Fixtures: e.Fixtures, Accepted: e.Accepted, Scenarios: e.Scenarios, Through: e.throughIDs(), Reason: e.Reason}
+			Status: e.Status(), Fixtures: e.Fixtures, Accepted: e.Accepted, Scenarios: e.Scenarios, Through: e.throughIDs(), Reason: e.Reason, Scripted: e.Scripted}
 	}
 	return json.Marshal(out)
 }

@@ -63,6 +63,9 @@ func (e Entry) evidence() string {
 		}
 		parts = append(parts, plural(n, "scenario")+": "+strings.Join(ids, ", ")+more)
 	}
+	if e.Scripted != "" {
+		parts = append(parts, "only scripted (aghcheck.control/v1; unexercised for other peers): "+e.Scripted)
+	}
 	if len(parts) == 0 {
 		switch {
 		case len(e.Through) > 0:
@@ -118,8 +121,10 @@ A clause with no check of its own, judged through the clauses that implement
 it, takes their status ("through …"). Offline and live are computed from the
 engine, the fixtures (` + "`fixtures/agh/context`" + ` holds those that need a receiver's
 clock, policy or an erratum's reading) and the suites; only the pages, the
-reasons, what a clause is judged through and what passive judging checks are
-written by hand (coverage/inventory.yaml).
+reasons, what a clause is judged through, what passive judging checks and
+which live clauses only scenarios scripting the IUT through ` + "`aghcheck.control/v1`" + ` reach
+("only scripted": unexercised for a peer without it) are written by hand
+(coverage/inventory.yaml).
 
 `)
 	fmt.Fprintf(b, "%s.\n", t.Summary())

@@ -1,0 +1,36 @@
+package coverage
+
+import (
+	"strings"
+	"testing"
+)
+
+// A scripted entry must name a clause only control-gated scenarios cite,
+// and say why; the shipped inventory marks LIFE-NEEDS-INPUT-RESUME.
+func TestScripted(t *testing.T) {
+	live := map[string][]string{"A": {"s.a"}, "B": {"s.b", "s.b2"}}
+	unscripted := map[string]bool{"B": true}
+	for _, tc := range []struct {
+		scripted map[string]string
+		want     string // "" for no error
+	}{
+		{map[string]string{"A": "needs input"}, ""},
+		{map[string]string{"A": " "}, "A: empty reason"},
+		{map[string]string{"C": "x"}, "C: no scenario cites it"},
+		{map[string]string{"B": "x"}, "B: a scenario without requires.profile"},
+	} {
+		err := checkScripted(tc.scripted, live, unscripted)
+		if (err == nil) != (tc.want == "") || err != nil && !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: error %v, want %q", tc.scripted, err, tc.want)
+		}
+	}
+	tab, err := Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range tab {
+		if e.Rule.ID == "LIFE-NEEDS-INPUT-RESUME" && (e.Scripted == "" || e.Status() != Live) {
+			t.Errorf("%s: scripted %q, status %s", e.Rule.ID, e.Scripted, e.Status())
+		}
+	}
+}
