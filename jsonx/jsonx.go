@@ -4,7 +4,9 @@
 //
 // It is a single-pass recursive-descent parser over a byte slice. Recursion is
 // bounded by MaxDepth, so hostile input cannot exhaust the stack, and the
-// memory it allocates is proportional to the input.
+// memory it allocates is proportional to the input. Scanner is its pull-side
+// twin for checks that need no decoded value: just as strict, allocating
+// nothing.
 package jsonx
 
 import (
