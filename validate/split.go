@@ -205,8 +205,12 @@ func (s *splitter) lines() {
 }
 
 func (s *splitter) lineDoc(b []byte, at int) {
-	t := bytes.TrimRight(b, " \t\r")
-	if len(bytes.TrimLeft(t, " \t")) == 0 {
+	// The edge bytes first: trimming with a cutset builds a set every call.
+	t := b
+	if n := len(t); n > 0 && (t[n-1] == ' ' || t[n-1] == '\t' || t[n-1] == '\r') {
+		t = bytes.TrimRight(t, " \t\r")
+	}
+	if len(t) == 0 || (t[0] == ' ' || t[0] == '\t') && len(bytes.TrimLeft(t, " \t")) == 0 {
 		return
 	}
 	if len(t) > MaxDocument {
