@@ -84,17 +84,8 @@ func (f *fast) check(raw []byte) bool {
 	f.present, f.null, f.kind, f.body, f.bodyRead, f.cardPeerID, f.whoisResp = 0, 0, "", nil, false, nil, false
 	s := &f.s
 	s.Reset(raw)
-	if !s.Object() {
+	if !s.Object() || !members(s, f.member) {
 		return false
-	}
-	for i := 0; ; i++ {
-		name, more := s.Member(i)
-		if !more {
-			break
-		}
-		if !f.member(name) {
-			return false
-		}
 	}
 	if !s.End() || f.present&requiredMembers != requiredMembers {
 		return false
@@ -247,19 +238,10 @@ func knownKind(v []byte) string {
 // ext reads the ext object: every key namespaced (else ENV-EXT-NAMESPACE).
 func (f *fast) ext() bool {
 	s := &f.s
-	if !s.Object() {
-		return false
-	}
-	for i := 0; ; i++ {
-		name, more := s.Member(i)
-		if !more {
-			break
-		}
-		if j := bytes.IndexByte(name, '.'); j <= 0 || j == len(name)-1 || !s.Skip() {
-			return false
-		}
-	}
-	return !s.Failed()
+	return s.Object() && members(s, func(name []byte) bool {
+		j := bytes.IndexByte(name, '.')
+		return j > 0 && j < len(name)-1 && s.Skip()
+	})
 }
 
 // envelope checks what depends on more than one member: the conversation

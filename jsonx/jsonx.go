@@ -538,16 +538,38 @@ func hex4(data []byte, i int) (rune, bool) {
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 func (d *decoder) number() any {
-	data := d.data
 	start := d.pos
+	end, want, big := numberEnd(d.data, start)
+	d.pos = end
+	if want != "" {
+		d.failUnexpected(want, " in number")
+		return nil
+	}
+	s := d.src[start:end]
+	if big && overflows(s) {
+		shown := s
+		if len(shown) > 40 {
+			shown = shown[:20] + "…" + shown[len(shown)-10:] + fmt.Sprintf(" (%d chars)", len(s))
+		}
+		d.findings = append(d.findings, rules.Finding{Rule: rules.InputNumber, Pointer: d.pointer(),
+			Expected: "a number within ±1.7976931348623157e308", Found: shown,
+			Message: "number overflows an IEEE 754 double " + d.where(start)})
+	}
+	return json.Number(s)
+}
+
+// numberEnd reads the number starting at data[start] (a '-' or a digit) by
+// the RFC 8259 grammar. It returns where it ends, or, when the grammar
+// breaks, where and what was expected there (want). big says whether the
+// number may leave the float64 range: without an exponent that takes over
+// 308 integer digits, so the costly parse is only done when it can matter.
+func numberEnd(data []byte, start int) (end int, want string, big bool) {
 	i := start
 	if data[i] == '-' {
 		i++
 	}
 	if i >= len(data) || !isDigit(data[i]) {
-		d.pos = i
-		d.failUnexpected("a digit", " in number")
-		return nil
+		return i, "a digit", false
 	}
 	if data[i] == '0' {
 		i++
@@ -557,18 +579,16 @@ func (d *decoder) number() any {
 		}
 	}
 	intDigits := i - start
-	exp := false
 	if i < len(data) && data[i] == '.' {
 		i++
 		if i >= len(data) || !isDigit(data[i]) {
-			d.pos = i
-			d.failUnexpected("a digit after '.'", " in number")
-			return nil
+			return i, "a digit after '.'", false
 		}
 		for i < len(data) && isDigit(data[i]) {
 			i++
 		}
 	}
+	exp := false
 	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
 		exp = true
 		i++
@@ -576,30 +596,19 @@ func (d *decoder) number() any {
 			i++
 		}
 		if i >= len(data) || !isDigit(data[i]) {
-			d.pos = i
-			d.failUnexpected("a digit in the exponent", " in number")
-			return nil
+			return i, "a digit in the exponent", false
 		}
 		for i < len(data) && isDigit(data[i]) {
 			i++
 		}
 	}
-	d.pos = i
-	s := d.src[start:i]
-	// Without an exponent a number needs over 308 integer digits to leave
-	// the float64 range, so the costly parse is only done when it can matter.
-	if exp || intDigits > 300 {
-		if f, err := strconv.ParseFloat(s, 64); math.IsInf(f, 0) || (err != nil && !isRange(err)) {
-			shown := s
-			if len(shown) > 40 {
-				shown = shown[:20] + "…" + shown[len(shown)-10:] + fmt.Sprintf(" (%d chars)", len(s))
-			}
-			d.findings = append(d.findings, rules.Finding{Rule: rules.InputNumber, Pointer: d.pointer(),
-				Expected: "a number within ±1.7976931348623157e308", Found: shown,
-				Message: "number overflows an IEEE 754 double " + d.where(start)})
-		}
-	}
-	return json.Number(s)
+	return i, "", exp || intDigits > 300
+}
+
+// overflows reports whether the number literal s is beyond a double.
+func overflows(s string) bool {
+	f, err := strconv.ParseFloat(s, 64)
+	return math.IsInf(f, 0) || (err != nil && !isRange(err))
 }
 
 func isRange(err error) bool {

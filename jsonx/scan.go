@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
-	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -96,7 +95,16 @@ func (s *Scanner) End() bool {
 // Object consumes the '{' that opens an object; false (and failed) if the
 // next value is not one. Read its members with Member.
 func (s *Scanner) Object() bool {
-	if s.Peek() != '{' {
+	if !s.open('{') {
+		return false
+	}
+	s.marks = append(s.marks, mark{start: len(s.keys)})
+	return true
+}
+
+// open consumes c, the byte that opens a container, one level deeper.
+func (s *Scanner) open(c byte) bool {
+	if s.Peek() != c {
 		s.failed = true
 		return false
 	}
@@ -104,7 +112,6 @@ func (s *Scanner) Object() bool {
 		return false
 	}
 	s.pos++
-	s.marks = append(s.marks, mark{start: len(s.keys)})
 	return true
 }
 
@@ -174,17 +181,7 @@ func (s *Scanner) closeObject() {
 
 // Array consumes the '[' that opens an array; false (and failed) if the
 // next value is not one. Read its elements with Element.
-func (s *Scanner) Array() bool {
-	if s.Peek() != '[' {
-		s.failed = true
-		return false
-	}
-	if !s.enter() {
-		return false
-	}
-	s.pos++
-	return true
-}
+func (s *Scanner) Array() bool { return s.open('[') }
 
 // Element reports whether another element follows in the array being read
 // (consuming the ',' before it); i counts the elements read so far. It
@@ -418,57 +415,13 @@ func (s *Scanner) Uint() (n int64, ok bool) {
 
 // number consumes a number, failing where Decode fails or reports it.
 func (s *Scanner) number() bool {
-	data := s.data
-	start := s.pos
-	i := start
-	if data[i] == '-' {
-		i++
-	}
-	if i >= len(data) || !isDigit(data[i]) {
+	end, want, big := numberEnd(s.data, s.pos)
+	if want != "" || big && overflows(string(s.data[s.pos:end])) {
 		s.failed = true
 		return false
 	}
-	if data[i] == '0' {
-		i++
-	} else {
-		for i < len(data) && isDigit(data[i]) {
-			i++
-		}
-	}
-	intDigits := i - start
-	exp := false
-	if i < len(data) && data[i] == '.' {
-		i++
-		if i >= len(data) || !isDigit(data[i]) {
-			s.failed = true
-			return false
-		}
-		for i < len(data) && isDigit(data[i]) {
-			i++
-		}
-	}
-	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
-		exp = true
-		i++
-		if i < len(data) && (data[i] == '+' || data[i] == '-') {
-			i++
-		}
-		if i >= len(data) || !isDigit(data[i]) {
-			s.failed = true
-			return false
-		}
-		for i < len(data) && isDigit(data[i]) {
-			i++
-		}
-	}
-	s.pos = i
-	// Decode's overflow finding, under the same condition.
-	if exp || intDigits > 300 {
-		if f, err := strconv.ParseFloat(string(data[start:i]), 64); math.IsInf(f, 0) || (err != nil && !isRange(err)) {
-			s.failed = true
-		}
-	}
-	return !s.failed
+	s.pos = end
+	return true
 }
 
 // Skip reads past the next value of any type, checking it as strictly as
