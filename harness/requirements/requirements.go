@@ -40,7 +40,7 @@ var (
 		Clause: "Terminal work (completed, failed, canceled) MUST NOT be reopened by later messages.",
 		Source: lifecycleSrc + " §Terminal states"})
 	LifeWorkClosed = lifecycle.Declare(rules.Rule{ID: "LIFE-WORK-CLOSED", Severity: rules.Warning, Reason: "work_closed",
-		Clause: "A late message for terminal work SHOULD be refused with reason_code work_closed.",
+		Clause: "A late message for terminal work MAY be refused with reason_code work_closed; since a refusal of a message carrying usable work context SHOULD be answered with a receipt of its failure class (DELIV-REFUSAL-RECEIPT), a late continuation SHOULD get a rejected receipt with reason_code work_closed.",
 		Source: lifecycleSrc + " §Terminal states"})
 	LifeCancelIdempotent = lifecycle.Declare(rules.Rule{ID: "LIFE-CANCEL-IDEMPOTENT", Severity: rules.Warning,
 		Clause: "Cancellation SHOULD be idempotent: cancelling canceled work changes nothing and reports no second cancellation.",
