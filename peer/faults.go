@@ -67,6 +67,8 @@ const (
 	faultSplitPayload       = "split-payload"
 	faultSmallPayload       = "max-payload-64k"
 	faultStreamAck          = "stream-ack-as-receipt"
+	// The reference runtime's readings where the documents disagree.
+	faultReferenceReadings = "reference-readings"
 	// FaultOverlook prefixes a rule id: the peer overlooks that one rule
 	// when it judges what it receives, so a message breaking only it is
 	// accepted. One fault per receiver rule, from the catalogue, no code.
@@ -120,6 +122,7 @@ var faultList = []Fault{
 	{FaultEmit + "RULE-ID", "sender", "breaks the send-side rule RULE-ID in what it sends, as peer/emit.yaml says (one data entry per rule)", nil},
 	{FaultOverlook + "RULE-ID", "receiver", "accepts a message that breaks only the catalogue rule RULE-ID (one fault per rule a receiver enforces)", nil},
 	{faultRefuseSilent, "receiver", "refuses every broken message in silence, never with the refusal receipt a message with usable work context should get", []string{"DELIV-REFUSAL-RECEIPT"}},
+	{faultReferenceReadings, "receiver", "judges what it receives by the reference runtime's readings (--compat reference: a thread_id grammar, no future ts, no secret-looking member names, ...) and deduplicates by id across senders: valid messages refused as malformed, expired or duplicate (errata 3-7, 10, 11)", []string{"DELIV-FAILURE-CLASSES", "EXT-UNKNOWN-IGNORED", "DELIV-DEDUPE"}},
 	{faultOneFailureClass, "receiver", "refuses every broken message with reason malformed, whatever its failure class (a bad digest or signature, an unsupported protocol or kind)", []string{"DELIV-FAILURE-CLASSES"}},
 }
 

@@ -132,6 +132,17 @@ var handFaultCases = []struct {
 		withInbox(r, w, "_INBOX.test.ack")
 		wantTrace(t, r.expect("trace"), w, w, "working")
 	}},
+	{faultReferenceReadings, nil, func(t *testing.T, r *rig) {
+		w := r.work("in a thread the runtime's grammar refuses")
+		w["thread_id"] = "Launch-Plan.q3"
+		r.send(w)
+		r.silence() // its thread is no usable container under that reading: no receipt
+		ahead := r.work("from a clock ahead")
+		ahead["ts"], ahead["expires_at"] = time.Now().Unix()+400, time.Now().Unix()+900
+		ahead["thread_id"] = "thread_ahead" // the rig's thread_t2 is too short for that grammar
+		r.send(ahead)
+		wantReceipt(t, r.expect("receipt"), ahead, "expired", "expired")
+	}},
 	{faultReplyToUnknown, nil, func(t *testing.T, r *rig) {
 		w := r.work("answer me")
 		r.send(w)

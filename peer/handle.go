@@ -75,6 +75,9 @@ func (p *peer) handle(subject string, raw []byte) {
 	}
 	if id != "" && !p.faults[faultNoDedupe] {
 		k := dedupKey{from, id}
+		if p.faults[faultReferenceReadings] {
+			k.from = "" // one id space for every sender
+		}
 		if _, dup := p.seen[k]; dup {
 			p.refuse(env, "duplicate", nil)
 			return

@@ -191,7 +191,11 @@ func (p *peer) checker() (*agh.Checker, error) {
 	if p.ck != nil && p.ckAt == now {
 		return p.ck, nil
 	}
-	ck, err := agh.NewChecker(agh.Options{Now: now, MaxReplayAge: int64(p.cfg.MaxReplayAge / time.Second)})
+	opts := agh.Options{Now: now, MaxReplayAge: int64(p.cfg.MaxReplayAge / time.Second)}
+	if p.faults[faultReferenceReadings] {
+		opts.Errata = agh.Reference()
+	}
+	ck, err := agh.NewChecker(opts)
 	if err != nil {
 		return nil, fmt.Errorf("protocol engine: %w", err)
 	}
