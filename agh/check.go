@@ -75,14 +75,15 @@ func (c *Checker) check(raw []byte, v any) Result {
 		}
 	}
 	// The native rules implement every schema constraint (TestSchemaSubsumed
-	// and FuzzCheck hold them to it), so a schema run on an envelope they
-	// found clean cannot add anything; it runs wherever they found an error
-	// to catch what they might have missed, and everywhere under FullSchema.
-	if native := len(r.fs); c.opts.FullSchema || needSchema(r.fs) {
+	// and FuzzCheck hold them to it), so the schema validator cannot add a
+	// finding to theirs: it runs only under FullSchema, as a visible
+	// cross-check, on every envelope, broken or clean.
+	if c.opts.FullSchema {
 		cs := c.schemas.get()
-		r.fs = append(r.fs, schemaFindings(cs.envelope, env, nil, r.fs[:native])...)
+		native := r.fs
+		r.fs = append(r.fs, schemaFindings(cs.envelope, env, nil, native)...)
 		if body, ok := r.val[fBody].(map[string]any); ok && IsKnownKind(kind) {
-			r.fs = append(r.fs, schemaFindings(cs.body[kind], body, bodyPrefix, r.fs[:native])...)
+			r.fs = append(r.fs, schemaFindings(cs.body[kind], body, bodyPrefix, native)...)
 		}
 	}
 	if c.opts.Now != 0 {
@@ -99,19 +100,6 @@ func (c *Checker) check(raw []byte, v any) Result {
 }
 
 var bodyPrefix = []string{"body"}
-
-// needSchema reports whether the native findings include an error the schema
-// could also have an opinion on. The digest, the subject-token check on
-// workspace_id and the size limit have no schema counterpart, so an envelope
-// broken only there is as clean, for the schema, as a valid one.
-func needSchema(fs []rules.Finding) bool {
-	for _, f := range fs {
-		if f.Rule.Severity == rules.Error && f.Rule != RuleCapDigest && f.Rule != RuleWorkspaceSubject && f.Rule != rules.InputTooLarge {
-			return true
-		}
-	}
-	return false
-}
 
 // isPeer reports whether s is a Peer ID, or a verified-handle the trust
 // profile accepts in its place. Only strings outside the v0 grammar are shown

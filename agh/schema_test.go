@@ -97,3 +97,36 @@ func TestEverySchemaVariantCompiles(t *testing.T) {
 		}
 	}
 }
+
+// The schema validator runs only under FullSchema; it must never change a
+// report: the same findings and trust state, with or without it, on every
+// fixture (byte-level faults included) and on every mutant of the clean ones.
+func TestFullSchemaSameFindings(t *testing.T) {
+	var docs [][]byte
+	for _, dir := range []string{"seed", "valid", "invalid"} {
+		for _, f := range fixtureFiles(t, dir) {
+			docs = append(docs, mustRead(t, f))
+		}
+	}
+	muts := mutants(t)
+	if raceDetector {
+		for i := 0; i < len(muts); i += 13 {
+			docs = append(docs, muts[i])
+		}
+	} else {
+		docs = append(docs, muts...)
+	}
+	for _, vname := range []string{"default", "reference"} {
+		o := Options{Errata: variants[vname], Now: 1776366100}
+		def := mustChecker(t, o)
+		o.FullSchema = true
+		full := mustChecker(t, o)
+		for _, raw := range docs {
+			d, f := def.CheckBytes(raw), full.CheckBytes(raw)
+			if dump(d.Findings) != dump(f.Findings) || d.Trust != f.Trust {
+				t.Errorf("%s: --full-schema changes the report of\n%s\ndefault (trust %q):%s\nfull schema (trust %q):%s",
+					vname, raw, d.Trust, dump(d.Findings), f.Trust, dump(f.Findings))
+			}
+		}
+	}
+}

@@ -218,3 +218,11 @@ func BenchmarkCheckNoFiles(b *testing.B) {
 		p.Check(raw, doc)
 	}
 }
+
+// New no longer compiles the schema (the first Check does), so a broken
+// embedded schema must be caught here, not by a user.
+func TestEmbeddedSchemaCompiles(t *testing.T) {
+	if s, err := compiled(); err != nil || s == nil {
+		t.Fatalf("the embedded schema %s does not compile: %v", SchemaFile, err)
+	}
+}

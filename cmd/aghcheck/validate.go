@@ -81,7 +81,7 @@ Exit status: 0 every document is valid, 1 at least one is invalid,
 	fs.StringVar(&now, "now", "", "check freshness against `TIME` (Unix seconds, or \"now\")")
 	fs.StringVar(&maxAge, "max-replay-age", "300s", "replay window for envelopes without expires_at (`AGE`: 300, 300s, 5m)")
 	fs.BoolVar(&requireVerified, "require-verified", false, "make envelopes whose trust state is unverified invalid")
-	fs.BoolVar(&fullSchema, "full-schema", false, "agh: also run the JSON Schema validator on envelopes the native rules find clean (slower; same verdicts)")
+	fs.BoolVar(&fullSchema, "full-schema", false, "agh: also run the JSON Schema validator on every envelope, broken or clean, as a cross-check of the native rules (slower; same report)")
 	fs.StringArrayVar(&errata, "errata", nil, "apply the alternative reading `NAME` of a documented erratum (repeatable; see docs/errata.md)")
 	fs.StringVar(&compat, "compat", "", "apply every erratum the `RUNTIME` implements: reference")
 	fs.IntVarP(&jobs, "jobs", "j", 0, "checking goroutines (0: one per CPU)")
