@@ -3,8 +3,8 @@ package main
 import "testing"
 
 // --full-schema runs the JSON Schema validator on every envelope; the
-// verdicts and findings must be exactly those of the default, which skips
-// it where the native rules found nothing.
+// verdicts and findings must be exactly those of the default, which never
+// runs it (agh's TestFullSchemaSameFindings does the same over the mutants).
 func TestValidateFullSchemaSameVerdicts(t *testing.T) {
 	args := []string{"validate", "--format", "json", "../../fixtures/agh/valid", "../../fixtures/agh/invalid", "../../fixtures/agh/seed"}
 	code, def, _ := runCLI(t, "", args...)
