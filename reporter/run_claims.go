@@ -16,16 +16,13 @@ type gapGroup struct {
 // gapGroups groups a claim's unexercised requirements by reason, in the
 // order the reasons first appear (the gaps are sorted by id).
 func gapGroups(gaps []harness.RequirementGap) []gapGroup {
-	var out []gapGroup
-	at := map[string]int{}
-	for _, g := range gaps {
-		i, ok := at[g.Reason]
-		if !ok {
-			i = len(out)
-			at[g.Reason] = i
-			out = append(out, gapGroup{Reason: g.Reason})
+	reasons, groups := groupInOrder(gaps, func(g harness.RequirementGap) string { return g.Reason })
+	out := make([]gapGroup, len(reasons))
+	for i, r := range reasons {
+		out[i].Reason = r
+		for _, g := range groups[i] {
+			out[i].IDs = append(out[i].IDs, g.ID)
 		}
-		out[i].IDs = append(out[i].IDs, g.ID)
 	}
 	return out
 }

@@ -159,27 +159,13 @@ func writeRunHTML(w io.Writer, rep *harness.Report) error {
 }
 
 func htmlGrid(scs []*harness.ScenarioResult) []htmlRow {
-	var rows []htmlRow
-	at := map[string]int{}
-	for _, sc := range scs {
-		i, ok := at[sc.Suite]
-		if !ok {
-			i = len(rows)
-			at[sc.Suite] = i
-			rows = append(rows, htmlRow{Suite: sc.Suite})
+	suites, groups := groupInOrder(scs, func(sc *harness.ScenarioResult) string { return sc.Suite })
+	rows := make([]htmlRow, len(suites))
+	for i, suite := range suites {
+		rows[i] = htmlRow{Suite: suite}
+		for _, sc := range groups[i] {
+			rows[i].Cells = append(rows[i].Cells, gridCell(sc))
 		}
-		label := sc.ID
-		if _, rest, ok := strings.Cut(sc.ID, "."); ok {
-			label = rest
-		}
-		c := htmlCell{Label: label, Outcome: sc.Outcome, Tip: sc.ID + ": " + strings.ToUpper(string(sc.Outcome))}
-		if sc.Message != "" {
-			c.Tip += " — " + firstLine(sc.Message)
-		}
-		if sc.Outcome != harness.Pass {
-			c.Anchor = anchor(sc.ID)
-		}
-		rows[i].Cells = append(rows[i].Cells, c)
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].Suite < rows[j].Suite })
 	for i := range rows {
@@ -190,6 +176,22 @@ func htmlGrid(scs []*harness.ScenarioResult) []htmlRow {
 		rows[i].Counts = fmt.Sprintf("%d/%d pass", n[harness.Pass], len(rows[i].Cells))
 	}
 	return rows
+}
+
+// gridCell is one scenario's cell of the suites × scenarios grid.
+func gridCell(sc *harness.ScenarioResult) htmlCell {
+	label := sc.ID
+	if _, rest, ok := strings.Cut(sc.ID, "."); ok {
+		label = rest
+	}
+	c := htmlCell{Label: label, Outcome: sc.Outcome, Tip: sc.ID + ": " + strings.ToUpper(string(sc.Outcome))}
+	if sc.Message != "" {
+		c.Tip += " — " + firstLine(sc.Message)
+	}
+	if sc.Outcome != harness.Pass {
+		c.Anchor = anchor(sc.ID)
+	}
+	return c
 }
 
 // htmlRequirements adds each requirement's clause from the catalogue and
