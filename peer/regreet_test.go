@@ -1,10 +1,12 @@
 package peer
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/aghcheck/aghcheck/agh"
 	"github.com/nats-io/nats-server/v2/server"
 )
 
@@ -42,13 +44,17 @@ var reconnectFaultCases = []struct {
 // until the peer has connected again.
 func dropPeer(t *testing.T, r *rig) {
 	t.Helper()
+	// A new connection is listed before the client has sent its
+	// subscriptions again: work published in between would be lost, so the
+	// peer counts as back only once its own subject is subscribed.
+	own := agh.PeerSubject(testWS, testChannel, r.peerID)
 	peerConn := func() uint64 {
-		cz, err := r.srv.Connz(&server.ConnzOptions{})
+		cz, err := r.srv.Connz(&server.ConnzOptions{Subscriptions: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, c := range cz.Conns {
-			if strings.HasPrefix(c.Name, "aghcheck peer ") {
+			if strings.HasPrefix(c.Name, "aghcheck peer ") && slices.Contains(c.Subs, own) {
 				return c.Cid
 			}
 		}
