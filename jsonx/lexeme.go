@@ -73,26 +73,11 @@ func (d *decoder) strEscaped(start, esc int) (string, bool) {
 				d.failUnexpected("an escape sequence", " in string")
 				return "", false
 			}
-			switch e := data[i+1]; e {
-			case '"', '\\', '/':
-				b = append(b, e)
+			switch e := data[i+1]; {
+			case simpleEscape[e] != 0:
+				b = append(b, simpleEscape[e])
 				i += 2
-			case 'b':
-				b = append(b, '\b')
-				i += 2
-			case 'f':
-				b = append(b, '\f')
-				i += 2
-			case 'n':
-				b = append(b, '\n')
-				i += 2
-			case 'r':
-				b = append(b, '\r')
-				i += 2
-			case 't':
-				b = append(b, '\t')
-				i += 2
-			case 'u':
+			case e == 'u':
 				r, ok := hex4(data, i+2)
 				if !ok {
 					d.pos = i
@@ -147,6 +132,11 @@ func (d *decoder) strEscaped(start, esc int) (string, bool) {
 	d.failUnexpected("'\"'", " in string")
 	return "", false
 }
+
+// simpleEscape maps the byte after a backslash to the byte the escape
+// stands for; 0 for 'u' (four hex digits follow) and for what JSON forbids.
+// The decoder, Scanner's check and its unescape all read it.
+var simpleEscape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 func hex4(data []byte, i int) (rune, bool) {
 	if i+4 > len(data) {

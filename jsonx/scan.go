@@ -326,10 +326,10 @@ func escapeLen(data []byte, i int) int {
 	if i+1 >= len(data) {
 		return 0
 	}
-	switch data[i+1] {
-	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+	switch c := data[i+1]; {
+	case simpleEscape[c] != 0:
 		return 2
-	case 'u':
+	case c == 'u':
 		r, ok := hex4(data, i+2)
 		if !ok {
 			return 0
@@ -355,32 +355,20 @@ func unescape(b, text []byte) []byte {
 			i++
 			continue
 		}
-		switch e := text[i+1]; e {
-		case 'b':
-			b = append(b, '\b')
-		case 'f':
-			b = append(b, '\f')
-		case 'n':
-			b = append(b, '\n')
-		case 'r':
-			b = append(b, '\r')
-		case 't':
-			b = append(b, '\t')
-		case 'u':
-			r, _ := hex4(text, i+2)
-			if utf16.IsSurrogate(r) {
-				r2, _ := hex4(text, i+8)
-				b = utf8.AppendRune(b, utf16.DecodeRune(r, r2))
-				i += 12
-				continue
-			}
-			b = utf8.AppendRune(b, r)
-			i += 6
+		if text[i+1] != 'u' {
+			b = append(b, simpleEscape[text[i+1]])
+			i += 2
 			continue
-		default: // '"', '\\', '/'
-			b = append(b, e)
 		}
-		i += 2
+		r, _ := hex4(text, i+2)
+		if utf16.IsSurrogate(r) {
+			r2, _ := hex4(text, i+8)
+			b = utf8.AppendRune(b, utf16.DecodeRune(r, r2))
+			i += 12
+			continue
+		}
+		b = utf8.AppendRune(b, r)
+		i += 6
 	}
 	return b
 }
