@@ -41,14 +41,18 @@ func badDigest(r *rig) map[string]any {
 	return c
 }
 
+// faultCase is the behaviour test of one fault: check runs against a
+// peer started with that fault (and opts).
+type faultCase struct {
+	fault string
+	opts  []rigOpt
+	check func(t *testing.T, r *rig)
+}
+
 // Each fault must change the behaviour its name promises; the same
 // exchange against the correct peer is covered by peer_test.go.
 func TestFaultsChangeBehaviour(t *testing.T) {
-	cases := []struct {
-		fault string
-		opts  []rigOpt
-		check func(t *testing.T, r *rig)
-	}{
+	cases := []faultCase{
 		{faultAcceptMalformed, nil, func(t *testing.T, r *rig) {
 			w := r.work("x")
 			w["body"] = map[string]any{"intent": "request"}
@@ -174,12 +178,6 @@ func TestFaultsChangeBehaviour(t *testing.T) {
 			r.send(c)
 			wantReceipt(t, r.expect("receipt"), c, "rejected", "malformed")
 		}},
-	}
-	cases = append(cases, []struct {
-		fault string
-		opts  []rigOpt
-		check func(t *testing.T, r *rig)
-	}{
 		{faultNoAcceptedReceipt, nil, func(t *testing.T, r *rig) {
 			w := r.work("no receipt")
 			r.send(w)
@@ -223,17 +221,13 @@ func TestFaultsChangeBehaviour(t *testing.T) {
 			r.send(w)
 			wantReceipt(t, r.expect("receipt"), w, "rejected", "verification_failed")
 		}},
-	}...)
+	}
 	cases = append(cases, trackerFaultCases...)
 	cases = append(cases, handFaultCases...)
 	cases = append(cases, reconnectFaultCases...)
 	// overlook:RULE accepts a message that breaks only RULE, and refuses
 	// one breaking another rule as before.
-	cases = append(cases, struct {
-		fault string
-		opts  []rigOpt
-		check func(t *testing.T, r *rig)
-	}{FaultOverlook + "ENV-WORK-ID-GRAMMAR", nil, func(t *testing.T, r *rig) {
+	cases = append(cases, faultCase{FaultOverlook + "ENV-WORK-ID-GRAMMAR", nil, func(t *testing.T, r *rig) {
 		w := r.work("slashed")
 		w["work_id"] = "work/with/slash"
 		r.send(w)

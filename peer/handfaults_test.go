@@ -45,11 +45,7 @@ func withInbox(r *rig, env map[string]any, inbox string) {
 
 // handFaultCases are the behaviour tests of the faults of one behavioural
 // requirement each (TestFaultsChangeBehaviour runs them).
-var handFaultCases = []struct {
-	fault string
-	opts  []rigOpt
-	check func(t *testing.T, r *rig)
-}{
+var handFaultCases = []faultCase{
 	{faultDeafAfterGarbage, nil, func(t *testing.T, r *rig) {
 		r.sendRaw(agh.PeerSubject(testWS, testChannel, r.peerID), []byte("not json"))
 		r.send(r.work("still there?"))

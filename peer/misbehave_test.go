@@ -4,11 +4,7 @@ import "testing"
 
 // trackerFaultCases are the behaviour tests of the faults only the
 // work-unit tracker catches (TestFaultsChangeBehaviour runs them).
-var trackerFaultCases = []struct {
-	fault string
-	opts  []rigOpt
-	check func(t *testing.T, r *rig)
-}{
+var trackerFaultCases = []faultCase{
 	{faultBackToSubmitted, nil, func(t *testing.T, r *rig) {
 		r.send(r.work("x"))
 		r.expect("receipt")

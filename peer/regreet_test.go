@@ -12,11 +12,7 @@ import (
 
 // reconnectFaultCases are the behaviour tests of the faults seen only
 // across a dropped broker connection.
-var reconnectFaultCases = []struct {
-	fault string
-	opts  []rigOpt
-	check func(t *testing.T, r *rig)
-}{
+var reconnectFaultCases = []faultCase{
 	{faultNoRegreet, nil, func(t *testing.T, r *rig) {
 		dropPeer(t, r)
 		// Back and serving, without a greet before or after.
