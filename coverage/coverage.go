@@ -76,36 +76,37 @@ type Entry struct {
 
 // Status derives the entry's status from its evidence.
 func (e Entry) Status() Status {
-	off := len(e.Fixtures)+len(e.Accepted) > 0
+	off, live := e.judged()
 	switch {
-	case off && len(e.Scenarios) > 0:
+	case off && live:
 		return Both
 	case off:
 		return Offline
-	case len(e.Scenarios) > 0:
+	case live:
 		return Live
-	case len(e.Through) > 0:
-		var off, live bool
-		for _, t := range e.Through {
-			s := t.Status()
-			off = off || s == Offline || s == Both
-			live = live || s == Live || s == Both
-		}
-		switch {
-		case off && live:
-			return Both
-		case off:
-			return Offline
-		case live:
-			return Live
-		}
-		return Open
 	case e.Passive:
 		return Passive
 	case e.Reason != "":
 		return Unjudgeable
 	}
 	return Open
+}
+
+// judged reports whether fixtures (off) or scenarios (live) judge the
+// clause, its own or those of the clauses it is judged through.
+func (e Entry) judged() (off, live bool) {
+	off, live = len(e.Fixtures)+len(e.Accepted) > 0, len(e.Scenarios) > 0
+	for _, t := range e.Through {
+		o, l := t.judged()
+		off, live = off || o, live || l
+	}
+	return off, live
+}
+
+// hasOwnCheck reports whether fixtures or scenarios of its own judge the
+// clause, so no hand-written reason may stand for a check.
+func (e Entry) hasOwnCheck() bool {
+	return len(e.Fixtures)+len(e.Accepted)+len(e.Scenarios) > 0
 }
 
 // Table is the inventory, ordered by page (in reading order), then rule id.
@@ -248,7 +249,7 @@ func checkReasons(t Table, reasons map[string]string) error {
 	known := map[string]bool{}
 	for _, e := range t {
 		known[e.Rule.ID] = true
-		judged[e.Rule.ID] = len(e.Fixtures)+len(e.Accepted)+len(e.Scenarios) > 0
+		judged[e.Rule.ID] = e.hasOwnCheck()
 	}
 	var bad []string
 	for id, reason := range reasons {
@@ -284,7 +285,7 @@ func (t Table) judgedOtherwise(inv *inventory) error {
 		switch {
 		case e == nil:
 			bad = append(bad, id+": not a clause of the inventory")
-		case len(e.Fixtures)+len(e.Accepted)+len(e.Scenarios) > 0:
+		case e.hasOwnCheck():
 			bad = append(bad, id+": judged, yet listed under "+what)
 		case e.Through != nil || e.Passive:
 			bad = append(bad, id+": listed under through and passive")
