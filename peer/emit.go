@@ -38,17 +38,19 @@ type EmitPatch struct {
 	OverlookUnobservable string `yaml:"overlook_unobservable"`
 }
 
-var emitPatches = sync.OnceValues(func() (map[string]EmitPatch, error) {
+// emitPatches is emit.yaml, parsed once. The file ships inside the
+// binary, so a broken one is a programming error (TestEmitPatches fails).
+var emitPatches = sync.OnceValue(func() map[string]EmitPatch {
 	var m map[string]EmitPatch
 	if err := yaml.Unmarshal(emitYAML, &m); err != nil {
-		return nil, fmt.Errorf("peer/emit.yaml: %w", err)
+		panic(fmt.Errorf("peer/emit.yaml: %w", err))
 	}
-	return m, nil
+	return m
 })
 
 // EmitRules lists the rules an emit fault can break, sorted.
 func EmitRules() []string {
-	m, _ := emitPatches()
+	m := emitPatches()
 	out := make([]string, 0, len(m))
 	for id := range m {
 		out = append(out, id)
@@ -59,8 +61,7 @@ func EmitRules() []string {
 
 // Emit returns the patch of emit:RULE-ID.
 func Emit(id string) (EmitPatch, bool) {
-	m, _ := emitPatches()
-	p, ok := m[id]
+	p, ok := emitPatches()[id]
 	return p, ok
 }
 
