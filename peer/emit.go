@@ -123,13 +123,16 @@ func (p *peer) emitting(env map[string]any) (EmitPatch, bool) {
 	return EmitPatch{}, false
 }
 
+// unescapeToken decodes an RFC 6901 reference token.
+var unescapeToken = strings.NewReplacer("~1", "/", "~0", "~")
+
 // walkPointer finds the object holding an RFC 6901 pointer's last token
 // (creating objects on the way when create is set); nil when it is not
 // there.
 func walkPointer(m map[string]any, ptr string, create bool) (map[string]any, string) {
 	toks := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
 	for i, tok := range toks {
-		toks[i] = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+		toks[i] = unescapeToken.Replace(tok)
 	}
 	for _, tok := range toks[:len(toks)-1] {
 		next, ok := m[tok].(map[string]any)
