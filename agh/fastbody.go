@@ -87,7 +87,7 @@ func (f *fast) greet(s *jsonx.Scanner) bool {
 }
 
 func (f *fast) peerCard(s *jsonx.Scanner) bool {
-	if s.Peek() != '{' || !s.Object() {
+	if !s.Object() {
 		return false
 	}
 	var arrays int
@@ -233,7 +233,7 @@ func (f *fast) capability(s *jsonx.Scanner) bool {
 
 // capabilityDoc reads the capability document and checks its digest.
 func (f *fast) capabilityDoc(s *jsonx.Scanner) bool {
-	if s.Peek() != '{' || !s.Object() {
+	if !s.Object() {
 		return false
 	}
 	var val [capDigest + 1][]byte // trimmed id, summary, outcome, version; digest as is
