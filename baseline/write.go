@@ -23,8 +23,8 @@ func Write(w io.Writer, rep *harness.Report, prev *Baseline) error {
 	var entries []*yaml.Node
 	add := func(id string, outcome harness.Outcome, why string) {
 		reason := TODOReason
-		if prev != nil && prev.byID[id] != nil && prev.byID[id].Outcome == outcome {
-			reason = prev.byID[id].Reason
+		if e := prev.recorded(id, outcome); e != nil {
+			reason = e.Reason
 		}
 		n := &yaml.Node{Kind: yaml.MappingNode, HeadComment: firstLine(why)}
 		for _, kv := range [][2]string{{"id", id}, {"outcome", string(outcome)}, {"reason", reason}} {
@@ -35,7 +35,7 @@ func Write(w io.Writer, rep *harness.Report, prev *Baseline) error {
 		entries = append(entries, n)
 	}
 	keep := func(id string, o harness.Outcome) bool {
-		return o == harness.Fail || (o == harness.Warn && prev != nil && prev.byID[id] != nil && prev.byID[id].Outcome == o)
+		return o == harness.Fail || (o == harness.Warn && prev.recorded(id, o) != nil)
 	}
 	for _, sc := range rep.Scenarios {
 		if o := actual(sc.Outcome, sc.Baseline); keep(sc.ID, o) {
@@ -69,6 +69,17 @@ func Write(w io.Writer, rep *harness.Report, prev *Baseline) error {
 		return fmt.Errorf("write baseline: %w", err)
 	}
 	return enc.Close()
+}
+
+// recorded is b's entry for id when it records outcome o (nil for a nil b).
+func (b *Baseline) recorded(id string, o harness.Outcome) *Entry {
+	if b == nil {
+		return nil
+	}
+	if e := b.byID[id]; e != nil && e.Outcome == o {
+		return e
+	}
+	return nil
 }
 
 // actual is the outcome a scenario had, before any baseline rewrote it.
