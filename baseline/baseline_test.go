@@ -41,6 +41,13 @@ func parse(t *testing.T, src string) *Baseline {
 	return b
 }
 
+// failuresRecorded records today's failures of report(): the failing and
+// the erroring scenario and the MUST passive finding.
+const failuresRecorded = `entries:
+  - {id: a.fails, outcome: fail, reason: r}
+  - {id: e.errors, outcome: error, reason: r}
+  - {id: "passive:ENV-WORK-ID", outcome: fail, reason: r}`
+
 func TestApply(t *testing.T) {
 	tests := []struct {
 		name                 string
@@ -86,28 +93,19 @@ func TestApply(t *testing.T) {
 		},
 		{
 			name: "stale: it falls short differently (recorded fail, now warn)",
-			entries: `entries:
-  - {id: a.fails, outcome: fail, reason: r}
-  - {id: e.errors, outcome: error, reason: r}
-  - {id: "passive:ENV-WORK-ID", outcome: fail, reason: r}
+			entries: failuresRecorded + `
   - {id: b.warns, outcome: fail, reason: r}`,
 			expected: []string{"a.fails", "e.errors", "passive:ENV-WORK-ID"}, stale: []string{"b.warns"}, xfail: 2, passive: harness.Warn,
 		},
 		{
 			name: "stale: a passive rule no longer broken",
-			entries: `entries:
-  - {id: a.fails, outcome: fail, reason: r}
-  - {id: e.errors, outcome: error, reason: r}
-  - {id: "passive:ENV-WORK-ID", outcome: fail, reason: r}
+			entries: failuresRecorded + `
   - {id: "passive:ENV-THREAD-ID", outcome: fail, reason: r}`,
 			expected: []string{"a.fails", "e.errors", "passive:ENV-WORK-ID"}, stale: []string{"passive:ENV-THREAD-ID"}, xfail: 2, passive: harness.Warn,
 		},
 		{
 			name: "a skipped scenario neither confirms nor staleness",
-			entries: `entries:
-  - {id: a.fails, outcome: fail, reason: r}
-  - {id: e.errors, outcome: error, reason: r}
-  - {id: "passive:ENV-WORK-ID", outcome: fail, reason: r}
+			entries: failuresRecorded + `
   - {id: "passive:NATS-GREET-RECONNECT", outcome: warn, reason: r}
   - {id: d.skipped, outcome: fail, reason: r}`,
 			passed: true, expected: []string{"a.fails", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"},
@@ -115,10 +113,7 @@ func TestApply(t *testing.T) {
 		},
 		{
 			name: "--strict: a SHOULD finding is a failure; recorded as warn it is stale",
-			entries: `entries:
-  - {id: a.fails, outcome: fail, reason: r}
-  - {id: e.errors, outcome: error, reason: r}
-  - {id: "passive:ENV-WORK-ID", outcome: fail, reason: r}
+			entries: failuresRecorded + `
   - {id: "passive:NATS-GREET-RECONNECT", outcome: warn, reason: r}`,
 			strict:   true,
 			expected: []string{"a.fails", "e.errors", "passive:ENV-WORK-ID"}, stale: []string{"passive:NATS-GREET-RECONNECT"}, xfail: 2,
