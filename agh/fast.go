@@ -102,7 +102,7 @@ func (f *fast) check(raw []byte) bool {
 // member reads one top-level member and checks what needs no other member.
 func (f *fast) member(name []byte) bool {
 	s, e := &f.s, f.c.opts.Errata
-	i, known := fieldNamed(name)
+	i, known := lookupField(name)
 	if !known {
 		// interaction_id and, by default, any unknown member are findings.
 		return e.AllowUnknownFields && string(name) != "interaction_id" && s.Skip()
@@ -177,52 +177,6 @@ func (f *fast) member(name []byte) bool {
 		return validWorkID(v)
 	}
 	return len(v) > 0 // id, thread_id, reply_to, trace_id, causation_id
-}
-
-// fieldNamed is lookupField for the bytes of a name (a switch: cheaper
-// than hashing them).
-func fieldNamed(name []byte) (field, bool) {
-	switch string(name) {
-	case "protocol":
-		return fProtocol, true
-	case "id":
-		return fID, true
-	case "workspace_id":
-		return fWorkspaceID, true
-	case "kind":
-		return fKind, true
-	case "channel":
-		return fChannel, true
-	case "surface":
-		return fSurface, true
-	case "thread_id":
-		return fThreadID, true
-	case "direct_id":
-		return fDirectID, true
-	case "from":
-		return fFrom, true
-	case "to":
-		return fTo, true
-	case "work_id":
-		return fWorkID, true
-	case "reply_to":
-		return fReplyTo, true
-	case "trace_id":
-		return fTraceID, true
-	case "causation_id":
-		return fCausationID, true
-	case "ts":
-		return fTS, true
-	case "expires_at":
-		return fExpiresAt, true
-	case "body":
-		return fBody, true
-	case "proof":
-		return fProof, true
-	case "ext":
-		return fExt, true
-	}
-	return 0, false
 }
 
 // knownKind returns the kind v names, "" for anything else.

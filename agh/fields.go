@@ -57,22 +57,59 @@ var fields = [nFields]struct {
 	fExt:         {"ext", false},
 }
 
-var (
-	fieldPtr    [nFields]string // "/protocol", …: findings name members without building strings
-	fieldByName = make(map[string]field, nFields)
-)
+var fieldPtr [nFields]string // "/protocol", …: findings name members without building strings
 
 func init() {
-	for i, f := range fields {
-		fieldPtr[i] = "/" + f.name
-		fieldByName[f.name] = field(i)
+	for i, fd := range fields {
+		fieldPtr[i] = "/" + fd.name
 	}
 }
 
 func (f field) ptr() string { return fieldPtr[f] }
 
-// lookupField returns the index of a top-level member name.
-func lookupField(name string) (field, bool) {
-	f, ok := fieldByName[name]
-	return f, ok
+// lookupField returns the index of a top-level member name, a decoded
+// string or the bytes the fast path reads in place. A switch, not a map:
+// it hashes nothing, and TestFieldTable holds it to the table above.
+func lookupField[T text](name T) (field, bool) {
+	switch string(name) {
+	case "protocol":
+		return fProtocol, true
+	case "id":
+		return fID, true
+	case "workspace_id":
+		return fWorkspaceID, true
+	case "kind":
+		return fKind, true
+	case "channel":
+		return fChannel, true
+	case "surface":
+		return fSurface, true
+	case "thread_id":
+		return fThreadID, true
+	case "direct_id":
+		return fDirectID, true
+	case "from":
+		return fFrom, true
+	case "to":
+		return fTo, true
+	case "work_id":
+		return fWorkID, true
+	case "reply_to":
+		return fReplyTo, true
+	case "trace_id":
+		return fTraceID, true
+	case "causation_id":
+		return fCausationID, true
+	case "ts":
+		return fTS, true
+	case "expires_at":
+		return fExpiresAt, true
+	case "body":
+		return fBody, true
+	case "proof":
+		return fProof, true
+	case "ext":
+		return fExt, true
+	}
+	return 0, false
 }
