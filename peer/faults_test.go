@@ -112,7 +112,7 @@ func TestFaultsChangeBehaviour(t *testing.T) {
 			raw := r.send(w)
 			r.expect("receipt")
 			r.expect("trace")
-			r.sendRaw(agh.PeerSubject(testWS, testChannel, r.peerID), raw)
+			r.toPeer(raw)
 			// Processed again: the control script replays on the open work.
 			got, _ := r.next(wait)
 			if got == nil || body(got)["status"] == "duplicate" {
@@ -129,7 +129,7 @@ func TestFaultsChangeBehaviour(t *testing.T) {
 			w := r.work("signed")
 			r.signed(w)
 			w["body"].(map[string]any)["text"] = "tampered"
-			r.sendRaw(agh.PeerSubject(testWS, testChannel, r.peerID), mustJSON(w))
+			r.toPeer(mustJSON(w))
 			wantReceipt(t, r.expect("receipt"), w, "accepted", "")
 			r.expect("trace")
 			r.expect("trace")
@@ -309,7 +309,7 @@ func TestVerifiedMode(t *testing.T) {
 		w := r.work("signed")
 		r.signed(w)
 		w["body"].(map[string]any)["text"] = "tampered"
-		r.sendRaw(agh.PeerSubject(testWS, testChannel, r.peerID), mustJSON(w))
+		r.toPeer(mustJSON(w))
 		wantReceipt(t, r.expect("receipt"), w, "rejected", "verification_failed")
 		r.silence()
 	})
@@ -318,7 +318,7 @@ func TestVerifiedMode(t *testing.T) {
 		w := r.work("stripped")
 		r.signed(w)
 		w["proof"] = nil
-		r.sendRaw(agh.PeerSubject(testWS, testChannel, r.peerID), mustJSON(w))
+		r.toPeer(mustJSON(w))
 		wantReceipt(t, r.expect("receipt"), w, "rejected", "verification_failed")
 	})
 }

@@ -47,7 +47,7 @@ func withInbox(r *rig, env map[string]any, inbox string) {
 // requirement each (TestFaultsChangeBehaviour runs them).
 var handFaultCases = []faultCase{
 	{faultDeafAfterGarbage, nil, func(t *testing.T, r *rig) {
-		r.sendRaw(agh.PeerSubject(testWS, testChannel, r.peerID), []byte("not json"))
+		r.toPeer([]byte("not json"))
 		r.send(r.work("still there?"))
 		r.silence()
 	}},
@@ -87,7 +87,7 @@ var handFaultCases = []faultCase{
 		w := r.work("other profile")
 		r.signed(w)
 		w["proof"].(map[string]any)["profile"] = "example.trust.other/v9"
-		r.sendRaw(agh.PeerSubject(testWS, testChannel, r.peerID), mustJSON(w))
+		r.toPeer(mustJSON(w))
 		wantReceipt(t, r.expect("receipt"), w, "rejected", "verification_failed")
 	}},
 	{faultBroadcastAddressed, nil, func(t *testing.T, r *rig) {
@@ -116,7 +116,7 @@ var handFaultCases = []faultCase{
 	}},
 	{faultSplitPayload, nil, func(t *testing.T, r *rig) {
 		a, b := r.work("first"), r.work("second")
-		r.sendRaw(agh.PeerSubject(testWS, testChannel, r.peerID), append(append(mustJSON(a), '\n'), mustJSON(b)...))
+		r.toPeer(append(append(mustJSON(a), '\n'), mustJSON(b)...))
 		wantReceipt(t, r.expect("receipt"), a, "accepted", "")
 	}},
 	{faultSmallPayload, nil, func(t *testing.T, r *rig) {

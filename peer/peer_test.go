@@ -310,7 +310,7 @@ func TestRefusals(t *testing.T) {
 		r.expect("receipt")
 		r.expect("trace")
 		r.expect("trace")
-		r.sendRaw(agh.PeerSubject(testWS, testChannel, r.peerID), raw)
+		r.toPeer(raw)
 		wantReceipt(t, r.expect("receipt"), w, "duplicate", "duplicate")
 		r.silence()
 	})
@@ -386,7 +386,7 @@ func TestRefusals(t *testing.T) {
 		r.t = t
 		w := r.work("wrong door")
 		w["to"] = "someone.else"
-		r.sendRaw(agh.PeerSubject(testWS, testChannel, r.peerID), mustJSON(w))
+		r.toPeer(mustJSON(w))
 		wantReceipt(t, r.expect("receipt"), w, "rejected", "not_target")
 	})
 }

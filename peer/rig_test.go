@@ -270,6 +270,13 @@ func (r *rig) sendRaw(subject string, b []byte) {
 	}
 }
 
+// toPeer publishes b as is on the peer's own subject (no signing, no
+// routing by to): for payloads send would not produce.
+func (r *rig) toPeer(b []byte) {
+	r.t.Helper()
+	r.sendRaw(agh.PeerSubject(testWS, testChannel, r.peerID), b)
+}
+
 func mustJSON(v any) []byte {
 	b, err := json.Marshal(v)
 	if err != nil {
