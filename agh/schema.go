@@ -49,8 +49,8 @@ var (
 )
 
 // lazySchemas are the schemas of one variant, compiled when first needed:
-// the native rules settle clean envelopes without them, so a run that
-// meets no broken envelope never pays for the compiler.
+// only FullSchema runs the validator (the native rules subsume it), so a
+// run without it never pays for the compiler.
 type lazySchemas struct {
 	variant schemaVariant
 	once    sync.Once
