@@ -50,9 +50,6 @@ func (s *Scanner) Reset(data []byte) {
 // Scanner does not settle): then only Decode can say what.
 func (s *Scanner) Failed() bool { return s.failed }
 
-// Fail gives up on the text; callers use it for what their own rules refuse.
-func (s *Scanner) Fail() { s.failed = true }
-
 // Peek skips white space and returns the next byte (0 at the end or once
 // failed) without consuming it.
 func (s *Scanner) Peek() byte {
