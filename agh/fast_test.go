@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 )
@@ -122,16 +121,9 @@ func mutations(node any, depth int) []any {
 	}
 	switch n := node.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(n))
-		for k := range n {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(n))
 		with := func(k string, v any, del bool) map[string]any {
-			m := make(map[string]any, len(n)+1)
-			for k2, v2 := range n {
-				m[k2] = v2
-			}
+			m := maps.Clone(n)
 			if del {
 				delete(m, k)
 			} else {
@@ -171,15 +163,14 @@ func mutations(node any, depth int) []any {
 func encode(b *bytes.Buffer, v any, kindFirst bool) {
 	switch t := v.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		sort.Slice(keys, func(i, j int) bool {
-			if (keys[i] == "kind") != (keys[j] == "kind") {
-				return (keys[i] == "kind") == kindFirst
+		keys := slices.SortedFunc(maps.Keys(t), func(a, b string) int {
+			if (a == "kind") != (b == "kind") {
+				if (a == "kind") == kindFirst {
+					return -1
+				}
+				return 1
 			}
-			return keys[i] < keys[j]
+			return strings.Compare(a, b)
 		})
 		b.WriteByte('{')
 		for i, k := range keys {
