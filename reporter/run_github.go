@@ -1,7 +1,6 @@
 package reporter
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -88,17 +87,8 @@ func githubDetail(sc *harness.ScenarioResult) string {
 			b.WriteString("\nnote: " + n)
 		}
 	}
-	for _, st := range sc.Steps {
-		if st.Outcome == harness.Pass {
-			continue
-		}
-		for _, e := range st.Expected {
-			j, _ := json.Marshal(e)
-			fmt.Fprintf(&b, "\nstep %d expected: %s", st.Index, clip(string(j), 300))
-		}
-		for _, a := range st.Arrived {
-			fmt.Fprintf(&b, "\nstep %d arrived:  %s", st.Index, clip(a, 300))
-		}
+	for _, l := range stepEvidence(sc) {
+		b.WriteString("\n" + l)
 	}
 	b.WriteString("\nrequirements: " + strings.Join(sc.Requirements, ", "))
 	return b.String()

@@ -67,6 +67,25 @@ func (t *runText) Item(sc *harness.ScenarioResult) error {
 	return err
 }
 
+// stepEvidence is, for each step that did not pass, what it expected
+// beside what arrived instead, one clipped line each.
+func stepEvidence(sc *harness.ScenarioResult) []string {
+	var out []string
+	for _, st := range sc.Steps {
+		if st.Outcome == harness.Pass {
+			continue
+		}
+		for _, e := range st.Expected {
+			b, _ := json.Marshal(e)
+			out = append(out, fmt.Sprintf("step %d expected: %s", st.Index, clip(string(b), 300)))
+		}
+		for _, a := range st.Arrived {
+			out = append(out, fmt.Sprintf("step %d arrived:  %s", st.Index, clip(a, 300)))
+		}
+	}
+	return out
+}
+
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
@@ -251,17 +270,8 @@ func (t *runText) failure(sc *harness.ScenarioResult) {
 			fmt.Fprintf(w, "        %s %s\n", p.faint.Sprint("note:"), firstLine(n))
 		}
 	}
-	for _, st := range sc.Steps {
-		if st.Outcome == harness.Pass {
-			continue
-		}
-		for _, e := range st.Expected {
-			b, _ := json.Marshal(e)
-			fmt.Fprintf(w, "        step %d expected: %s\n", st.Index, clip(string(b), 300))
-		}
-		for _, a := range st.Arrived {
-			fmt.Fprintf(w, "        step %d arrived:  %s\n", st.Index, clip(a, 300))
-		}
+	for _, l := range stepEvidence(sc) {
+		fmt.Fprintf(w, "        %s\n", l)
 	}
 	if len(sc.Exchanged) > 0 {
 		fmt.Fprintln(w, "        exchanged:")
