@@ -227,7 +227,6 @@ func (r *runner) connect(ctx context.Context, rep *Report, needJS bool) error {
 // for an attached peer, asks it for its card.
 func (r *runner) startIUT(rep *Report) error {
 	if len(r.cfg.Command) == 0 {
-		r.bus.expectIUT(r.cfg.IUTPeer)
 		return r.askWhois(r.cfg.IUTPeer)
 	}
 	rep.IUT.Command = r.cfg.Command
@@ -277,7 +276,6 @@ func (r *runner) awaitGreet(ctx context.Context) (*message, error) {
 				// the run goes on and judges the missing greet
 				// (DISC-GREET-ON-JOIN) instead of ending in an error.
 				asked = true
-				r.bus.expectIUT(r.cfg.SuggestedPeerID)
 				if r.askWhois(r.cfg.SuggestedPeerID) == nil {
 					timer.Reset(min(r.cfg.GreetTimeout, 2*time.Second))
 					continue
@@ -468,8 +466,10 @@ func (r *runner) dropStream() {
 	_ = r.js.DeleteStream(ctx, r.stream.Name)
 }
 
-// askWhois asks an already running peer for its card, for --iut-peer.
+// askWhois asks peerID for its card and takes its answer as the IUT's
+// greet: an attached peer (--iut-peer), or a spawned one that never greeted.
 func (r *runner) askWhois(peerID string) error {
+	r.bus.expectIUT(peerID)
 	me := "aghcheck-harness." + randid.Hex(4)
 	env := map[string]any{
 		"protocol": agh.Protocol, "id": "msg_whois_" + randid.Hex(6), "workspace_id": r.ws, "channel": r.ch,
