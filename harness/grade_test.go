@@ -30,6 +30,15 @@ func claim(rep *Report, name string) ClaimResult {
 	return ClaimResult{}
 }
 
+func requirement(rep *Report, id string) RequirementResult {
+	for _, rr := range rep.Requirements {
+		if rr.ID == id {
+			return rr
+		}
+	}
+	return RequirementResult{}
+}
+
 func TestGradeAllPassedEarnsCorePeer(t *testing.T) {
 	rep := gradeFixture(map[string]Outcome{"s.greet": Pass, "r.terminal": Pass, "r.input": Pass, "r.dedupe": Warn})
 	grade(rep, Config{}, "Core Peer")
@@ -50,10 +59,8 @@ func TestGradeUntestedRequirementBlocksClaim(t *testing.T) {
 	if rep.Summary.Passed || rep.Summary.Claim != "Core Sender" {
 		t.Errorf("summary %+v", rep.Summary)
 	}
-	for _, rr := range rep.Requirements {
-		if rr.ID == "LIFE-NEEDS-INPUT-RESUME" && rr.Outcome != Skip {
-			t.Errorf("requirement %+v, want skip (untested)", rr)
-		}
+	if rr := requirement(rep, "LIFE-NEEDS-INPUT-RESUME"); rr.Outcome != Skip {
+		t.Errorf("requirement %+v, want skip (untested)", rr)
 	}
 }
 
@@ -106,10 +113,8 @@ func TestGradeControlOnlyRequirementIsACaveat(t *testing.T) {
 	if s := claim(rep, "Core Sender"); len(s.Unexercised) != 0 {
 		t.Errorf("Core Sender %+v carries a receiver caveat", s)
 	}
-	for _, rr := range rep.Requirements {
-		if rr.ID == "LIFE-NEEDS-INPUT-RESUME" && rr.Outcome == Pass {
-			t.Errorf("requirement %+v counted as passed", rr)
-		}
+	if rr := requirement(rep, "LIFE-NEEDS-INPUT-RESUME"); rr.Outcome == Pass {
+		t.Errorf("requirement %+v counted as passed", rr)
 	}
 
 	// A peer that advertises the extension but whose gated scenario was
@@ -154,10 +159,8 @@ func TestPeerWithoutControlExtensionEarnsClaims(t *testing.T) {
 		gaps[g.ID] = g.Reason
 	}
 	for _, id := range full.Unexercised {
-		for _, rr := range rep.Requirements {
-			if rr.ID == id && rr.Outcome == Pass {
-				t.Errorf("unexercised %s counted as passed", id)
-			}
+		if requirement(rep, id).Outcome == Pass {
+			t.Errorf("unexercised %s counted as passed", id)
 		}
 		// The per-claim report says why, in the gate's words.
 		if !strings.Contains(gaps[id], "needs "+control.Name) {

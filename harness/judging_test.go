@@ -47,15 +47,6 @@ func welcome(cfg peer.Config) (func(), error) {
 	return nc.Close, nc.Flush()
 }
 
-func requirement(rep *Report, id string) RequirementResult {
-	for _, rr := range rep.Requirements {
-		if rr.ID == id {
-			return rr
-		}
-	}
-	return RequirementResult{}
-}
-
 // A peer that answers work with traces only, never the accepted receipt (a
 // SHOULD of the lifecycle), keeps every claim: the steps that ask for the
 // receipt warn, every MUST part of their scenarios passes.
