@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -71,7 +72,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	defer r.close(rep)
 
 	// Decide what runs before touching the network.
-	todo, needJS := r.plan(rep, lv.Claims)
+	todo, needJS := r.plan(rep)
 	r.link = newLink(r.start, cfg.OutageTimeout)
 	ctx, stopLink := r.link.guard(ctx)
 	defer stopLink()
@@ -124,13 +125,13 @@ func (r *runner) newReport() *Report {
 
 // plan skips the scenarios not selected or not in the level and returns
 // the indexes of the others, and whether any of them needs JetStream.
-func (r *runner) plan(rep *Report, claims []string) (todo []int, needJS bool) {
+func (r *runner) plan(rep *Report) (todo []int, needJS bool) {
 	for i, sc := range r.cfg.Scenarios {
 		res := rep.Scenarios[i]
-		switch {
-		case r.cfg.Select != nil && !r.cfg.Select.MatchString(sc.ID):
+		switch LeftOut(sc, r.cfg.Select, r.cfg.Level) {
+		case "--run":
 			res.Outcome, res.Message = Skip, "not selected by --run"
-		case !slices.Contains(claims, sc.Claim):
+		case "level":
 			res.Outcome, res.Message = Skip, fmt.Sprintf("claim %s is not part of level %s", sc.Claim, r.cfg.Level)
 		default:
 			todo = append(todo, i)
@@ -138,6 +139,19 @@ func (r *runner) plan(rep *Report, claims []string) (todo []int, needJS bool) {
 		}
 	}
 	return todo, needJS
+}
+
+// LeftOut says why a run selecting sel (nil: all) at level leaves sc out
+// before it sees the IUT: "--run" when sel does not match its id, "level"
+// when its claim is not part of the level; "" when the run plays it.
+func LeftOut(sc *scenario.Scenario, sel *regexp.Regexp, level string) string {
+	switch {
+	case sel != nil && !sel.MatchString(sc.ID):
+		return "--run"
+	case !slices.Contains(Levels[level].Claims, sc.Claim):
+		return "level"
+	}
+	return ""
 }
 
 // abort ends a run that could not be carried out: the scenarios it did not

@@ -92,11 +92,8 @@ func refuseBlank(cmd *cobra.Command, names ...string) error {
 // plan is what a run does with sc before it sees the IUT: "play", or
 // "skip (--run)" / "skip (level)" when --run or the level leave it out.
 func (s *suiteFlags) plan(sc *scenario.Scenario, re *regexp.Regexp) string {
-	switch {
-	case re != nil && !re.MatchString(sc.ID):
-		return "skip (--run)"
-	case !slices.Contains(harness.Levels[s.level].Claims, sc.Claim):
-		return "skip (level)"
+	if why := harness.LeftOut(sc, re, s.level); why != "" {
+		return "skip (" + why + ")"
 	}
 	return "play"
 }
