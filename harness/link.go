@@ -11,7 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/aghcheck/aghcheck/agh"
-	"github.com/aghcheck/aghcheck/harness/requirements"
+	"github.com/aghcheck/aghcheck/requirements"
 	"github.com/aghcheck/aghcheck/rules"
 )
 

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/aghcheck/aghcheck/harness/broker"
-	"github.com/aghcheck/aghcheck/harness/requirements"
+	"github.com/aghcheck/aghcheck/requirements"
 )
 
 // outageRun plays cfg with the built-in test IUT in mode against a single

@@ -5,7 +5,7 @@ import (
 	"sort"
 
 	"github.com/aghcheck/aghcheck/harness/broker"
-	"github.com/aghcheck/aghcheck/harness/requirements"
+	"github.com/aghcheck/aghcheck/requirements"
 	"github.com/aghcheck/aghcheck/rules"
 )
 

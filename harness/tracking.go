@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/aghcheck/aghcheck/agh"
-	"github.com/aghcheck/aghcheck/harness/requirements"
+	"github.com/aghcheck/aghcheck/requirements"
 	"github.com/aghcheck/aghcheck/rules"
 	"github.com/aghcheck/aghcheck/workunit"
 )

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aghcheck/aghcheck/harness/requirements"
 	"github.com/aghcheck/aghcheck/internal/golden"
+	"github.com/aghcheck/aghcheck/requirements"
 	"github.com/aghcheck/aghcheck/rules"
 	"github.com/aghcheck/aghcheck/workunit"
 )

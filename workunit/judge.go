@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/aghcheck/aghcheck/agh"
-	"github.com/aghcheck/aghcheck/harness/requirements"
+	"github.com/aghcheck/aghcheck/requirements"
 	"github.com/aghcheck/aghcheck/rules"
 )
 

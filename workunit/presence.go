@@ -5,7 +5,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/aghcheck/aghcheck/harness/requirements"
+	"github.com/aghcheck/aghcheck/requirements"
 )
 
 // peer is the presence of one sender: periodic greet is the heartbeat, and

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/aghcheck/aghcheck/agh"
-	"github.com/aghcheck/aghcheck/harness/requirements"
+	"github.com/aghcheck/aghcheck/requirements"
 	"github.com/aghcheck/aghcheck/rules"
 )
 

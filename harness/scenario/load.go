@@ -21,7 +21,7 @@ import (
 	"github.com/aghcheck/aghcheck/schemas"
 
 	// The behavioural requirement ids scenarios cite.
-	_ "github.com/aghcheck/aghcheck/harness/requirements"
+	_ "github.com/aghcheck/aghcheck/requirements"
 )
 
 // SchemaName is the scenario format's JSON Schema in package schemas.
