@@ -30,6 +30,12 @@ var Levels = map[string]Level{
 // peer that never greets ends the run well inside half a minute.
 const DefaultGreetTimeout = 20 * time.Second
 
+// DefaultStepTimeout is the ceiling of an expect step: generous, since
+// the protocol sets no reply deadline and a peer that thinks with a model
+// before it answers is normal; it only ends waits that can no longer
+// succeed.
+const DefaultStepTimeout = 30 * time.Second
+
 // Config is one run.
 type Config struct {
 	Scenarios []*scenario.Scenario
@@ -38,10 +44,13 @@ type Config struct {
 	Select    *regexp.Regexp // --run: only scenarios whose id matches
 	Parallel  int            // scenarios at once (default: all)
 
-	Timeout       time.Duration // per scenario (default 10s)
-	StepTimeout   time.Duration // per expect step (default 2s)
-	SilenceWindow time.Duration // default expect_silence window (300ms)
-	GreetTimeout  time.Duration // waiting for the IUT's greet (default DefaultGreetTimeout)
+	// Timeout is a ceiling per scenario (0: none, each wait has its own).
+	Timeout time.Duration
+	// StepTimeout is the ceiling of an expect step (default
+	// DefaultStepTimeout): a step ends when its match arrives, and only a
+	// match that never comes waits this long. It is not a reply deadline.
+	StepTimeout  time.Duration
+	GreetTimeout time.Duration // waiting for the IUT's greet (default DefaultGreetTimeout)
 	// OutageTimeout is how long the broker connection may stay down, and
 	// how long the IUT then has to greet again (default GreetTimeout).
 	OutageTimeout time.Duration
@@ -92,14 +101,8 @@ func (c *Config) defaults() {
 	if c.Level == "" {
 		c.Level = "full"
 	}
-	if c.Timeout <= 0 {
-		c.Timeout = 10 * time.Second
-	}
 	if c.StepTimeout <= 0 {
-		c.StepTimeout = 2 * time.Second
-	}
-	if c.SilenceWindow <= 0 {
-		c.SilenceWindow = 300 * time.Millisecond
+		c.StepTimeout = DefaultStepTimeout
 	}
 	if c.GreetTimeout <= 0 {
 		c.GreetTimeout = DefaultGreetTimeout

@@ -109,6 +109,11 @@ func runAgainst(t *testing.T, mode string, cfg Config) *Report {
 	if cfg.GreetTimeout == 0 {
 		cfg.GreetTimeout = 10 * time.Second
 	}
+	if cfg.StepTimeout == 0 {
+		// A ceiling, not a deadline: faulty peers that never answer would
+		// otherwise hold every test for the 30 s default.
+		cfg.StepTimeout = 3 * time.Second
+	}
 	rep, err := Run(context.Background(), cfg)
 	if rep == nil {
 		t.Fatalf("no report: %v", err)

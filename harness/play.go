@@ -25,6 +25,9 @@ type player struct {
 	send  *sender
 	wait  *waiter
 	log   *transcript
+
+	grading  []scenario.Graded
+	failedAt int // the step that named the scenario's failure (from 1)
 }
 
 func (r *runner) play(ctx context.Context, sc *scenario.Scenario, res *ScenarioResult) {
@@ -83,25 +86,26 @@ func (r *runner) newPlayer(sc *scenario.Scenario, res *ScenarioResult) (*player,
 
 // steps plays the steps in order. A step failing at its level ends the
 // scenario when that is MUST (or a send or wait fails); a SHOULD step that
-// fails is a warning and the scenario goes on.
+// fails is a warning and the scenario goes on. Silences are settled at the
+// end, whichever way it ends.
 func (p *player) steps(ctx context.Context) {
-	timeout := p.r.cfg.Timeout
-	if p.sc.Timeout > 0 {
-		timeout = time.Duration(p.sc.Timeout)
-	}
 	runCtx := ctx
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	if p.r.cfg.Timeout > 0 || p.sc.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, max(p.r.cfg.Timeout, time.Duration(p.sc.Timeout)))
+		defer cancel()
+	}
 
 	res := p.res
 	res.Outcome = Pass
-	grading := p.sc.Grading()
+	p.grading = p.sc.Grading()
 	res.checked = map[string]bool{}
-	for _, g := range grading {
+	for _, g := range p.grading {
 		for _, id := range g.Checks {
 			res.checked[id] = true
 		}
 	}
+	defer p.settleSilences()
 	greeted := !p.sc.Greets()
 	for i := range p.sc.Steps {
 		st := &p.sc.Steps[i]
@@ -113,40 +117,50 @@ func (p *player) steps(ctx context.Context) {
 			}
 		}
 		start := time.Now()
-		sr := p.step(ctx, st)
+		sr := p.step(ctx, i, st)
 		sr.Index, sr.Kind, sr.Duration = i+1, st.Kind(), Millis(time.Since(start))
-		sr.Level, sr.Checks = grading[i].Level, grading[i].Checks
+		sr.Level, sr.Checks = p.grading[i].Level, p.grading[i].Checks
 		if (sr.Outcome == Fail || sr.Outcome == Error) && runCtx.Err() != nil {
 			// The run was interrupted, not the IUT found wanting.
 			sr = sr.judged(Error, "run interrupted")
 		}
-		switch {
-		case sr.Outcome == Fail && sr.Level == "SHOULD":
-			sr.Outcome = Warn
-			res.Notes = append(res.Notes, fmt.Sprintf("step %d (SHOULD%s): %s", i+1, checking(sr.Checks), sr.Message))
-			res.Outcome = worse(res.Outcome, Warn)
-		case sr.Outcome == Skip && st.Expect != nil:
-			// What the scenario judges cannot be seen with this IUT
-			// (unobservable): the rest would prove nothing.
-			res.Steps = append(res.Steps, sr)
-			if res.Outcome == Pass {
-				res.Outcome = Skip
-			}
-			res.Message = fmt.Sprintf("step %d (%s): %s", i+1, st.Kind(), sr.Message)
-			p.creditSilences()
-			return
-		case sr.Outcome == Fail && sr.Level == "MAY":
-			sr.Outcome = Skip
-			res.Notes = append(res.Notes, fmt.Sprintf("step %d (MAY, not offered): %s", i+1, sr.Message))
-		case sr.Outcome == Fail || sr.Outcome == Error:
-			res.Steps = append(res.Steps, sr)
-			res.Outcome, res.Message = sr.Outcome, fmt.Sprintf("step %d (%s): %s", i+1, st.Kind(), sr.Message)
-			p.creditSilences()
+		res.Steps = append(res.Steps, sr)
+		if p.grade(&res.Steps[len(res.Steps)-1]) {
 			return
 		}
-		res.Steps = append(res.Steps, sr)
 	}
-	p.creditSilences()
+}
+
+// grade applies the level of step sr (already in res.Steps) to its raw
+// verdict and folds it into the scenario's outcome. It reports whether the
+// scenario ends there.
+func (p *player) grade(sr *StepResult) (stop bool) {
+	res := p.res
+	i := sr.Index
+	switch {
+	case sr.Outcome == Fail && sr.Level == "SHOULD":
+		sr.Outcome = Warn
+		res.Notes = append(res.Notes, fmt.Sprintf("step %d (SHOULD%s): %s", i, checking(sr.Checks), sr.Message))
+		res.Outcome = worse(res.Outcome, Warn)
+	case sr.Outcome == Skip && sr.Kind == "expect":
+		// What the scenario judges cannot be seen with this IUT
+		// (unobservable): the rest would prove nothing.
+		if res.Outcome == Pass {
+			res.Outcome = Skip
+		}
+		res.Message = fmt.Sprintf("step %d (%s): %s", i, sr.Kind, sr.Message)
+		return true
+	case sr.Outcome == Fail && sr.Level == "MAY":
+		sr.Outcome = Skip
+		res.Notes = append(res.Notes, fmt.Sprintf("step %d (MAY, not offered): %s", i, sr.Message))
+	case sr.Outcome == Fail || sr.Outcome == Error:
+		// The earliest step that failed names the failure.
+		if p.failedAt == 0 || i < p.failedAt || res.Outcome == Error {
+			res.Outcome, res.Message, p.failedAt = sr.Outcome, fmt.Sprintf("step %d (%s): %s", i, sr.Kind, sr.Message), i
+		}
+		return true
+	}
+	return false
 }
 
 func checking(ids []string) string {
@@ -156,39 +170,53 @@ func checking(ids []string) string {
 	return ", " + strings.Join(ids, ", ")
 }
 
-// creditSilences takes back the pass of every silence that no expect step
-// showed was heard: a peer that hears nothing is silent too. The proof is
-// an expect that passed after the send the silence follows, before the
-// silence (an answer to that send) or after it (valid work served later).
-func (p *player) creditSilences() {
+// settleSilences gives every silence its verdict once the scenario has
+// ended: broken by what arrived, kept when an expect that passed after the
+// send it follows (an answer to that send, ahead of the silence, or to a
+// later one) showed the IUT processed it, and unproven otherwise: a peer
+// that hears nothing is silent too.
+func (p *player) settleSilences() {
+	w := p.wait
+	w.in.mu.Lock()
+	w.watchLocked()
+	w.in.mu.Unlock()
 	res := p.res
 	passed := map[int]bool{} // step index (from 0) → an expect that passed
-	for _, st := range res.Steps {
+	byStep := map[int]*StepResult{}
+	for k := range res.Steps {
+		st := &res.Steps[k]
+		byStep[st.Index-1] = st
 		if st.Kind == "expect" && st.Outcome == Pass {
 			passed[st.Index-1] = true
 		}
 	}
-	for k := range res.Steps {
-		st := &res.Steps[k]
-		if st.Kind != "expect_silence" || st.Outcome != Pass {
+	for _, s := range w.watches {
+		sr := byStep[s.step]
+		if sr == nil || sr.Outcome != Pass {
+			continue
+		}
+		if m := s.breach; m != nil {
+			sr.Arrived = []string{m.describe()}
+			*sr = sr.judged(Fail, "expected silence, but the IUT sent "+m.label())
+			p.grade(sr)
 			continue
 		}
 		heard := false
-		for j := p.sc.HeardFrom(st.Index - 1); j < len(p.sc.Steps) && !heard; j++ {
-			heard = passed[j]
+		for j := p.sc.HeardFrom(s.step); j < len(p.sc.Steps) && !heard; j++ {
+			heard = j != s.step && passed[j]
 		}
 		if !heard {
-			*st = st.judged(Skip, unheard)
-			res.Notes = append(res.Notes, fmt.Sprintf("step %d (silence): %s", st.Index, unheard))
+			*sr = sr.judged(Skip, unheard)
+			res.Notes = append(res.Notes, fmt.Sprintf("step %d (silence): %s", sr.Index, unheard))
 		}
 	}
 }
 
 // unheard is the verdict on a silence nothing showed was heard.
-const unheard = "not credited: no later step showed the IUT was listening"
+const unheard = "not credited: no later step showed the IUT processed what came before"
 
 // step plays one step and returns its verdict.
-func (p *player) step(ctx context.Context, st *scenario.Step) StepResult {
+func (p *player) step(ctx context.Context, i int, st *scenario.Step) StepResult {
 	var sr StepResult
 	if err := p.r.iutGone(); err != nil {
 		return sr.judged(Fail, err.Error())
@@ -196,14 +224,16 @@ func (p *player) step(ctx context.Context, st *scenario.Step) StepResult {
 	switch {
 	case st.Send != nil:
 		p.wait.markSend()
-		if err := p.send.send(ctx, st.Send); err != nil {
+		ids, err := p.send.send(ctx, st.Send)
+		if err != nil {
 			return sr.judged(Error, err.Error())
 		}
+		p.wait.noteSend(ids)
 		return sr.judged(Pass, "")
 	case st.Expect != nil:
 		return p.wait.expect(ctx, st.Expect)
 	case st.ExpectSilence != nil:
-		return p.wait.silence(ctx, st.ExpectSilence)
+		return p.wait.silence(i, st.ExpectSilence)
 	case st.Disconnect != "":
 		return p.disconnect()
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -27,26 +28,33 @@ type sender struct {
 	log   *transcript
 }
 
-func (s *sender) send(ctx context.Context, st *scenario.Send) error {
+// send publishes one step and returns the ids an answer to it would carry
+// (its id and work_id, when the bytes are an object that has them).
+func (s *sender) send(ctx context.Context, st *scenario.Send) ([]string, error) {
 	from := st.From
 	if from == "" {
 		from = s.first
 	}
 	subject, data, err := s.bytes(st, s.tctx.Peers[from])
 	if err != nil {
-		return err
+		return nil, err
 	}
 	reply, err := s.tctx.RenderString(st.Reply)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	times := max(st.Repeat, 1)
 	s.r.bus.track.sent(data)
 	if err := s.publish(ctx, &nats.Msg{Subject: subject, Reply: reply, Data: data}, st.JetStream, times); err != nil {
-		return err
+		return nil, err
 	}
 	s.log.sent(time.Since(s.r.start), from, subject, data, times)
-	return nil
+	var ids struct {
+		ID     string `json:"id"`
+		WorkID string `json:"work_id"`
+	}
+	_ = json.Unmarshal(data, &ids) // not an object: nothing answers it by id
+	return slices.DeleteFunc([]string{ids.ID, ids.WorkID}, func(v string) bool { return v == "" }), nil
 }
 
 // greetAll announces every test peer of the scenario on the broadcast
@@ -67,7 +75,7 @@ func (s *sender) greetAll(ctx context.Context) error {
 				"artifacts_supported": []any{}, "trust_modes_supported": modes,
 			}},
 		}}
-		if err := s.send(ctx, greet); err != nil {
+		if _, err := s.send(ctx, greet); err != nil {
 			return err
 		}
 	}

@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,6 +22,12 @@ type waiter struct {
 	mark     int    // the last message seen before the latest send
 	greetSeq int    // the IUT's opening greet, never "what arrived instead"
 	floor    int    // messages up to this one were set aside (setAside)
+	markedAt time.Duration
+	sends    []sent
+	watches  []*watch
+	// latencies are the reply times of the expects that passed: from the
+	// latest send before the match to the match's arrival.
+	latencies []time.Duration
 }
 
 // judged is sr with its verdict.
@@ -37,6 +44,7 @@ func (w *waiter) markSend() {
 	if n := len(w.in.msgs); n > 0 {
 		w.mark = w.in.msgs[n-1].seq
 	}
+	w.markedAt = time.Since(w.r.start)
 }
 
 // where resolves an expect/silence "on" into a description and a subject
@@ -91,11 +99,11 @@ func (w *waiter) expect(ctx context.Context, e *scenario.Expect) StepResult {
 		}
 	}
 	wantSubject, onOK := w.where(e.On)
-	timeout := w.r.cfg.StepTimeout
-	if e.Timeout > 0 {
-		timeout = time.Duration(e.Timeout)
-	}
-	deadline := time.NewTimer(timeout)
+	// The protocol sets no reply deadline: the step ends when its match
+	// arrives. The ceiling only ends a wait that can no longer succeed; a
+	// step's own timeout can raise it, never lower it.
+	ceiling := max(w.r.cfg.StepTimeout, time.Duration(e.Timeout))
+	deadline := time.NewTimer(ceiling)
 	defer deadline.Stop()
 	for {
 		hit, misplaced, seen := w.take(pats, onOK)
@@ -107,6 +115,7 @@ func (w *waiter) expect(ctx context.Context, e *scenario.Expect) StepResult {
 				}
 				w.tctx.Captures[name] = v
 			}
+			w.latencies = append(w.latencies, w.replyTime(hit))
 			return sr.judged(Pass, "")
 		}
 		if misplaced != nil {
@@ -121,11 +130,11 @@ func (w *waiter) expect(ctx context.Context, e *scenario.Expect) StepResult {
 		case <-w.in.notify:
 		case <-deadline.C:
 			if u := e.Unobservable; u != nil && u.Timeout {
-				return sr.judged(Skip, fmt.Sprintf("not observable: %s (nothing matching within %s)", u.Because, timeout))
+				return sr.judged(Skip, fmt.Sprintf("not observable: %s (nothing matching within the %s ceiling, --step-timeout)", u.Because, ceiling))
 			}
 			var rel int
 			sr.Arrived, rel = w.unmatched(pats)
-			msg := fmt.Sprintf("no matching envelope on %s within %s", wantSubject, timeout)
+			msg := fmt.Sprintf("no %s on %s within %s (the --step-timeout ceiling)", expected(pats), wantSubject, ceiling)
 			switch {
 			case len(sr.Arrived) == 0:
 				msg += "; nothing arrived"
@@ -135,7 +144,7 @@ func (w *waiter) expect(ctx context.Context, e *scenario.Expect) StepResult {
 			return sr.judged(Fail, msg)
 		case <-ctx.Done():
 			sr.Arrived, _ = w.unmatched(pats)
-			return sr.judged(Fail, "scenario timeout while waiting for an envelope")
+			return sr.judged(Fail, fmt.Sprintf("no %s on %s before the scenario's ceiling (--timeout)", expected(pats), wantSubject))
 		case <-w.r.iutDone:
 			// Let the broker deliver what the IUT sent before it died.
 			if seen == w.count() {
@@ -148,12 +157,40 @@ func (w *waiter) expect(ctx context.Context, e *scenario.Expect) StepResult {
 	}
 }
 
+// expected names what a step's patterns wait for: the kind they all name
+// ("receipt"), else "matching envelope".
+func expected(pats []map[string]any) string {
+	kind := ""
+	for i, p := range pats {
+		k, ok := p["kind"].(string)
+		if !ok || (i > 0 && k != kind) {
+			return "matching envelope"
+		}
+		kind = k
+	}
+	if kind == "" {
+		return "matching envelope"
+	}
+	return "matching " + kind
+}
+
+// replyTime is how long after the latest send before it m arrived.
+func (w *waiter) replyTime(m *message) time.Duration {
+	for i := len(w.sends) - 1; i >= 0; i-- {
+		if w.sends[i].at <= m.at {
+			return m.at - w.sends[i].at
+		}
+	}
+	return 0
+}
+
 // take consumes the first unconsumed envelope matching pats where onOK
 // wants it (hit) or, failing that, the first matching one elsewhere
 // (misplaced); seen is how many messages the inbox held.
 func (w *waiter) take(pats []map[string]any, onOK func(*message) bool) (hit, misplaced *message, seen int) {
 	w.in.mu.Lock()
 	defer w.in.mu.Unlock()
+	w.watchLocked()
 	for _, m := range w.in.msgs {
 		if m.seq <= w.floor || w.in.consumed[m.seq] || m.env == nil || !anyMatch(pats, m.env) {
 			continue
@@ -298,12 +335,40 @@ func member(v any, path []string) any {
 	return v
 }
 
-// silence passes when nothing matching arrives where the step looks within
-// its window after the latest send; by default it looks at everything
+// A silence has no window. The step only starts watching: every message
+// that arrives where it looks after the send it follows, up to the end of
+// the scenario, is held against it, except answers to the scenario's later
+// sends (they carry a later send's id or work_id). Its verdict waits for
+// the end of the scenario (settleSilences): broken when a forbidden
+// message arrived at any time, kept only when a later expect showed the IUT
+// processed what came before (the proof), unproven otherwise. So a slow
+// peer can neither break a silence late unseen nor keep one by being slow.
+
+// watch is one silence being watched.
+type watch struct {
+	step  int // the step's index in the scenario
+	pats  []map[string]any
+	onOK  func(*message) bool
+	after int // messages up to this one arrived before the send the silence follows
+	sends int // the scenario's sends from this index on came after the silence
+	next  int // the inbox position to look at next
+	// breach is the first message that broke the silence.
+	breach *message
+}
+
+// sent is one send of the scenario: the last message seen before it, and
+// the ids an answer to it carries (its id and work_id).
+type sent struct {
+	after int
+	at    time.Duration // since the run started
+	ids   []string
+}
+
+// silence starts watching for what must not arrive; by default anything
 // addressed to the scenario's peers. A silence without patterns is about
 // answers: presence traffic (a greet, a whois asking who the newly greeted
 // test peers are) does not break it.
-func (w *waiter) silence(ctx context.Context, s *scenario.Silence) StepResult {
+func (w *waiter) silence(step int, s *scenario.Silence) StepResult {
 	var sr StepResult
 	pats, err := w.patterns(s.Patterns())
 	if err != nil {
@@ -314,32 +379,53 @@ func (w *waiter) silence(ctx context.Context, s *scenario.Silence) StepResult {
 	if s.On != "" {
 		_, onOK = w.where(s.On)
 	}
-	window := time.Duration(s.Window)
-	if window == 0 {
-		window = w.r.cfg.SilenceWindow
-	}
-	cut := false
-	select {
-	case <-time.After(window):
-	case <-ctx.Done():
-		cut = true
-	}
+	w.watches = append(w.watches, &watch{step: step, pats: pats, onOK: onOK, after: w.mark, sends: len(w.sends)})
 	w.in.mu.Lock()
-	defer w.in.mu.Unlock()
-	for _, m := range w.in.msgs {
-		if m.seq <= w.mark || w.in.consumed[m.seq] || !onOK(m) || (len(pats) == 0 && m.presence()) {
+	w.watchLocked()
+	w.in.mu.Unlock()
+	return sr.judged(Pass, "")
+}
+
+// watchLocked holds every message that arrived since the last look against
+// the silences being watched. It runs before an expect takes anything, so
+// a later expect never consumes what broke an earlier silence. Inbox lock
+// held.
+func (w *waiter) watchLocked() {
+	for _, s := range w.watches {
+		for ; s.breach == nil && s.next < len(w.in.msgs); s.next++ {
+			m := w.in.msgs[s.next]
+			if m.seq <= s.after || w.in.consumed[m.seq] || !s.onOK(m) || (len(s.pats) == 0 && m.presence()) || w.answersLater(m, s.sends) {
+				continue
+			}
+			if m.env == nil || anyMatch(s.pats, m.env) {
+				s.breach = m
+				w.in.consumed[m.seq] = true
+			}
+		}
+	}
+}
+
+// answersLater reports whether m answers one of the sends from index from
+// on: it arrived after that send and carries its id or work_id where an
+// answer does (work_id, reply_to, body.for_id).
+func (w *waiter) answersLater(m *message, from int) bool {
+	if m.env == nil {
+		return false
+	}
+	for _, snd := range w.sends[from:] {
+		if m.seq <= snd.after {
 			continue
 		}
-		if m.env == nil || anyMatch(pats, m.env) {
-			w.in.consumed[m.seq] = true
-			sr.Arrived = []string{m.describe()}
-			return sr.judged(Fail, fmt.Sprintf("expected silence for %s, but the IUT sent %s", window, m.label()))
+		for _, path := range correlations {
+			if v, ok := member(m.env, path).(string); ok && slices.Contains(snd.ids, v) {
+				return true
+			}
 		}
 	}
-	if cut {
-		// Nothing broke the silence: the harness's own time limit ended
-		// the window early, so the step has no verdict on the IUT.
-		return sr.judged(Error, fmt.Sprintf("scenario timeout during a %s silence window (raise --timeout)", window))
-	}
-	return sr.judged(Pass, "")
+	return false
+}
+
+// noteSend records a send's correlation ids (see sent).
+func (w *waiter) noteSend(ids []string) {
+	w.sends = append(w.sends, sent{after: w.mark, at: w.markedAt, ids: ids})
 }

@@ -188,8 +188,11 @@ outside it, no stale entry.`,
 			if err := refuseBlank(cmd, "iut", "iut-peer"); err != nil {
 				return err
 			}
-			if err := positiveDurations(cmd, "timeout", "step-timeout", "silence", "greet-timeout"); err != nil {
+			if err := positiveDurations(cmd, "step-timeout", "greet-timeout"); err != nil {
 				return err
+			}
+			if timeout < 0 {
+				return &exitError{code: exitUsageErr, err: fmt.Errorf("--timeout %s: want a positive duration, or 0 for no ceiling per scenario", timeout)}
 			}
 			if err := countFlag("parallel", parallel, "every scenario at once"); err != nil {
 				return err
@@ -220,7 +223,7 @@ outside it, no stale entry.`,
 			}
 			cfg := harness.Config{
 				Scenarios: scs, Level: sf.level, Strict: strict, Select: re, Parallel: parallel,
-				Timeout: timeout, StepTimeout: stepTimeout, GreetTimeout: greetTimeout, SilenceWindow: silence,
+				Timeout: timeout, StepTimeout: stepTimeout, GreetTimeout: greetTimeout,
 				IUTPeer: iutPeer, Workspace: workspace, Channel: channel, Version: version,
 			}
 			if iutPeer == "" {
@@ -299,9 +302,10 @@ outside it, no stale entry.`,
 	f.BoolVarP(&verbose, "verbose", "v", false, "list every skipped scenario and every reason a claim was not earned")
 	f.BoolVar(&noColor, "no-color", false, "plain text output (also when NO_COLOR is set or stdout is not a terminal)")
 	f.IntVar(&parallel, "parallel", 0, "scenarios played at once (0: all of them)")
-	f.DurationVar(&timeout, "timeout", 10*time.Second, "time limit per scenario")
-	f.DurationVar(&stepTimeout, "step-timeout", 2*time.Second, "default time an expect step waits")
-	f.DurationVar(&silence, "silence", 300*time.Millisecond, "default expect_silence window")
+	f.DurationVar(&timeout, "timeout", 0, "ceiling per scenario (0: none; every expect has --step-timeout)")
+	f.DurationVar(&stepTimeout, "step-timeout", harness.DefaultStepTimeout, "ceiling of an expect step: it ends when its match arrives and fails only when none comes within this (not a reply deadline)")
+	f.DurationVar(&silence, "silence", 0, "no effect: a silence is kept once a later reply shows the IUT processed what came before")
+	_ = f.MarkDeprecated("silence", "silences have no window any more; they close on the IUT's next reply")
 	f.StringVar(&baselinePath, "baseline", "", "known deviations `FILE` (YAML): its failures are expected-fail; a new failure or a stale entry fails the run")
 	f.StringVar(&writeBaselinePath, "write-baseline", "", "write this run's failures to `FILE` as a baseline to start from")
 	f.StringVar(&recordPath, "record", "", "also write the self-certification record to `FILE` (.json, or .yaml / .yml)")
