@@ -77,21 +77,26 @@ type bus struct {
 	iut       string
 	greeted   chan *message
 	greetOnce sync.Once
-	byToken   map[string]*inbox // route token → scenario
-	byPeer    map[string]*inbox // test peer id → scenario
-	all       map[*inbox]bool
-	passive   []*message // every IUT message (up to floodMax)
-	iutCount  int
-	flooded   bool
-	dropped   int
-	track     *tracking
+	// greets hears every greet of the IUT (the latest few), for the
+	// wait after a restart or a reconnect.
+	greets chan *message
+	// heard, when set, hears every IUT message (liveness).
+	heard    func(*message)
+	byToken  map[string]*inbox // route token → scenario
+	byPeer   map[string]*inbox // test peer id → scenario
+	all      map[*inbox]bool
+	passive  []*message // every IUT message (up to floodMax)
+	iutCount int
+	flooded  bool
+	dropped  int
+	track    *tracking
 }
 
 func newBus(start time.Time, ws, ch string, embedded bool, floodMax int, now func() time.Time) *bus {
 	return &bus{
 		start: start, workspace: ws, channel: ch, broadcast: agh.BroadcastSubject(ws, ch),
 		embedded: embedded, floodMax: floodMax, now: now, track: newTracking(embedded),
-		greeted: make(chan *message, 1),
+		greeted: make(chan *message, 1), greets: make(chan *message, 16),
 		byToken: map[string]*inbox{}, byPeer: map[string]*inbox{}, all: map[*inbox]bool{},
 	}
 }
@@ -198,9 +203,19 @@ func (b *bus) receive(subject string, data []byte) {
 	for _, in := range targets {
 		in.add(m, !directed)
 	}
+	if b.heard != nil {
+		b.heard(m)
+	}
 	if m.env != nil && iut != "" && m.from() == iut {
-		if k := m.kind(); k == "greet" || (k == "whois" && m.env["reply_to"] != nil) {
+		k := m.kind()
+		if k == "greet" || (k == "whois" && m.env["reply_to"] != nil) {
 			b.greetOnce.Do(func() { b.greeted <- m })
+		}
+		if k == "greet" {
+			select {
+			case b.greets <- m:
+			default:
+			}
 		}
 	}
 }

@@ -73,6 +73,15 @@ type Config struct {
 	// Progress is called as each scenario ends (from several goroutines,
 	// never concurrently).
 	Progress func(*ScenarioResult)
+	// MaxRestarts is how often an IUT started with Command is started
+	// again after it died (default DefaultMaxRestarts; negative: never).
+	MaxRestarts int
+	// ReproDir, when set, receives a scenario file for each scenario that
+	// kills the IUT when played alone.
+	ReproDir string
+	// Life, when set, hears each liveness event of the IUT as it happens
+	// (a death once the scenarios it interrupted are known).
+	Life func(LifeEvent)
 	// Waiting, when set, is called every WaitingEvery while the run waits
 	// for the IUT to join, and once more with Done set when the wait ends.
 	Waiting func(Wait)
@@ -103,6 +112,9 @@ func (c *Config) defaults() {
 	}
 	if c.StepTimeout <= 0 {
 		c.StepTimeout = DefaultStepTimeout
+	}
+	if c.MaxRestarts == 0 {
+		c.MaxRestarts = DefaultMaxRestarts
 	}
 	if c.GreetTimeout <= 0 {
 		c.GreetTimeout = DefaultGreetTimeout

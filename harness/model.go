@@ -69,6 +69,11 @@ type Summary struct {
 	// ScenarioTime is the sum of every scenario's own duration: compare it
 	// with the run's wall time to see how much parallelism saved.
 	ScenarioTime Millis `json:"scenario_time_ms"`
+	// Incomplete is set when scenarios could not be played (the IUT did
+	// not come back): their outcome is error, and no claim is earned.
+	Incomplete bool `json:"incomplete,omitempty"`
+	// Latency is the IUT's reply latency over the whole run.
+	Latency *Latency `json:"latency,omitempty"`
 }
 
 // BrokerInfo says which broker carried the run.
@@ -110,6 +115,32 @@ type IUTInfo struct {
 	// Disconnects are the IUT's connections the embedded broker closed, in
 	// its words ("Maximum Message Payload Exceeded").
 	Disconnects []string `json:"disconnects,omitempty"`
+	// Events are the IUT's deaths and returns, in order (see LifeEvent).
+	Events []LifeEvent `json:"events,omitempty"`
+	// Restarts is how often the harness started the IUT again.
+	Restarts int `json:"restarts,omitempty"`
+	// Killers are the scenarios that kill the IUT when played alone.
+	Killers []Killer `json:"killers,omitempty"`
+}
+
+// Killer is a scenario that kills the IUT when played alone.
+type Killer struct {
+	Scenario string `json:"scenario"`
+	Event    string `json:"event"` // exited, disconnected or deaf
+	Cause    string `json:"cause"`
+	Message  string `json:"message"`
+	// Reproducer is the scenario file written for it (--repro-dir).
+	Reproducer string `json:"reproducer,omitempty"`
+}
+
+// Latency is how long the IUT took to answer: from a scenario's send to
+// the arrival of the envelope an expect step matched. It is reported,
+// never judged.
+type Latency struct {
+	Count  int    `json:"count"`
+	Median Millis `json:"median_ms"`
+	P95    Millis `json:"p95_ms"`
+	Max    Millis `json:"max_ms"`
 }
 
 // ClaimResult is one conformance claim and whether it was earned.
@@ -202,7 +233,13 @@ type ScenarioResult struct {
 	Exchanged    []*ExchangedEntry `json:"exchanged,omitempty"`
 	// Baseline is the --baseline entry naming this scenario.
 	Baseline *BaselineMark `json:"baseline,omitempty"`
+	// Latency is the IUT's reply latency in this scenario.
+	Latency *Latency `json:"latency,omitempty"`
+	// Killed marks a scenario that kills the IUT when played alone.
+	Killed bool `json:"killed_iut,omitempty"`
 
+	// replies are the reply times behind Latency (for the run's figure).
+	replies []time.Duration
 	// checked is every requirement some expect or expect_silence step of
 	// the scenario checks (nil when it was not played): the others are
 	// judged by the scenario as a whole and by passive validation.

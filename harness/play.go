@@ -28,17 +28,26 @@ type player struct {
 
 	grading  []scenario.Graded
 	failedAt int // the step that named the scenario's failure (from 1)
+	life     *life
+	sent     int // send steps played
 }
 
-func (r *runner) play(ctx context.Context, sc *scenario.Scenario, res *ScenarioResult) {
+// play plays sc once against incarnation l, whose death interrupts it.
+func (r *runner) play(ctx context.Context, l *life, sc *scenario.Scenario, res *ScenarioResult) *player {
 	start := time.Now()
 	defer func() { res.Duration = Millis(time.Since(start)) }()
 
 	p, err := r.newPlayer(sc, res)
 	if err != nil {
 		res.Outcome, res.Message = Error, err.Error()
-		return
+		return nil
 	}
+	p.life, p.wait.life = l, l
+	// The scenario's context ends with the run or with the incarnation.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	unhook := context.AfterFunc(l.ctx, stop)
+	defer unhook()
 	r.bus.register(p.in, p.peers)
 	defer r.bus.unregister(p.in, p.peers)
 	if r.greet != nil {
@@ -48,8 +57,24 @@ func (r *runner) play(ctx context.Context, sc *scenario.Scenario, res *ScenarioR
 		p.wait.mark, p.wait.greetSeq = r.greet.seq, r.greet.seq
 	}
 	p.steps(ctx)
+	if l.died() != nil {
+		return p // interrupted: not judged
+	}
 	p.judge()
 	p.record()
+	p.latency()
+	return p
+}
+
+// lastSend is when the scenario last sent (since the run started) and
+// what, in a few words (0 and "" when it sent nothing).
+func (p *player) lastSend() (time.Duration, string) {
+	for k := len(p.log.entries) - 1; k >= 0; k-- {
+		if e := p.log.entries[k]; e.Direction == "sent" {
+			return e.At.D(), e.brief()
+		}
+	}
+	return 0, ""
 }
 
 // newPlayer makes the scenario's test peers (fresh ids, fresh keys) and
@@ -118,6 +143,9 @@ func (p *player) steps(ctx context.Context) {
 		}
 		start := time.Now()
 		sr := p.step(ctx, i, st)
+		if p.life != nil && p.life.died() != nil {
+			return // interrupted by the IUT's death: this attempt is not judged
+		}
 		sr.Index, sr.Kind, sr.Duration = i+1, st.Kind(), Millis(time.Since(start))
 		sr.Level, sr.Checks = p.grading[i].Level, p.grading[i].Checks
 		if (sr.Outcome == Fail || sr.Outcome == Error) && runCtx.Err() != nil {
@@ -218,9 +246,6 @@ const unheard = "not credited: no later step showed the IUT processed what came 
 // step plays one step and returns its verdict.
 func (p *player) step(ctx context.Context, i int, st *scenario.Step) StepResult {
 	var sr StepResult
-	if err := p.r.iutGone(); err != nil {
-		return sr.judged(Fail, err.Error())
-	}
 	switch {
 	case st.Send != nil:
 		p.wait.markSend()
@@ -229,6 +254,7 @@ func (p *player) step(ctx context.Context, i int, st *scenario.Step) StepResult 
 			return sr.judged(Error, err.Error())
 		}
 		p.wait.noteSend(ids)
+		p.sent++
 		return sr.judged(Pass, "")
 	case st.Expect != nil:
 		return p.wait.expect(ctx, st.Expect)

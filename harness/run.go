@@ -45,17 +45,16 @@ type runner struct {
 
 	iutDone  <-chan struct{}
 	progress sync.Mutex
+
+	tag       string // this run's random tag (probe identity)
+	life      *liveness
+	restarts  int
+	gaveUp    string   // why the run could not play everything
+	killers   []Killer // scenarios that kill the IUT alone
+	oldOutput []*iut.Process
 }
 
 func (r *runner) now() time.Time { return r.cfg.Now() }
-
-// iutGone reports the IUT's death (nil while it runs or when attached).
-func (r *runner) iutGone() error {
-	if r.proc == nil || !r.proc.Exited() || r.proc.StoppedByHarness() {
-		return nil
-	}
-	return fmt.Errorf("the IUT exited during the run (%s)", r.proc.Status())
-}
 
 // Run plays the scenarios at the IUT and grades the result. The report is
 // returned even with an error; a *HarnessError means the run could not be
@@ -66,7 +65,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, &HarnessError{err}
 	}
-	r := &runner{cfg: cfg, start: time.Now(), ws: cfg.Workspace, ch: cfg.Channel, target: lv.Target}
+	r := &runner{cfg: cfg, start: time.Now(), ws: cfg.Workspace, ch: cfg.Channel, target: lv.Target, tag: randid.Hex(4)}
+	r.life = newLiveness(r)
 	rep := r.newReport()
 	defer func() { rep.Duration = Millis(time.Since(r.start)) }()
 	defer r.close(rep)
@@ -89,19 +89,20 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := r.learnIUT(rep, greet); err != nil {
 		return r.abort(rep, todo, err)
 	}
+	r.bus.heard = r.life.heard
+	r.beginLife(ctx)
 	r.playAll(ctx, rep, r.gateAll(rep, todo))
 	if err := ctx.Err(); err != nil {
 		return r.abort(rep, todo, interruption(ctx))
 	}
+	r.current().cancel(nil) // stop watching: the run is over
 
 	// Let the last publications arrive before judging the IUT as a sender.
 	_ = r.nc.Flush()
 	time.Sleep(20 * time.Millisecond)
 	r.passive(rep)
 	r.link.report(rep, cfg.Strict)
-	if r.proc != nil && r.proc.Exited() && !r.proc.StoppedByHarness() {
-		rep.IUT.Crashed = true
-	}
+	r.liveReport(rep)
 	grade(rep, cfg, r.target)
 	return rep, nil
 }
@@ -174,7 +175,13 @@ func (r *runner) close(rep *Report) {
 	if r.proc != nil {
 		r.proc.Stop(time.Second)
 		rep.IUT.Exit = r.proc.Status()
-		rep.IUT.Stdout, rep.IUT.Stderr = r.proc.Stdout(), r.proc.Stderr()
+		for _, p := range r.oldOutput {
+			// Earlier incarnations first, each marked.
+			rep.IUT.Stdout += p.Stdout() + "[… the IUT was started again]\n"
+			rep.IUT.Stderr += p.Stderr() + "[… the IUT was started again]\n"
+		}
+		rep.IUT.Stdout += r.proc.Stdout()
+		rep.IUT.Stderr += r.proc.Stderr()
 	}
 	if r.js != nil {
 		r.dropStream()
@@ -244,16 +251,20 @@ func (r *runner) startIUT(rep *Report) error {
 		return r.askWhois(r.cfg.IUTPeer)
 	}
 	rep.IUT.Command = r.cfg.Command
-	env := append(r.ep.Env(),
-		"AGH_WORKSPACE_ID="+r.ws, "AGH_CHANNEL="+r.ch, "AGH_PEER_ID="+r.cfg.SuggestedPeerID)
-	env = append(env, r.cfg.Env...)
-	proc, err := iut.Start(r.cfg.Command, env)
+	proc, err := iut.Start(r.cfg.Command, r.iutEnv())
 	if err != nil {
 		return err
 	}
 	r.proc = proc
 	r.iutDone = proc.Done()
 	return nil
+}
+
+// iutEnv is the IUT's environment: the harness contract plus Config.Env.
+func (r *runner) iutEnv() []string {
+	env := append(r.ep.Env(),
+		"AGH_WORKSPACE_ID="+r.ws, "AGH_CHANNEL="+r.ch, "AGH_PEER_ID="+r.cfg.SuggestedPeerID)
+	return append(env, r.cfg.Env...)
 }
 
 // awaitGreet waits for the IUT's greet (or, attached, its whois answer),
@@ -369,41 +380,11 @@ func (r *runner) playAll(ctx context.Context, rep *Report, play []int) {
 		}
 		return a
 	})
-	r.playSome(ctx, rep, play, r.cfg.Parallel)
-	r.playSome(ctx, rep, alone, 1)
+	r.rounds(ctx, rep, play, r.cfg.Parallel)
+	r.rounds(ctx, rep, alone, 1)
 }
 
-func (r *runner) playSome(ctx context.Context, rep *Report, play []int, par int) {
-	if par <= 0 || par > len(play) {
-		par = max(len(play), 1)
-	}
-	sem := make(chan struct{}, par)
-	var wg sync.WaitGroup
-	for _, i := range play {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		r.link.ready(ctx)
-		if ctx.Err() != nil {
-			break
-		}
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			from := r.link.mark()
-			r.play(ctx, r.cfg.Scenarios[i], rep.Scenarios[i])
-			r.link.judge(rep.Scenarios[i], from)
-			if r.cfg.Progress != nil {
-				r.progress.Lock()
-				r.cfg.Progress(rep.Scenarios[i])
-				r.progress.Unlock()
-			}
-		}(i)
-	}
-	wg.Wait()
-}
+func (r *runner) current() *life { return r.life.current() }
 
 func lastLine(s string) string {
 	s = strings.TrimSpace(s)
@@ -490,13 +471,22 @@ func (r *runner) askWhois(peerID string) error {
 		"kind": "whois", "from": me, "to": peerID, "ts": r.now().Unix(), "proof": nil,
 		"body": map[string]any{"type": "request", "query": peerID},
 	}
+	if err := r.publishHarness(agh.PeerSubject(r.ws, r.ch, peerID), env); err != nil {
+		return fmt.Errorf("whois to %s: %w", peerID, err)
+	}
+	return nil
+}
+
+// publishHarness publishes an envelope of the harness's own (a whois to
+// find or probe the IUT), known to the work-unit tracker as sent.
+func (r *runner) publishHarness(subject string, env map[string]any) error {
 	data, err := json.Marshal(env)
 	if err != nil {
 		return err
 	}
 	r.bus.track.sent(data)
-	if err := r.nc.Publish(agh.PeerSubject(r.ws, r.ch, peerID), data); err != nil {
-		return fmt.Errorf("whois to %s: %w", peerID, err)
+	if err := r.nc.Publish(subject, data); err != nil {
+		return err
 	}
 	return r.nc.Flush()
 }

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -64,4 +65,22 @@ func (t *transcript) received(m *message) { t.entries = append(t.entries, receiv
 func (t *transcript) ordered() []*ExchangedEntry {
 	sort.SliceStable(t.entries, func(i, j int) bool { return t.entries[i].At < t.entries[j].At })
 	return t.entries
+}
+
+// brief is the entry in a few words: its kind and id with its first bytes,
+// for a line that says what a scenario sent before the IUT died.
+func (e *ExchangedEntry) brief() string {
+	if e.Envelope == nil {
+		return e.Raw
+	}
+	var env struct {
+		Kind string `json:"kind"`
+		ID   string `json:"id"`
+	}
+	_ = json.Unmarshal(e.Envelope, &env)
+	shown := string(e.Envelope)
+	if len(shown) > 160 {
+		shown = shown[:160] + "…"
+	}
+	return fmt.Sprintf("%s %s on %s: %s", cmp.Or(env.Kind, "an envelope"), env.ID, e.Subject, shown)
 }

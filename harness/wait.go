@@ -28,6 +28,7 @@ type waiter struct {
 	// latencies are the reply times of the expects that passed: from the
 	// latest send before the match to the match's arrival.
 	latencies []time.Duration
+	life      *life // the incarnation the scenario plays against
 }
 
 // judged is sr with its verdict.
@@ -103,10 +104,11 @@ func (w *waiter) expect(ctx context.Context, e *scenario.Expect) StepResult {
 	// arrives. The ceiling only ends a wait that can no longer succeed; a
 	// step's own timeout can raise it, never lower it.
 	ceiling := max(w.r.cfg.StepTimeout, time.Duration(e.Timeout))
+	began := time.Since(w.r.start)
 	deadline := time.NewTimer(ceiling)
 	defer deadline.Stop()
 	for {
-		hit, misplaced, seen := w.take(pats, onOK)
+		hit, misplaced := w.take(pats, onOK)
 		if hit != nil {
 			for name, ptr := range e.Capture {
 				v, ok := scenario.Get(hit.env, ptr)
@@ -129,6 +131,11 @@ func (w *waiter) expect(ctx context.Context, e *scenario.Expect) StepResult {
 		select {
 		case <-w.in.notify:
 		case <-deadline.C:
+			if deaf, why := w.r.life.deafSince(began); deaf && w.life != nil {
+				// Not this scenario's failure: the IUT stopped listening.
+				w.r.life.die(w.life, LifeDeaf, why)
+				return sr.judged(Error, "interrupted: the IUT is deaf ("+why+")")
+			}
 			if u := e.Unobservable; u != nil && u.Timeout {
 				return sr.judged(Skip, fmt.Sprintf("not observable: %s (nothing matching within the %s ceiling, --step-timeout)", u.Because, ceiling))
 			}
@@ -145,14 +152,6 @@ func (w *waiter) expect(ctx context.Context, e *scenario.Expect) StepResult {
 		case <-ctx.Done():
 			sr.Arrived, _ = w.unmatched(pats)
 			return sr.judged(Fail, fmt.Sprintf("no %s on %s before the scenario's ceiling (--timeout)", expected(pats), wantSubject))
-		case <-w.r.iutDone:
-			// Let the broker deliver what the IUT sent before it died.
-			if seen == w.count() {
-				time.Sleep(20 * time.Millisecond)
-				if seen == w.count() {
-					return sr.judged(Fail, w.r.iutGone().Error())
-				}
-			}
 		}
 	}
 }
@@ -187,7 +186,7 @@ func (w *waiter) replyTime(m *message) time.Duration {
 // take consumes the first unconsumed envelope matching pats where onOK
 // wants it (hit) or, failing that, the first matching one elsewhere
 // (misplaced); seen is how many messages the inbox held.
-func (w *waiter) take(pats []map[string]any, onOK func(*message) bool) (hit, misplaced *message, seen int) {
+func (w *waiter) take(pats []map[string]any, onOK func(*message) bool) (hit, misplaced *message) {
 	w.in.mu.Lock()
 	defer w.in.mu.Unlock()
 	w.watchLocked()
@@ -210,7 +209,7 @@ func (w *waiter) take(pats []map[string]any, onOK func(*message) bool) (hit, mis
 	case misplaced != nil:
 		w.in.consumed[misplaced.seq] = true
 	}
-	return hit, misplaced, len(w.in.msgs)
+	return hit, misplaced
 }
 
 // earliest is the first unconsumed envelope matching one of pats where onOK

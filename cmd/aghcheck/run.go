@@ -154,6 +154,8 @@ func newRunCmd() *cobra.Command {
 		silence                            time.Duration
 		baselinePath, writeBaselinePath    string
 		recordPath, implName, implVersion  string
+		maxRestarts                        int
+		reproDir                           string
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -197,6 +199,9 @@ outside it, no stale entry.`,
 			if err := countFlag("parallel", parallel, "every scenario at once"); err != nil {
 				return err
 			}
+			if err := countFlag("max-restarts", maxRestarts, "never"); err != nil {
+				return err
+			}
 			scs, re, err := sf.load()
 			if err != nil {
 				return err
@@ -225,6 +230,10 @@ outside it, no stale entry.`,
 				Scenarios: scs, Level: sf.level, Strict: strict, Select: re, Parallel: parallel,
 				Timeout: timeout, StepTimeout: stepTimeout, GreetTimeout: greetTimeout,
 				IUTPeer: iutPeer, Workspace: workspace, Channel: channel, Version: version,
+				MaxRestarts: maxRestarts, ReproDir: reproDir,
+			}
+			if maxRestarts == 0 {
+				cfg.MaxRestarts = -1 // 0 on the command line: never restart
 			}
 			if iutPeer == "" {
 				if iutLine == "" {
@@ -253,6 +262,10 @@ outside it, no stale entry.`,
 				Record: reporter.RecordInput{Implementation: implName, ImplementationVersion: implVersion, Scenarios: scs}}
 			w := report.New(out, opts)
 			cfg.Progress = func(sc *harness.ScenarioResult) { _ = w.Item(known.Preview(sc)) } // a failed write shows again at Finish
+			// The IUT's deaths and returns go to stderr as they happen,
+			// whatever the report's format: a CI log shows them in order.
+			errOut := cmd.ErrOrStderr()
+			cfg.Life = func(ev harness.LifeEvent) { fmt.Fprint(errOut, reporter.LifeLines(ev)) }
 			// While the IUT starts, a terminal shows a live line; a pipe or
 			// a file (a CI log) gets nothing.
 			if f, ok := cmd.ErrOrStderr().(*os.File); ok && isTerminal(f) {
@@ -311,7 +324,9 @@ outside it, no stale entry.`,
 	f.StringVar(&recordPath, "record", "", "also write the self-certification record to `FILE` (.json, or .yaml / .yml)")
 	f.StringVar(&implName, "implementation", "", "implementation `NAME` the record names (default the Peer Card's display_name)")
 	f.StringVar(&implVersion, "implementation-version", "", "implementation `VERSION` the record names (default the Peer Card's version, else unknown)")
-	f.DurationVar(&greetTimeout, "greet-timeout", harness.DefaultGreetTimeout, "how long to wait for the IUT's greet")
+	f.DurationVar(&greetTimeout, "greet-timeout", harness.DefaultGreetTimeout, "how long to wait for the IUT's greet (also for its return after it died or lost its connection)")
+	f.IntVar(&maxRestarts, "max-restarts", harness.DefaultMaxRestarts, "how often an --iut that died is started again (0: never; the scenarios it could not play are errors)")
+	f.StringVar(&reproDir, "repro-dir", "", "write each scenario that kills the IUT when played alone as a scenario file into `DIR` (replay: run --suite DIR --embedded=false)")
 	return cmd
 }
 

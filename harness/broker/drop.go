@@ -3,6 +3,7 @@ package broker
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 )
@@ -54,4 +55,49 @@ func (b *Broker) droppedByHarness(cid uint64) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.dropped[cid]
+}
+
+// Subscribers lists the open client connections subscribed to subject (a
+// literal subject, matched against each subscription's wildcards), except
+// the connection except.
+func (b *Broker) Subscribers(subject string, except uint64) ([]uint64, error) {
+	if b == nil || b.srv == nil {
+		return nil, errors.New("no embedded broker")
+	}
+	cz, err := b.srv.Connz(&server.ConnzOptions{State: server.ConnOpen, Subscriptions: true, Limit: 1 << 16})
+	if err != nil {
+		return nil, fmt.Errorf("list connections: %w", err)
+	}
+	var out []uint64
+	for _, c := range cz.Conns {
+		if c.Cid != except && subscribed(c.Subs, subject) {
+			out = append(out, c.Cid)
+		}
+	}
+	return out, nil
+}
+
+// Closure is how the broker saw a client connection end.
+type Closure struct {
+	Reason    string    // "Client Closed", "Stale Connection", ...
+	At        time.Time // when it closed
+	ByHarness bool      // DropClients closed it
+}
+
+// Closed says how connection cid ended; ok is false while it is open or
+// unknown.
+func (b *Broker) Closed(cid uint64) (c Closure, ok bool) {
+	if b == nil || b.srv == nil {
+		return c, false
+	}
+	cz, err := b.srv.Connz(&server.ConnzOptions{State: server.ConnClosed, CID: cid})
+	if err != nil || len(cz.Conns) == 0 {
+		return c, false
+	}
+	ci := cz.Conns[0]
+	c = Closure{Reason: ci.Reason, ByHarness: b.droppedByHarness(cid)}
+	if ci.Stop != nil {
+		c.At = *ci.Stop
+	}
+	return c, true
 }

@@ -1,0 +1,368 @@
+package harness
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aghcheck/aghcheck/agh"
+	"github.com/aghcheck/aghcheck/requirements"
+)
+
+// Liveness follows whether the IUT is alive, from every source the run has:
+//   - its process (an --iut command) exiting, with any status, 0 included;
+//   - its broker connection closing (the embedded broker lists the client
+//     connections subscribed to the IUT's peer subject; one that goes away
+//     without another taking its place is a disconnect);
+//   - its deafness or absence: a directed whois probe, sent while nothing
+//     else is heard from it, that it leaves unanswered for a whole wait
+//     ceiling, when it did answer one before.
+//
+// Each incarnation of the IUT (the first, and each after a restart or a
+// reconnect) has a context that its death cancels: the scenarios in flight
+// stop at once and are not judged on the interrupted attempt (see rounds).
+
+// Kinds of LifeEvent.
+const (
+	LifeExited       = "exited"       // the process ended
+	LifeDisconnected = "disconnected" // its broker connection closed
+	LifeDeaf         = "deaf"         // it stopped answering probes
+	LifeBack         = "back"         // it reconnected on its own and is served again
+	LifeRestarted    = "restarted"    // the harness started it again and it greeted
+	LifeGone         = "gone"         // it did not come back: the rest of the run cannot be played
+)
+
+// LifeEvent is one change in the IUT's liveness during the run.
+type LifeEvent struct {
+	At    Millis `json:"at_ms"` // since the run started
+	Kind  string `json:"kind"`
+	Cause string `json:"cause,omitempty"` // "exit status 0", "Client Closed", ...
+	// InFlight are the scenarios the death interrupted.
+	InFlight []string `json:"in_flight,omitempty"`
+	// Last is what a scenario sent last before a death, and when.
+	Last string `json:"last_sent,omitempty"`
+	// Stdout and Stderr are the IUT's last lines when it happened.
+	Stdout []string `json:"stdout_tail,omitempty"`
+	Stderr []string `json:"stderr_tail,omitempty"`
+}
+
+// String is the event in one line, as the run prints it.
+func (e LifeEvent) String() string {
+	s := fmt.Sprintf("IUT %s at %s", e.Kind, rounded(e.At))
+	if e.Cause != "" {
+		s += " (" + e.Cause + ")"
+	}
+	if e.Last != "" {
+		s += "; " + e.Last
+	}
+	return s
+}
+
+// Death reports whether the event is a death (exited, disconnected, deaf).
+func (e LifeEvent) Death() bool {
+	return e.Kind == LifeExited || e.Kind == LifeDisconnected || e.Kind == LifeDeaf
+}
+
+// death ends one incarnation of the IUT.
+type death struct {
+	event *LifeEvent
+	at    time.Duration // since the run started
+}
+
+func (d *death) Error() string { return d.event.Kind + ": " + d.event.Cause }
+
+// life is one incarnation of the IUT.
+type life struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+}
+
+// died is the death that ended l (nil while it lives).
+func (l *life) died() *death {
+	var d *death
+	if errors.As(context.Cause(l.ctx), &d) {
+		return d
+	}
+	return nil
+}
+
+// tailLines is how many of the IUT's last output lines an event keeps.
+const tailLines = 8
+
+// probeQuiet is how long the IUT may be quiet, while scenarios wait on
+// it, before a probe asks whether it still listens. A probe is a question,
+// never a verdict: only the wait ceiling makes an unanswered one deafness.
+const probeQuiet = time.Second
+
+type liveness struct {
+	r *runner
+
+	mu        sync.Mutex
+	cur       *life
+	events    []*LifeEvent
+	probeID   string
+	answered  bool          // the IUT has answered a probe: deafness can be told
+	probedAt  time.Duration // the latest probe not yet answered (0: none)
+	lastHeard time.Duration
+}
+
+func newLiveness(r *runner) *liveness {
+	return &liveness{r: r, probeID: "aghcheck-probe." + r.tag}
+}
+
+// begin starts a new incarnation under the run's context.
+func (lv *liveness) begin(ctx context.Context) *life {
+	c, cancel := context.WithCancelCause(ctx)
+	l := &life{ctx: c, cancel: cancel}
+	lv.mu.Lock()
+	lv.cur = l
+	lv.mu.Unlock()
+	return l
+}
+
+func (lv *liveness) current() *life {
+	lv.mu.Lock()
+	defer lv.mu.Unlock()
+	return lv.cur
+}
+
+// die records the death of incarnation l (once), now, and interrupts it.
+func (lv *liveness) die(l *life, kind, cause string) {
+	lv.dieAt(l, kind, cause, time.Since(lv.r.start))
+}
+
+// dieAt is die for a death that happened at (since the run started).
+func (lv *liveness) dieAt(l *life, kind, cause string, at time.Duration) {
+	if l == nil || l.died() != nil || l.ctx.Err() != nil {
+		return
+	}
+	ev := lv.record(kind, cause)
+	lv.mu.Lock()
+	ev.At = Millis(at)
+	lv.mu.Unlock()
+	l.cancel(&death{event: ev, at: at})
+}
+
+// record adds an event, with the IUT's latest output, and tells
+// Config.Life at once.
+func (lv *liveness) record(kind, cause string) *LifeEvent {
+	ev := LifeEvent{At: Millis(time.Since(lv.r.start)), Kind: kind, Cause: cause}
+	if p := lv.r.proc; p != nil {
+		ev.Stdout, ev.Stderr = lastLines(p.Stdout(), tailLines), lastLines(p.Stderr(), tailLines)
+	}
+	ptr := &ev
+	lv.mu.Lock()
+	lv.events = append(lv.events, ptr)
+	lv.mu.Unlock()
+	if !ptr.Death() {
+		lv.tell(*ptr)
+	}
+	return ptr
+}
+
+// tell passes an event to Config.Life; deaths are told once the
+// scenarios they interrupted are known (see rounds).
+func (lv *liveness) tell(ev LifeEvent) {
+	if lv.r.cfg.Life != nil {
+		lv.r.progress.Lock()
+		lv.r.cfg.Life(ev)
+		lv.r.progress.Unlock()
+	}
+}
+
+// snapshot is the events so far.
+func (lv *liveness) snapshot() []LifeEvent {
+	lv.mu.Lock()
+	defer lv.mu.Unlock()
+	out := make([]LifeEvent, len(lv.events))
+	for k, ev := range lv.events {
+		out[k] = *ev
+	}
+	return out
+}
+
+// heard notes a message from the IUT: it is alive and listening.
+func (lv *liveness) heard(m *message) {
+	lv.mu.Lock()
+	defer lv.mu.Unlock()
+	lv.lastHeard = m.at
+	if m.kind() == "whois" && m.to() == lv.probeID {
+		lv.answered, lv.probedAt = true, 0
+	}
+}
+
+// watchProcess interrupts l when the IUT's process exits.
+func (lv *liveness) watchProcess(l *life) {
+	p := lv.r.proc
+	if p == nil {
+		return
+	}
+	go func() {
+		select {
+		case <-p.Done():
+			if !p.StoppedByHarness() {
+				lv.die(l, LifeExited, p.Status())
+			}
+		case <-l.ctx.Done():
+		}
+	}()
+}
+
+// connPoll is how often the embedded broker is asked which connections
+// serve the IUT (an in-process call, no network).
+const connPoll = 20 * time.Millisecond
+
+// watchConnection interrupts l when every broker connection subscribed to
+// the IUT's peer subject has closed (embedded broker only). A connection
+// the harness dropped on purpose (a disconnect step) is no death.
+func (lv *liveness) watchConnection(l *life) {
+	r := lv.r
+	if r.broker == nil {
+		return
+	}
+	self, err := r.nc.GetClientID()
+	if err != nil {
+		return
+	}
+	subject := agh.PeerSubject(r.ws, r.ch, r.iutID)
+	// The IUT has just greeted: its connection is there, unless it is
+	// already gone.
+	seen, err := r.broker.Subscribers(subject, self)
+	if err != nil {
+		return
+	}
+	if len(seen) == 0 {
+		lv.dieAt(l, LifeDisconnected, "no broker connection serves its peer subject any more", time.Since(r.start))
+		return
+	}
+	go func() {
+		t := time.NewTicker(connPoll)
+		defer t.Stop()
+		for {
+			select {
+			case <-l.ctx.Done():
+				return
+			case <-t.C:
+			}
+			cids, err := r.broker.Subscribers(subject, self)
+			if err != nil {
+				return
+			}
+			if len(cids) > 0 {
+				seen = cids
+				continue
+			}
+			if len(seen) == 0 {
+				continue
+			}
+			c, _ := r.broker.Closed(seen[len(seen)-1])
+			if c.ByHarness {
+				seen = nil // the harness dropped it: wait for it to be back
+				continue
+			}
+			// The broker knows when it closed: what was sent after that
+			// did not kill it.
+			at := time.Since(r.start)
+			if !c.At.IsZero() && c.At.After(r.start) {
+				at = c.At.Sub(r.start)
+			}
+			lv.dieAt(l, LifeDisconnected, "broker connection closed: "+cmp.Or(c.Reason, "closed"), at)
+			return
+		}
+	}()
+}
+
+// watchProbes asks the IUT, while it has been quiet for probeQuiet, whether
+// it still listens: a directed whois from the harness's probe identity.
+func (lv *liveness) watchProbes(l *life) {
+	go func() {
+		t := time.NewTicker(probeQuiet)
+		defer t.Stop()
+		for {
+			select {
+			case <-l.ctx.Done():
+				return
+			case <-t.C:
+			}
+			now := time.Since(lv.r.start)
+			lv.mu.Lock()
+			quiet := now-lv.lastHeard >= probeQuiet && lv.probedAt == 0
+			lv.mu.Unlock()
+			if quiet {
+				lv.probe()
+			}
+		}
+	}()
+}
+
+// probe sends one whois probe.
+func (lv *liveness) probe() {
+	r := lv.r
+	env := map[string]any{
+		"protocol": agh.Protocol, "id": "msg_probe_" + r.tag + "_" + fmt.Sprint(time.Now().UnixNano()), "workspace_id": r.ws, "channel": r.ch,
+		"kind": "whois", "from": lv.probeID, "to": r.iutID, "ts": r.now().Unix(), "proof": nil,
+		"body": map[string]any{"type": "request", "query": r.iutID},
+	}
+	lv.mu.Lock()
+	lv.probedAt = time.Since(r.start)
+	lv.mu.Unlock()
+	_ = r.publishHarness(agh.PeerSubject(r.ws, r.ch, r.iutID), env)
+}
+
+// deafSince reports whether the IUT has been deaf since step began (since
+// the run started): nothing heard from it since, and a probe sent after it
+// began left unanswered, when it answers probes. A wait that reached its
+// ceiling asks before it fails.
+func (lv *liveness) deafSince(began time.Duration) (bool, string) {
+	lv.mu.Lock()
+	defer lv.mu.Unlock()
+	if !lv.answered || lv.lastHeard >= began || lv.probedAt == 0 || lv.probedAt < began {
+		return false, ""
+	}
+	return true, fmt.Sprintf("nothing heard from it since %s, and a whois probe sent at %s is unanswered (it answered probes before)", rounded(Millis(began)), rounded(Millis(lv.probedAt)))
+}
+
+// lastLines is the last n lines of s.
+func lastLines(s string, n int) []string {
+	s = strings.TrimRight(s, "\n")
+	if s == "" {
+		return nil
+	}
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return lines
+}
+
+// liveReport puts the IUT's liveness into the report: its events,
+// restarts and killers, the survival finding for its deaths, the run's
+// latency, and whether the run is incomplete.
+func (r *runner) liveReport(rep *Report) {
+	rep.IUT.Events = r.life.snapshot()
+	rep.IUT.Restarts = r.restarts
+	rep.IUT.Killers = r.killers
+	rep.Summary.Latency = runLatency(rep.Scenarios)
+	deaths := 0
+	example := ""
+	for _, ev := range rep.IUT.Events {
+		if ev.Death() {
+			deaths++
+			if example == "" {
+				example = ev.String()
+			}
+		}
+	}
+	rep.IUT.Crashed = deaths > 0
+	if deaths == 0 {
+		return
+	}
+	rule := requirements.PeerSurvives
+	p := &rep.Passive
+	p.Findings = append(p.Findings, PassiveFinding{Rule: rule.ID, Level: rule.Severity.Level(), Count: deaths, RunWide: true, Example: example})
+	p.Outcome = worse(p.Outcome, Fail)
+}

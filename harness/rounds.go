@@ -1,0 +1,374 @@
+package harness
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/aghcheck/aghcheck/agh"
+	"github.com/aghcheck/aghcheck/harness/iut"
+)
+
+// Fair blame. The scenarios run in rounds, each against one incarnation of
+// the IUT. A death interrupts the scenarios in flight: none of them is
+// judged on the interrupted attempt, and each is played again once the IUT
+// is back. One in flight at a second death is a suspect: suspects are
+// replayed alone, closest to the death first, and only one that kills the
+// IUT when played alone fails, naming the death and what it sent just
+// before. A scenario that cannot be played (restarts used up, an IUT that
+// never came back) is an error, never a fail or a pass.
+
+// DefaultMaxRestarts is how often an IUT started with --iut is started
+// again after it died: enough to isolate a few killing scenarios (each
+// costs up to three deaths: two in company, one alone).
+const DefaultMaxRestarts = 10
+
+// attempt is one scenario played against one incarnation.
+type attempt struct {
+	i        int
+	res      *ScenarioResult
+	last     time.Duration // when it last sent (since the run started; 0: never)
+	lastSent string        // what it last sent, in a few words
+	sends    int           // how many of its send steps it played
+	died     *death        // the death that interrupted it (nil: judged)
+}
+
+// rounds plays the scenarios play, par at once, until each is judged or
+// cannot be played.
+func (r *runner) rounds(ctx context.Context, rep *Report, play []int, par int) {
+	deaths := map[int]int{} // scenario → deaths it was in flight at
+	queue := play
+	for len(queue) > 0 && ctx.Err() == nil {
+		l := r.life.current()
+		interrupted, rest := r.round(ctx, l, rep, queue, par)
+		d := l.died()
+		if d == nil {
+			return
+		}
+		r.interrupted(d, interrupted)
+		var back, suspects []*attempt
+		for _, a := range interrupted {
+			deaths[a.i]++
+			switch {
+			case deaths[a.i] >= 2 && len(interrupted) == 1:
+				// In flight alone at its second death: it kills the IUT.
+				r.blame(rep, a)
+			case deaths[a.i] >= 2:
+				suspects = append(suspects, a)
+			default:
+				back = append(back, a)
+			}
+		}
+		queue = rest
+		if !r.revive(ctx, rep) {
+			r.unplayable(rep, append(indexes(interrupted), queue...))
+			return
+		}
+		// Closest to the death first: the killer's input reached the IUT
+		// just before it died.
+		slices.SortStableFunc(suspects, func(a, b *attempt) int { return cmp.Compare(d.at-a.last, d.at-b.last) })
+		for k, a := range suspects {
+			l := r.life.current()
+			got, _ := r.round(ctx, l, rep, []int{a.i}, 1)
+			if len(got) == 0 {
+				continue // judged: it passes alone
+			}
+			r.interrupted(l.died(), got)
+			r.blame(rep, got[0])
+			if !r.revive(ctx, rep) {
+				r.unplayable(rep, append(indexes(suspects[k+1:]), append(indexes(back), queue...)...))
+				return
+			}
+			// One killer found: the other suspects go back into company.
+			for _, o := range suspects[k+1:] {
+				deaths[o.i] = 1
+				back = append(back, o)
+			}
+			break
+		}
+		queue = append(indexes(back), queue...)
+	}
+}
+
+// round plays queue against incarnation l, par at once. When l dies it
+// starts nothing more and returns the attempts the death interrupted and
+// the scenarios it did not start.
+func (r *runner) round(ctx context.Context, l *life, rep *Report, queue []int, par int) (interrupted []*attempt, rest []int) {
+	if par <= 0 || par > len(queue) {
+		par = max(len(queue), 1)
+	}
+	sem := make(chan struct{}, par)
+	var (
+		wg sync.WaitGroup
+		mu sync.Mutex
+	)
+	for k, i := range queue {
+		select {
+		case sem <- struct{}{}:
+		case <-l.ctx.Done():
+		}
+		r.link.ready(l.ctx)
+		if l.ctx.Err() != nil {
+			rest = append(rest, queue[k:]...)
+			break
+		}
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			a := r.attempt(ctx, l, rep, i)
+			if a.died != nil {
+				mu.Lock()
+				interrupted = append(interrupted, a)
+				mu.Unlock()
+				return
+			}
+			*rep.Scenarios[i] = *a.res
+			if r.cfg.Progress != nil {
+				r.progress.Lock()
+				r.cfg.Progress(rep.Scenarios[i])
+				r.progress.Unlock()
+			}
+		}(i)
+	}
+	wg.Wait()
+	slices.SortFunc(interrupted, func(a, b *attempt) int { return cmp.Compare(a.i, b.i) })
+	return interrupted, rest
+}
+
+// attempt plays scenario i once against incarnation l.
+func (r *runner) attempt(ctx context.Context, l *life, rep *Report, i int) *attempt {
+	res := *rep.Scenarios[i] // the scenario's identity; the verdict is this attempt's
+	a := &attempt{i: i, res: &res}
+	from := r.link.mark()
+	p := r.play(ctx, l, r.cfg.Scenarios[i], a.res)
+	if p != nil {
+		a.last, a.lastSent = p.lastSend()
+		a.sends = p.sent
+	}
+	if d := l.died(); d != nil && ctx.Err() == nil {
+		a.died = d
+		return a
+	}
+	r.link.judge(a.res, from)
+	return a
+}
+
+// interrupted completes a death's event with the scenarios it interrupted
+// and what the closest of them sent last, and tells it.
+func (r *runner) interrupted(d *death, as []*attempt) {
+	if d == nil {
+		return
+	}
+	ev := d.event
+	r.life.mu.Lock()
+	var closest *attempt
+	for _, a := range as {
+		ev.InFlight = append(ev.InFlight, a.res.ID)
+		if a.last > 0 && a.last <= d.at && (closest == nil || a.last > closest.last) {
+			closest = a
+		}
+	}
+	if closest != nil {
+		ev.Last = fmt.Sprintf("%s after %s sent %s", rounded(Millis(d.at-closest.last)), closest.res.ID, closest.lastSent)
+	}
+	out := *ev
+	r.life.mu.Unlock()
+	r.life.tell(out)
+}
+
+// blame fails a scenario that killed the IUT when played alone, and keeps
+// it as a reproducer.
+func (r *runner) blame(rep *Report, a *attempt) {
+	d := a.died
+	res := a.res
+	what := fmt.Sprintf("the IUT %s (%s)", d.event.Kind, d.event.Cause)
+	if a.last > 0 && a.last <= d.at {
+		what = fmt.Sprintf("%s %s after this scenario sent %s", what, rounded(Millis(d.at-a.last)), a.lastSent)
+	}
+	res.Outcome, res.Message = Fail, "played alone, it kills the IUT: "+what
+	res.Killed = true
+	if len(d.event.Stderr) > 0 {
+		res.Notes = append(res.Notes, "the IUT's last stderr lines: "+joinLines(d.event.Stderr))
+	}
+	r.killers = append(r.killers, Killer{Scenario: res.ID, Event: d.event.Kind, Cause: d.event.Cause, Message: what})
+	if path, err := r.reproducer(a); err != nil {
+		res.Notes = append(res.Notes, "reproducer not written: "+err.Error())
+	} else if path != "" {
+		r.killers[len(r.killers)-1].Reproducer = path
+	}
+	*rep.Scenarios[a.i] = *res
+	if r.cfg.Progress != nil {
+		r.progress.Lock()
+		r.cfg.Progress(rep.Scenarios[a.i])
+		r.progress.Unlock()
+	}
+}
+
+// unplayable marks scenarios the run could not play: error, never fail.
+func (r *runner) unplayable(rep *Report, is []int) {
+	why := "not played: the IUT did not come back"
+	if r.gaveUp != "" {
+		why = "not played: " + r.gaveUp
+	}
+	for _, i := range is {
+		res := rep.Scenarios[i]
+		if res.Outcome != "" {
+			continue
+		}
+		res.Outcome, res.Message = Error, why
+		if r.cfg.Progress != nil {
+			r.progress.Lock()
+			r.cfg.Progress(res)
+			r.progress.Unlock()
+		}
+	}
+}
+
+// revive brings the IUT back after a death: an IUT that reconnected on
+// its own is awaited on the broker; a started one that exited, or did not
+// come back within the greet timeout, is stopped (its whole process group)
+// and started again, up to --max-restarts; an attached one is awaited for a
+// new greet. It reports whether the run can go on.
+func (r *runner) revive(ctx context.Context, rep *Report) bool {
+	d := r.life.current().died()
+	since := time.Since(r.start)
+	if d != nil {
+		since = d.at
+	}
+	if d != nil && d.event.Kind == LifeDisconnected && r.backOnItsOwn(ctx, since) {
+		r.life.record(LifeBack, "")
+		r.beginLife(ctx)
+		return true
+	}
+	if ctx.Err() != nil {
+		r.gaveUp = "the run was interrupted"
+		return false
+	}
+	if r.proc == nil {
+		if _, err := r.nextGreet(ctx, nil, since); err == nil {
+			r.life.record(LifeBack, "greeted again")
+			r.beginLife(ctx)
+			return true
+		}
+		r.gaveUp = fmt.Sprintf("the attached IUT did not greet again within %s (--greet-timeout)", r.cfg.GreetTimeout)
+		r.life.record(LifeGone, r.gaveUp)
+		return false
+	}
+	if r.restarts >= r.cfg.MaxRestarts {
+		r.gaveUp = fmt.Sprintf("the IUT died %d times; --max-restarts %d used up", r.restarts+1, r.cfg.MaxRestarts)
+		r.life.record(LifeGone, r.gaveUp)
+		return false
+	}
+	r.restarts++
+	r.proc.Stop(time.Second)
+	r.oldOutput = append(r.oldOutput, r.proc)
+	proc, err := iut.Start(r.cfg.Command, r.iutEnv())
+	if err != nil {
+		r.gaveUp = "restart: " + err.Error()
+		r.life.record(LifeGone, r.gaveUp)
+		return false
+	}
+	r.proc, r.iutDone = proc, proc.Done()
+	if _, err := r.nextGreet(ctx, proc.Done(), time.Since(r.start)); err != nil {
+		r.gaveUp = "after restart " + fmt.Sprint(r.restarts) + ": " + err.Error()
+		r.life.record(LifeGone, r.gaveUp)
+		return false
+	}
+	r.life.record(LifeRestarted, fmt.Sprintf("restart %d of %d", r.restarts, r.cfg.MaxRestarts))
+	r.beginLife(ctx)
+	return true
+}
+
+// backOnItsOwn waits, up to the greet timeout, for an IUT whose
+// connection closed to be served again: subscribed to its peer subject on
+// the embedded broker, or greeting again (any broker).
+func (r *runner) backOnItsOwn(ctx context.Context, since time.Duration) bool {
+	if r.proc != nil && r.proc.Exited() {
+		return false
+	}
+	var done <-chan struct{}
+	if r.proc != nil {
+		done = r.proc.Done()
+	}
+	t := time.NewTimer(r.cfg.GreetTimeout)
+	defer t.Stop()
+	tick := time.NewTicker(connPoll)
+	defer tick.Stop()
+	self, _ := r.nc.GetClientID()
+	for {
+		select {
+		case g := <-r.bus.greets:
+			if g.at > since {
+				return true
+			}
+		case <-tick.C:
+			if r.broker != nil {
+				if cids, _ := r.broker.Subscribers(agh.PeerSubject(r.ws, r.ch, r.iutID), self); len(cids) > 0 {
+					return true
+				}
+			}
+		case <-done:
+			return false
+		case <-t.C:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// nextGreet waits, up to the greet timeout, for a greet of the IUT that
+// arrived after since (since the run started); done, when closed, ends the
+// wait early.
+func (r *runner) nextGreet(ctx context.Context, done <-chan struct{}, since time.Duration) (*message, error) {
+	t := time.NewTimer(r.cfg.GreetTimeout)
+	defer t.Stop()
+	for {
+		select {
+		case g := <-r.bus.greets:
+			if g.at <= since {
+				continue // from before
+			}
+			return g, nil
+		case <-done:
+			return nil, fmt.Errorf("the IUT exited before greeting (%s)%s", r.proc.Status(), lastLine(r.proc.Stderr()))
+		case <-t.C:
+			return nil, fmt.Errorf("the IUT did not greet within %s (--greet-timeout)", r.cfg.GreetTimeout)
+		case <-ctx.Done():
+			return nil, interruption(ctx)
+		}
+	}
+}
+
+// beginLife starts watching a new incarnation.
+func (r *runner) beginLife(ctx context.Context) *life {
+	l := r.life.begin(ctx)
+	r.life.watchProcess(l)
+	r.life.watchConnection(l)
+	r.life.watchProbes(l)
+	r.life.probe()
+	return l
+}
+
+func indexes(as []*attempt) []int {
+	out := make([]int, len(as))
+	for k, a := range as {
+		out[k] = a.i
+	}
+	return out
+}
+
+func joinLines(ls []string) string {
+	s := ""
+	for k, l := range ls {
+		if k > 0 {
+			s += " | "
+		}
+		s += l
+	}
+	return s
+}
