@@ -34,6 +34,11 @@ func grade(rep *Report, cfg Config, target string) {
 		s.Passed = s.Fail == 0 && s.Error == 0 && rep.Passive.Outcome != Fail && s.Pass+s.Warn > 0
 		withhold(rep, "a run narrowed by --run earns no claim")
 	}
+	if s.Incomplete {
+		// What was not played was not judged: no claim rests on it.
+		s.Passed = false
+		withhold(rep, "the run is incomplete: some scenarios could not be played (the IUT did not come back)")
+	}
 	if rep.Error != "" {
 		// A run that could not be carried out earns nothing.
 		s.Passed = false
@@ -58,7 +63,9 @@ func summarize(scs []*ScenarioResult, target string) Summary {
 			s.Error++
 		}
 		s.ScenarioTime += sc.Duration
+		s.Incomplete = s.Incomplete || sc.unplayed
 	}
+	s.Latency = runLatency(scs)
 	return s
 }
 

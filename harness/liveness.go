@@ -346,7 +346,6 @@ func (r *runner) liveReport(rep *Report) {
 	rep.IUT.Events = r.life.snapshot()
 	rep.IUT.Restarts = r.restarts
 	rep.IUT.Killers = r.killers
-	rep.Summary.Latency = runLatency(rep.Scenarios)
 	deaths := 0
 	example := ""
 	for _, ev := range rep.IUT.Events {

@@ -238,6 +238,8 @@ type ScenarioResult struct {
 	// Killed marks a scenario that kills the IUT when played alone.
 	Killed bool `json:"killed_iut,omitempty"`
 
+	// unplayed marks a scenario the run could not play (the IUT gone).
+	unplayed bool
 	// replies are the reply times behind Latency (for the run's figure).
 	replies []time.Duration
 	// checked is every requirement some expect or expect_silence step of

@@ -219,7 +219,7 @@ func (r *runner) unplayable(rep *Report, is []int) {
 		if res.Outcome != "" {
 			continue
 		}
-		res.Outcome, res.Message = Error, why
+		res.Outcome, res.Message, res.unplayed = Error, why, true
 		if r.cfg.Progress != nil {
 			r.progress.Lock()
 			r.cfg.Progress(res)

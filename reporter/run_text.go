@@ -119,15 +119,16 @@ func (t *runText) Finish(rep *harness.Report) error {
 		}
 		fmt.Fprintf(w, "%s peer %s%s, greeted after %s, %s published", label, rep.IUT.PeerID, name, runDur(rep.IUT.Greeted.D()), Plural(rep.IUT.Messages, "message"))
 		if rep.IUT.Crashed {
-			fmt.Fprintf(w, ", %s", p.red.Sprint("crashed: "+rep.IUT.Exit))
+			fmt.Fprintf(w, ", %s", p.red.Sprint("died during the run"))
 		}
 		fmt.Fprintln(w)
 	}
+	t.liveness(rep)
 	for _, d := range rep.IUT.Disconnects {
 		fmt.Fprintf(w, "%s %s\n", label, p.red.Sprint("disconnected by the broker: "+d))
 	}
 	// Why it crashed is usually on its stderr: show it here, not only in JSON.
-	if rep.IUT.Crashed && rep.Error == "" {
+	if rep.IUT.Crashed && rep.Error == "" && len(rep.IUT.Events) == 0 {
 		t.stderrTail(rep)
 	}
 	if rep.Error != "" {
@@ -211,6 +212,7 @@ func (t *runText) Finish(rep *harness.Report) error {
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}
 	t.exercised(rep)
+	t.latency(rep)
 	s := rep.Summary
 	verdict := p.greenBold.Sprint("PASSED")
 	if !s.Passed {
