@@ -22,9 +22,12 @@ const (
 	faultDisconnectOn = "disconnect-on:"
 	faultDropAfter    = "drop-after-greet:"
 	faultDeafAfter    = "deaf-after:"
-
-	groupLiveness = "liveness"
 )
+
+// GroupLiveness is the group of the liveness faults. They name no
+// Requirements: the mutation test, which proves each fault is caught by a
+// scenario citing a rule it breaks, leaves them out.
+const GroupLiveness = "liveness"
 
 // CrashExitCode is the status a process gives up with when its peer
 // crashed (Run returned ErrCrashed): Go's for an unhandled panic.
@@ -58,15 +61,15 @@ func (f livenessFault) prefix() string {
 }
 
 var livenessFaults = []livenessFault{
-	{Fault{faultSlow + "DURATION", groupLiveness, "publishes every envelope but its greets DURATION late (one delay line: order kept, delays overlap); judges what it receives at once; otherwise correct", nil},
+	{Fault{faultSlow + "DURATION", GroupLiveness, "publishes every envelope but its greets DURATION late (one delay line: order kept, delays overlap); judges what it receives at once; otherwise correct", nil},
 		func(l *liveness, s string) (err error) { l.slow, err = positiveDuration(s); return err }},
-	{Fault{faultCrashOn + "INPUT", groupLiveness, "on receiving INPUT (" + inputNames() + ") prints a Go panic and stack trace to stderr and exits with status 2", nil},
+	{Fault{faultCrashOn + "INPUT", GroupLiveness, "on receiving INPUT (" + inputNames() + ") prints a Go panic and stack trace to stderr and exits with status 2", nil},
 		func(l *liveness, s string) (err error) { l.crashOn, err = lookupInput(s); return err }},
-	{Fault{faultDisconnectOn + "INPUT", groupLiveness, "on receiving INPUT prints an error and stack trace to stderr and closes its NATS connection for good; the process lingers until signalled", nil},
+	{Fault{faultDisconnectOn + "INPUT", GroupLiveness, "on receiving INPUT prints an error and stack trace to stderr and closes its NATS connection for good; the process lingers until signalled", nil},
 		func(l *liveness, s string) (err error) { l.hangUpOn, err = lookupInput(s); return err }},
-	{Fault{faultDropAfter + "DURATION", groupLiveness, "DURATION after its join greet and after each reconnect greet, drops its broker connection and reconnects at once (and greets again); presence greets do not restart the cycle", nil},
+	{Fault{faultDropAfter + "DURATION", GroupLiveness, "DURATION after its join greet and after each reconnect greet, drops its broker connection and reconnects at once (and greets again); presence greets do not restart the cycle", nil},
 		func(l *liveness, s string) (err error) { l.dropAfter, err = positiveDuration(s); return err }},
-	{Fault{faultDeafAfter + "N", groupLiveness, "after receiving N messages processes nothing more it receives (no replies), yet stays connected and keeps greeting", nil},
+	{Fault{faultDeafAfter + "N", GroupLiveness, "after receiving N messages processes nothing more it receives (no replies), yet stays connected and keeps greeting", nil},
 		func(l *liveness, s string) error {
 			n, err := strconv.Atoi(s)
 			if err != nil || n < 0 {
