@@ -9,6 +9,7 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"strconv"
@@ -69,6 +70,10 @@ type Config struct {
 
 	// Logger receives one line per event; nil discards.
 	Logger *slog.Logger
+	// Stderr receives what a dying runtime prints when a crash-on or
+	// disconnect-on fault fires (a panic or an error, with its stack
+	// trace); nil is os.Stderr, as for a process.
+	Stderr io.Writer
 }
 
 // ConfigFromEnv reads the IUT environment. A missing peer id is generated
@@ -176,6 +181,9 @@ func (c *Config) normalize() error {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Stderr == nil {
+		c.Stderr = os.Stderr
 	}
 	return nil
 }

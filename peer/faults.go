@@ -9,10 +9,14 @@ import (
 )
 
 // Fault is one deliberate misbehaviour of the reference peer. Every fault
-// must be caught by at least one scenario of the suite group it names.
+// but the liveness ones must be caught by at least one scenario of the
+// suite group it names.
 type Fault struct {
-	Name        string
-	Group       string // the conformance suite group expected to catch it
+	Name string
+	// Group is the conformance suite group expected to catch it, or
+	// liveness: faults of a slow or dying peer, which break no protocol
+	// rule and which the harness's liveness reporting, not a suite, judges.
+	Group       string
 	Description string
 	// Requirements are the rule ids the fault breaks: a scenario citing
 	// one of them must catch it (the mutation test in package harness).
@@ -129,6 +133,9 @@ var faultList = []Fault{
 // Faults lists every fault the reference peer knows, by group then name.
 func Faults() []Fault {
 	out := append([]Fault(nil), faultList...)
+	for _, f := range livenessFaults {
+		out = append(out, f.Fault)
+	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Group != out[j].Group {
 			return groupOrder(out[i].Group) < groupOrder(out[j].Group)
@@ -139,7 +146,7 @@ func Faults() []Fault {
 }
 
 func groupOrder(g string) int {
-	for i, name := range []string{"envelope", "kinds", "lifecycle", "delivery", "extensions", "trust", "nats", "receiver", "sender"} {
+	for i, name := range []string{"envelope", "kinds", "lifecycle", "delivery", "extensions", "trust", "nats", "receiver", "sender", GroupLiveness} {
 		if g == name {
 			return i
 		}
@@ -156,13 +163,16 @@ type faultSet map[string]bool
 func (fs faultSet) overlooks(id string) bool { return fs[FaultOverlook+id] }
 
 func parseFaults(names []string) (faultSet, error) {
+	if _, err := livenessOf(names); err != nil {
+		return nil, err
+	}
 	fs := faultSet{}
 	for _, n := range names {
 		n = strings.TrimSpace(n)
 		if n == "" {
 			continue
 		}
-		known := false
+		known := isLiveness(n)
 		if ids, ok := strings.CutPrefix(n, FaultOverlook); ok {
 			known = true
 			for _, id := range strings.Split(ids, "+") {

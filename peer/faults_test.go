@@ -225,6 +225,7 @@ func TestFaultsChangeBehaviour(t *testing.T) {
 	cases = append(cases, trackerFaultCases...)
 	cases = append(cases, handFaultCases...)
 	cases = append(cases, reconnectFaultCases...)
+	cases = append(cases, livenessFaultCases...)
 	// overlook:RULE accepts a message that breaks only RULE, and refuses
 	// one breaking another rule as before.
 	cases = append(cases, faultCase{FaultOverlook + "ENV-WORK-ID-GRAMMAR", nil, func(t *testing.T, r *rig) {
@@ -242,6 +243,11 @@ func TestFaultsChangeBehaviour(t *testing.T) {
 	seen := map[string]bool{FaultOverlook + "RULE-ID": true, FaultEmit + "RULE-ID": true}
 	for _, c := range cases {
 		seen[c.fault] = true
+		for _, f := range livenessFaults {
+			if strings.HasPrefix(c.fault, f.prefix()) {
+				seen[f.Name] = true // an instance tests the template
+			}
+		}
 		t.Run(c.fault, func(t *testing.T) {
 			r := newRig(t, append(c.opts, withFaults(c.fault))...)
 			c.check(t, r)

@@ -23,8 +23,9 @@ import (
 // every reconnect attempt.
 var ErrBrokerGone = errors.New("NATS connection closed: broker unreachable")
 
-// Run joins the channel and serves until ctx is done (nil error) or the
-// broker goes away for good (ErrBrokerGone).
+// Run joins the channel and serves until ctx is done (nil error), the
+// broker goes away for good (ErrBrokerGone) or a crash-on fault fires
+// (ErrCrashed).
 func Run(ctx context.Context, cfg Config) error {
 	if err := cfg.normalize(); err != nil {
 		return err
@@ -70,6 +71,11 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	p.send = nc.Publish
 	defer nc.Close()
+	if p.live.slow > 0 {
+		line := startDelayLine(p.live.slow, nc.Publish, p.log)
+		defer line.stop()
+		p.sendLate = line.push
+	}
 
 	subjects := []string{p.broadcast, p.ownSubject}
 	if p.faults[faultChannelOnly] {
@@ -88,8 +94,11 @@ func Run(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("subscribe on %s: %w", cfg.URL, err)
 	}
 	p.log.Info("joined", "peer", p.self, "broadcast", p.broadcast, "direct", p.ownSubject, "faults", cfg.Faults)
+	drop := &dropCycle{d: p.live.dropAfter}
+	defer drop.stop()
 	if !p.faults[faultNoJoinGreet] {
 		p.greet()
+		drop.arm()
 	}
 
 	tick := time.NewTicker(cfg.GreetInterval)
@@ -109,11 +118,30 @@ func Run(ctx context.Context, cfg Config) error {
 			p.log.Info("reconnected", "peer", p.self)
 			if !p.faults[faultNoRegreet] {
 				p.greet()
+				drop.arm()
+			}
+		case <-drop.due():
+			// Abrupt: the socket goes without unsubscribing or draining,
+			// and the client reconnects at once, not after ReconnectWait.
+			p.log.Info("dropping the broker connection", "fault", faultDropAfter+p.live.dropAfter.String())
+			if err := nc.ForceReconnect(); err != nil {
+				p.log.Error("drop", "err", err)
 			}
 		case <-tick.C:
 			p.sweep()
 			p.greet()
 		case m := <-inbox:
+			if !p.listening() {
+				continue
+			}
+			switch fault, what, crash := p.tripped(m.Data); {
+			case crash:
+				return p.crash(fault, what)
+			case fault != "":
+				p.hangUp(nc.Close, fault, what)
+				<-ctx.Done()
+				return nil
+			}
 			p.receive(m)
 		}
 	}
@@ -126,7 +154,11 @@ type peer struct {
 	faults faultSet
 	log    *slog.Logger
 	send   func(subject string, data []byte) error // publishes on the broker
-	now    func() time.Time
+	// sendLate publishes DURATION late (slow:DURATION); nil when on time.
+	sendLate func(subject string, data []byte) error
+	live     liveness
+	received int // messages delivered, counted for deaf-after:N
+	now      func() time.Time
 
 	self       string // the Peer ID (or verified handle) in from
 	broadcast  string
@@ -157,7 +189,9 @@ type remotePeer struct {
 
 func newPeer(cfg Config) (*peer, error) {
 	fs, _ := parseFaults(cfg.Faults)
+	live, _ := livenessOf(cfg.Faults)
 	p := &peer{
+		live:   live,
 		cfg:    cfg,
 		faults: fs,
 		log:    cfg.Logger,
@@ -234,6 +268,10 @@ func (p *peer) envelope(kind string, body map[string]any) map[string]any {
 // envelope the engine would refuse is dropped and logged, unless a fault
 // produced it on purpose: the reference peer never emits invalid traffic.
 func (p *peer) publish(env map[string]any, deliberate bool, tamper func(map[string]any)) {
+	send := p.send
+	if p.sendLate != nil && env["kind"] != "greet" {
+		send = p.sendLate
+	}
 	p.bend(env)
 	// The subject is chosen before an emit fault corrupts the envelope:
 	// a broken to or workspace_id breaks it where it is sent.
@@ -264,7 +302,7 @@ func (p *peer) publish(env map[string]any, deliberate bool, tamper func(map[stri
 			return
 		}
 	}
-	if err := p.send(subject, data); err != nil {
+	if err := send(subject, data); err != nil {
 		p.log.Error("publish", "subject", subject, "err", err)
 		return
 	}

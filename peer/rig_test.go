@@ -1,12 +1,14 @@
 package peer
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -79,6 +81,25 @@ type rig struct {
 	done   chan error
 	cancel context.CancelFunc
 	seq    int
+	stderr *syncBuffer // what the peer prints as a dying runtime
+}
+
+// syncBuffer is a bytes.Buffer the peer and the test may share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 type rigOpt func(*rig)
@@ -91,11 +112,11 @@ func withConfig(f func(*Config)) rigOpt { return func(r *rig) { f(&r.cfg) } }
 
 func newRig(t testing.TB, opts ...rigOpt) *rig {
 	t.Helper()
-	r := &rig{t: t, srv: startServer(t), me: "tester.session-1", in: make(chan *nats.Msg, 256), done: make(chan error, 1)}
+	r := &rig{t: t, srv: startServer(t), me: "tester.session-1", in: make(chan *nats.Msg, 256), done: make(chan error, 1), stderr: &syncBuffer{}}
 	stopLog := &atomic.Bool{}
 	r.cfg = Config{
 		URL: r.srv.ClientURL(), Token: testToken, Workspace: testWS, Channel: testChannel,
-		PeerID: "ref.peer-1", GreetInterval: time.Hour,
+		PeerID: "ref.peer-1", GreetInterval: time.Hour, Stderr: r.stderr,
 		Logger: slog.New(slog.NewTextHandler(logWriter{t, stopLog}, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	}
 	for _, o := range opts {

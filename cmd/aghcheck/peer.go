@@ -40,7 +40,18 @@ Every flag defaults to the environment aghcheck run gives an IUT
 AGH_WORKSPACE_ID, AGH_CHANNEL, AGH_PEER_ID, AGH_GREET_INTERVAL), so
 'aghcheck run --iut "aghcheck peer"' needs no flags. --fault switches on a
 deliberately broken variant (see --list-faults). The peer stops cleanly on
-SIGINT/SIGTERM and when the broker is gone for good.`,
+SIGINT/SIGTERM and when the broker is gone for good.
+
+The liveness faults take a parameter and combine with any other fault:
+  slow:DURATION             every envelope but its greets goes out DURATION late
+  crash-on:INPUT            on INPUT, a panic and stack trace on stderr, exit 2
+  disconnect-on:INPUT       on INPUT, an error and stack trace, the connection
+                            closed for good; the process lingers until signalled
+  drop-after-greet:DURATION drops and remakes its connection DURATION after each
+                            join or reconnect greet
+  deaf-after:N              answers nothing after N messages, still greeting
+INPUT is whois-query-type, garbage or any-say; DURATION is 3s, 250ms or 1.5.
+For example: aghcheck peer --fault slow:3s --fault accept-expired`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if listFaults {
@@ -99,6 +110,7 @@ SIGINT/SIGTERM and when the broker is gone for good.`,
 				level = slog.LevelDebug
 			}
 			cfg.Logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
+			cfg.Stderr = cmd.ErrOrStderr()
 
 			ctx, stop := signal.NotifyContext(contextOf(cmd), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -108,6 +120,9 @@ SIGINT/SIGTERM and when the broker is gone for good.`,
 				return nil
 			case errors.Is(err, peer.ErrConfig):
 				return &exitError{code: exitUsageErr, err: err}
+			case errors.Is(err, peer.ErrCrashed):
+				// The panic and its stack trace are on stderr already.
+				return &exitError{code: peer.CrashExitCode}
 			default:
 				return &exitError{code: exitInvalid, err: fmt.Errorf("peer: %w", err)}
 			}

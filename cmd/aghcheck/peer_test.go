@@ -65,6 +65,9 @@ func TestPeerUsageErrors(t *testing.T) {
 		{"bad seed", []string{"--seed", "xyz"}},
 		{"bad greet interval", []string{"--greet-interval", "never"}},
 		{"no url", []string{"--workspace", "ws"}},
+		{"bad slow duration", []string{"--nats-url", "nats://127.0.0.1:1", "--workspace", "ws", "--fault", "slow:soon"}},
+		{"unknown crash input", []string{"--nats-url", "nats://127.0.0.1:1", "--workspace", "ws", "--fault", "crash-on:nothing"}},
+		{"bad deaf count", []string{"--nats-url", "nats://127.0.0.1:1", "--workspace", "ws", "--fault", "deaf-after:-3"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Setenv(peer.EnvURL, "")
@@ -147,7 +150,11 @@ func TestPeerHelperProcess(t *testing.T) {
 	if os.Getenv("AGHCHECK_PEER_HELPER") != "1" {
 		t.Skip("helper process only")
 	}
-	os.Exit(run([]string{"peer"}, os.Stdin, os.Stdout, os.Stderr))
+	args := []string{"peer"}
+	if f := os.Getenv("AGHCHECK_PEER_FAULT"); f != "" {
+		args = append(args, "--fault", f)
+	}
+	os.Exit(run(args, os.Stdin, os.Stdout, os.Stderr))
 }
 
 // A real peer process stops cleanly, exit 0, on SIGTERM and SIGINT.
@@ -203,4 +210,114 @@ func TestPeerSignals(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A peer process that crash-on trips prints a panic with its stack trace
+// and exits 2, as an unhandled Go panic does; one that disconnect-on trips
+// prints an error with its stack trace, leaves the broker and lingers
+// until signalled.
+func TestPeerDies(t *testing.T) {
+	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Start()
+	if !s.ReadyForConnections(5 * time.Second) {
+		t.Fatal("server not ready")
+	}
+	defer func() { s.Shutdown(); s.WaitForShutdown() }()
+	nc, err := nats.Connect(s.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	sub, err := nc.SubscribeSync(agh.BroadcastSubject("ws_die", peer.DefaultChannel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	// start runs a peer process with fault and sends it garbage once it
+	// has greeted.
+	start := func(t *testing.T, fault string) (*exec.Cmd, <-chan error, *syncBuffer) {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestPeerHelperProcess$")
+		cmd.Env = append(os.Environ(), "AGHCHECK_PEER_HELPER=1", "AGHCHECK_PEER_FAULT="+fault,
+			peer.EnvURL+"="+s.ClientURL(), peer.EnvWorkspace+"=ws_die", peer.EnvChannel+"=", peer.EnvPeerID+"=die.peer")
+		var stderr syncBuffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited, waited := make(chan error, 1), make(chan struct{})
+		go func() { exited <- cmd.Wait(); close(waited) }()
+		t.Cleanup(func() {
+			select {
+			case <-waited:
+			default:
+				_ = cmd.Process.Kill()
+				<-waited
+			}
+		})
+		if _, err := sub.NextMsg(10 * time.Second); err != nil {
+			t.Fatalf("no greet from the peer process: %v\n%s", err, stderr.String())
+		}
+		if err := nc.Publish(agh.PeerSubject("ws_die", peer.DefaultChannel, "die.peer"), []byte("garbage")); err != nil {
+			t.Fatal(err)
+		}
+		return cmd, exited, &stderr
+	}
+
+	t.Run("crash-on", func(t *testing.T) {
+		_, exited, stderr := start(t, "crash-on:garbage")
+		select {
+		case err := <-exited:
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != peer.CrashExitCode {
+				t.Fatalf("peer exited with %v, want status %d\n%s", err, peer.CrashExitCode, stderr.String())
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("peer still running 10s after the garbage")
+		}
+		out := stderr.String()
+		if !strings.Contains(out, "\npanic: crash-on:garbage: received bytes that are not a JSON object\n\ngoroutine ") {
+			t.Errorf("stderr lacks the panic and its stack trace:\n%s", out)
+		}
+	})
+	t.Run("disconnect-on", func(t *testing.T) {
+		cmd, exited, stderr := start(t, "disconnect-on:garbage")
+		for deadline := time.Now().Add(10 * time.Second); !strings.Contains(stderr.String(), "msg=\"connection closed for good"); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the peer did not close its connection:\n%s", stderr.String())
+			}
+		}
+		cz, err := s.Connz(&server.ConnzOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cz.Conns {
+			if strings.HasPrefix(c.Name, "aghcheck peer ") {
+				t.Errorf("the peer's connection %d is still open", c.Cid)
+			}
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("peer exited (%v); it must linger until signalled\n%s", err, stderr.String())
+		case <-time.After(300 * time.Millisecond):
+		}
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-exited:
+			if err != nil {
+				t.Fatalf("peer exited with %v after SIGTERM\n%s", err, stderr.String())
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("peer still running 5s after SIGTERM")
+		}
+		if out := stderr.String(); !strings.Contains(out, "error in message handler: disconnect-on:garbage") || !strings.Contains(out, "\ngoroutine ") {
+			t.Errorf("stderr lacks the error and its stack trace:\n%s", out)
+		}
+	})
 }

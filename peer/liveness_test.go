@@ -1,0 +1,290 @@
+package peer
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// slowBy is the delay of the slow peer under test.
+const slowBy = 300 * time.Millisecond
+
+// livenessFaultCases are the behaviour tests of the liveness faults
+// (TestFaultsChangeBehaviour runs them, one instance per fault).
+var livenessFaultCases = []faultCase{
+	{faultSlow + slowBy.String(), nil, func(t *testing.T, r *rig) {
+		start := time.Now()
+		q := whoisRequest(r)
+		r.send(q)
+		wantAnswer(t, r.expect("whois"), q)
+		if d := time.Since(start); d < slowBy {
+			t.Fatalf("answer %v after the request, want at least %v", d, slowBy)
+		}
+		// Answers due together leave together and in order: ten of them
+		// one delay after another would take 10 × slowBy.
+		start = time.Now()
+		var qs []map[string]any
+		for range 10 {
+			q := whoisRequest(r)
+			qs = append(qs, q)
+			r.send(q)
+		}
+		for _, q := range qs {
+			wantAnswer(t, r.expect("whois"), q)
+		}
+		if d, most := time.Since(start), 2*slowBy+600*time.Millisecond; d < slowBy || d > most {
+			t.Fatalf("ten answers took %v, want between %v and %v", d, slowBy, most)
+		}
+	}},
+	{faultCrashOn + "whois-query-type", nil, func(t *testing.T, r *rig) {
+		// A query that is a string is answered as usual.
+		q := whoisRequest(r)
+		r.send(q)
+		wantAnswer(t, r.expect("whois"), q)
+		bad := whoisRequest(r)
+		body(bad)["query"] = 42
+		r.send(bad)
+		select {
+		case err := <-r.done:
+			if !errors.Is(err, ErrCrashed) || !strings.Contains(err.Error(), bad["id"].(string)) {
+				t.Fatalf("Run returned %v, want ErrCrashed naming %s", err, bad["id"])
+			}
+		case <-time.After(wait):
+			t.Fatal("the peer did not crash")
+		}
+		r.done <- nil // for the rig's cleanup
+		out := r.stderr.String()
+		if !strings.HasPrefix(out, "panic: crash-on:whois-query-type: received a whois request") || !strings.Contains(out, "\ngoroutine ") || !strings.Contains(out, "peer.Run(") {
+			t.Errorf("stderr is not a panic with a stack trace:\n%s", out)
+		}
+	}},
+	{faultDisconnectOn + "garbage", nil, func(t *testing.T, r *rig) {
+		r.toPeer([]byte(`{"protocol":`))
+		for deadline := time.Now().Add(wait); ; time.Sleep(10 * time.Millisecond) {
+			if open, closed := peerConns(t, r.srv); len(open) == 0 && len(closed) == 1 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the peer's connection did not close")
+			}
+		}
+		select {
+		case err := <-r.done:
+			t.Fatalf("Run returned %v; the process must linger until signalled", err)
+		case <-time.After(quiet):
+		}
+		out := r.stderr.String()
+		if !strings.Contains(out, "disconnect-on:garbage: received bytes that are not a JSON object") || !strings.Contains(out, "\ngoroutine ") {
+			t.Errorf("stderr is not an error with a stack trace:\n%s", out)
+		}
+	}},
+	{faultDropAfter + "300ms", nil, func(t *testing.T, r *rig) {
+		// The join greet was the first; two more come after reconnects.
+		for greets := 1; greets < 3; {
+			env, _ := r.next(wait)
+			if env == nil {
+				t.Fatalf("%d greets, then nothing for %v", greets, wait)
+			}
+			if env["kind"] == "greet" {
+				greets++
+			}
+		}
+		// The peer publishes nothing but greets here, so every connection
+		// that carried a message carried a greet.
+		open, closed := peerConns(t, r.srv)
+		published := 0
+		for _, c := range append(open, closed...) {
+			if c.InMsgs > 0 {
+				published++
+			}
+		}
+		if published < 2 || len(closed) < 1 {
+			t.Fatalf("greets came over %d connections (%d closed), want at least 2", published, len(closed))
+		}
+	}},
+	{faultDeafAfter + "2", []rigOpt{withConfig(func(c *Config) { c.GreetInterval = 200 * time.Millisecond })}, func(t *testing.T, r *rig) {
+		for range 2 {
+			q := whoisRequest(r)
+			r.send(q)
+			wantAnswer(t, r.expect("whois"), q)
+		}
+		r.send(whoisRequest(r))
+		r.send(r.work("anyone?"))
+		greets := 0
+		for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); {
+			env, subj := r.next(time.Until(deadline))
+			switch {
+			case env == nil:
+			case env["kind"] == "greet":
+				greets++
+			default:
+				t.Fatalf("a deaf peer answered on %s: %s", subj, mustJSON(env))
+			}
+		}
+		if greets == 0 {
+			t.Fatal("the deaf peer stopped greeting")
+		}
+	}},
+}
+
+// whoisRequest is a directed whois request to the peer.
+func whoisRequest(r *rig) map[string]any {
+	return r.env("whois", map[string]any{"type": "request", "query": ""})
+}
+
+// wantAnswer checks a whois response answers request q.
+func wantAnswer(t *testing.T, got, q map[string]any) {
+	t.Helper()
+	if body(got)["type"] != "response" || got["reply_to"] != q["id"] {
+		t.Fatalf("want the answer to %s, got %s", q["id"], mustJSON(got))
+	}
+}
+
+// peerConns lists the reference peer's connections at the broker.
+func peerConns(t *testing.T, srv *server.Server) (open, closed []*server.ConnInfo) {
+	t.Helper()
+	for _, state := range []server.ConnState{server.ConnOpen, server.ConnClosed} {
+		cz, err := srv.Connz(&server.ConnzOptions{State: state})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cz.Conns {
+			if strings.HasPrefix(c.Name, "aghcheck peer ") {
+				if state == server.ConnOpen {
+					open = append(open, c)
+				} else {
+					closed = append(closed, c)
+				}
+			}
+		}
+	}
+	return open, closed
+}
+
+// A slow peer is the peer it slows down: faults combine with slow, and
+// its greets are not held back.
+func TestSlowCombines(t *testing.T) {
+	r := newRig(t, withFaults(faultSlow+slowBy.String(), faultAcceptExpired))
+	w := r.work("stale")
+	w["expires_at"] = time.Now().Unix() - 10
+	start := time.Now()
+	r.send(w)
+	wantReceipt(t, r.expect("receipt"), w, "accepted", "")
+	if d := time.Since(start); d < slowBy {
+		t.Errorf("receipt %v after the work, want at least %v", d, slowBy)
+	}
+	r.expect("trace")
+	r.expect("trace")
+
+	// newRig saw the join greet within its wait: a greet is never late,
+	// though everything else is, and what is still queued when the peer
+	// stops is dropped without holding Run up.
+	late := newRig(t, withFaults(faultSlow+"1m"))
+	late.send(whoisRequest(late))
+	late.silence()
+}
+
+// The inputs a crash-on or disconnect-on fault trips on, by example.
+func TestTrippingInputs(t *testing.T) {
+	p, _ := offline(t, faultCrashOn+"whois-query-type", faultDisconnectOn+"garbage")
+	say, _ := offline(t, faultDisconnectOn+"any-say")
+	whois := func(query string) string {
+		return `{"id":"msg_1","kind":"whois","body":{"type":"request"` + query + `}}`
+	}
+	for _, c := range []struct {
+		peer    *peer
+		payload string
+		fault   string // "" when nothing trips
+		crash   bool
+	}{
+		{p, whois(`,"query":5`), "crash-on:whois-query-type", true},
+		{p, whois(`,"query":null`), "crash-on:whois-query-type", true},
+		{p, whois(`,"query":["a"]`), "crash-on:whois-query-type", true},
+		{p, whois(`,"query":"5"`), "", false},
+		{p, whois(``), "", false},
+		{p, `{"kind":"whois","body":{"type":"response","query":5}}`, "", false},
+		{p, `{"kind":"say","body":{"query":5}}`, "", false},
+		{p, `not json`, "disconnect-on:garbage", false},
+		{p, `[1,2]`, "disconnect-on:garbage", false},
+		{p, `null`, "disconnect-on:garbage", false},
+		{p, `{"a":1} {"b":2}`, "disconnect-on:garbage", false},
+		{p, ``, "disconnect-on:garbage", false},
+		{p, `{}`, "", false},
+		{say, `{"kind":"say"}`, "disconnect-on:any-say", false},
+		{say, `{"kind":"greet"}`, "", false},
+		{say, `garbage`, "", false},
+	} {
+		fault, what, crash := c.peer.tripped([]byte(c.payload))
+		if fault != c.fault || crash != c.crash || (fault != "") != (what != "") {
+			t.Errorf("%s: tripped %q (%q, crash %v), want %q (crash %v)", c.payload, fault, what, crash, c.fault, c.crash)
+		}
+	}
+	correct, _ := offline(t)
+	if fault, _, _ := correct.tripped([]byte("not json")); fault != "" {
+		t.Errorf("the correct peer trips on garbage: %s", fault)
+	}
+}
+
+func TestLivenessParameters(t *testing.T) {
+	for _, c := range []struct {
+		names []string
+		want  string // substring of the error, "" for success
+	}{
+		{[]string{"slow:3s", "accept-expired"}, ""},
+		{[]string{"slow:1.5"}, ""},
+		{[]string{"slow:3s", "slow:3s"}, ""},
+		{[]string{"slow:3s", "slow:4s"}, "given twice"},
+		{[]string{"slow:0"}, "positive duration"},
+		{[]string{"slow:soon"}, "positive duration"},
+		{[]string{"slow:"}, "positive duration"},
+		{[]string{"drop-after-greet:-1s"}, "positive duration"},
+		{[]string{"drop-after-greet:1.5s"}, ""},
+		{[]string{"deaf-after:0"}, ""},
+		{[]string{"deaf-after:-1"}, "whole number"},
+		{[]string{"deaf-after:two"}, "whole number"},
+		{[]string{"crash-on:any-say", "disconnect-on:garbage"}, ""},
+		{[]string{"crash-on:nothing"}, "known: whois-query-type, garbage, any-say"},
+		{[]string{"disconnect-on:"}, "unknown INPUT"},
+		{[]string{"slow"}, "unknown fault"},
+	} {
+		_, err := parseFaults(c.names)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%v: %v", c.names, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%v: got %v, want an error mentioning %q", c.names, err, c.want)
+		case err != nil && strings.Contains(err.Error(), "\n"):
+			t.Errorf("%v: error is not one line: %q", c.names, err)
+		}
+	}
+	l, err := livenessOf([]string{"slow:2s", "drop-after-greet:250ms", "deaf-after:7", "crash-on:garbage", "disconnect-on:any-say"})
+	if err != nil || l.slow != 2*time.Second || l.dropAfter != 250*time.Millisecond || l.deafAfter != 7 ||
+		l.crashOn.name != "garbage" || l.hangUpOn.name != "any-say" {
+		t.Errorf("livenessOf = %+v, %v", l, err)
+	}
+	if l, _ := livenessOf([]string{"accept-expired"}); l != (liveness{deafAfter: -1}) {
+		t.Errorf("no liveness fault, yet %+v", l)
+	}
+}
+
+// FuzzLiveness: no fault name or payload makes the liveness faults panic,
+// and every accepted name gives a usable setting.
+func FuzzLiveness(f *testing.F) {
+	for _, name := range []string{"slow:3s", "deaf-after:2", "crash-on:garbage", "disconnect-on:any-say", "drop-after-greet:1", "slow:-1", "deaf-after:1e3"} {
+		f.Add(name, []byte(`{"kind":"say"}`))
+	}
+	f.Fuzz(func(t *testing.T, name string, payload []byte) {
+		l, err := livenessOf([]string{name, "crash-on:whois-query-type"})
+		if err != nil {
+			return
+		}
+		if l.slow < 0 || l.dropAfter < 0 || l.deafAfter < -1 || l.crashOn == nil {
+			t.Fatalf("%q gives %+v", name, l)
+		}
+		p := &peer{live: l}
+		p.tripped(payload)
+	})
+}
