@@ -50,6 +50,23 @@ type LifeEvent struct {
 	Stderr []string `json:"stderr_tail,omitempty"`
 }
 
+// Says is what happened to the IUT, as a clause: "the IUT exited".
+func (e LifeEvent) Says() string {
+	switch e.Kind {
+	case LifeExited:
+		return "the IUT exited"
+	case LifeDisconnected:
+		return "the IUT's broker connection closed"
+	case LifeDeaf:
+		return "the IUT went deaf"
+	case LifeBack:
+		return "the IUT came back"
+	case LifeRestarted:
+		return "the IUT was started again"
+	}
+	return "the IUT is gone"
+}
+
 // String is the event in one line, as the run prints it.
 func (e LifeEvent) String() string {
 	s := fmt.Sprintf("IUT %s at %s", e.Kind, rounded(e.At))
@@ -313,17 +330,39 @@ func (lv *liveness) probe() {
 	_ = r.publishHarness(agh.PeerSubject(r.ws, r.ch, r.iutID), env)
 }
 
-// deafSince reports whether the IUT has been deaf since step began (since
-// the run started): nothing heard from it since, and a probe sent after it
-// began left unanswered, when it answers probes. A wait that reached its
-// ceiling asks before it fails.
-func (lv *liveness) deafSince(began time.Duration) (bool, string) {
-	lv.mu.Lock()
-	defer lv.mu.Unlock()
-	if !lv.answered || lv.lastHeard >= began || lv.probedAt == 0 || lv.probedAt < began {
-		return false, ""
+// deaf is asked by a wait that reached its ceiling with nothing matching:
+// is the IUT deaf? It is when it answers probes, has said nothing since
+// a probe was sent, and leaves that probe unanswered for a whole ceiling
+// (--step-timeout). While the question is open (a probe unanswered for
+// less) the caller waits for the answer, at most one more ceiling; an IUT
+// that does not answer probes at all is never called deaf.
+func (lv *liveness) deaf(ctx context.Context) (bool, string) {
+	ceiling := lv.r.cfg.StepTimeout
+	t := time.NewTicker(connPoll)
+	defer t.Stop()
+	for {
+		lv.mu.Lock()
+		answered, heard, probed := lv.answered, lv.lastHeard, lv.probedAt
+		lv.mu.Unlock()
+		now := time.Since(lv.r.start)
+		switch {
+		case !answered:
+			return false, ""
+		case probed == 0 || heard > probed:
+			if now-heard < probeQuiet {
+				return false, "" // it spoke just now: alive
+			}
+			lv.probe()
+		case now-probed >= ceiling:
+			return true, fmt.Sprintf("a whois probe sent at %s is unanswered after %s (--step-timeout), and nothing was heard from it since %s; it answered probes before",
+				rounded(Millis(probed)), ceiling, rounded(Millis(heard)))
+		}
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return false, ""
+		}
 	}
-	return true, fmt.Sprintf("nothing heard from it since %s, and a whois probe sent at %s is unanswered (it answered probes before)", rounded(Millis(began)), rounded(Millis(lv.probedAt)))
 }
 
 // lastLines is the last n lines of s.

@@ -185,7 +185,7 @@ func (r *runner) interrupted(d *death, as []*attempt) {
 func (r *runner) blame(rep *Report, a *attempt) {
 	d := a.died
 	res := a.res
-	what := fmt.Sprintf("the IUT %s (%s)", d.event.Kind, d.event.Cause)
+	what := fmt.Sprintf("%s (%s)", d.event.Says(), d.event.Cause)
 	if a.last > 0 && a.last <= d.at {
 		what = fmt.Sprintf("%s %s after this scenario sent %s", what, rounded(Millis(d.at-a.last)), a.lastSent)
 	}

@@ -104,7 +104,6 @@ func (w *waiter) expect(ctx context.Context, e *scenario.Expect) StepResult {
 	// arrives. The ceiling only ends a wait that can no longer succeed; a
 	// step's own timeout can raise it, never lower it.
 	ceiling := max(w.r.cfg.StepTimeout, time.Duration(e.Timeout))
-	began := time.Since(w.r.start)
 	deadline := time.NewTimer(ceiling)
 	defer deadline.Stop()
 	for {
@@ -131,7 +130,7 @@ func (w *waiter) expect(ctx context.Context, e *scenario.Expect) StepResult {
 		select {
 		case <-w.in.notify:
 		case <-deadline.C:
-			if deaf, why := w.r.life.deafSince(began); deaf && w.life != nil {
+			if deaf, why := w.r.life.deaf(ctx); deaf && w.life != nil {
 				// Not this scenario's failure: the IUT stopped listening.
 				w.r.life.die(w.life, LifeDeaf, why)
 				return sr.judged(Error, "interrupted: the IUT is deaf ("+why+")")
