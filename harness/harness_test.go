@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -41,6 +42,9 @@ func runTestIUT(mode string) int {
 		}
 		cfg.NoControl = name == "plain-peer"
 		if err := peer.Run(ctx, cfg); err != nil && ctx.Err() == nil {
+			if errors.Is(err, peer.ErrCrashed) {
+				return peer.CrashExitCode // it printed its panic
+			}
 			fmt.Fprintln(os.Stderr, "peer:", err)
 			return 1
 		}

@@ -15,9 +15,9 @@ import (
 
 // Liveness follows whether the IUT is alive, from every source the run has:
 //   - its process (an --iut command) exiting, with any status, 0 included;
-//   - its broker connection closing (the embedded broker lists the client
-//     connections subscribed to the IUT's peer subject; one that goes away
-//     without another taking its place is a disconnect);
+//   - its broker connection closing (the embedded broker lists the IUT's
+//     client connections, every one but the harness's; the last one going
+//     away without another taking its place is a disconnect);
 //   - its deafness or absence: a directed whois probe, sent while nothing
 //     else is heard from it, that it leaves unanswered for a whole wait
 //     ceiling, when it did answer one before.
@@ -233,9 +233,9 @@ func (lv *liveness) watchProcess(l *life) {
 // serve the IUT (an in-process call, no network).
 const connPoll = 20 * time.Millisecond
 
-// watchConnection interrupts l when every broker connection subscribed to
-// the IUT's peer subject has closed (embedded broker only). A connection
-// the harness dropped on purpose (a disconnect step) is no death.
+// watchConnection interrupts l when every broker connection of the IUT
+// has closed (embedded broker only). A connection the harness dropped on
+// purpose (a disconnect step) is no death.
 func (lv *liveness) watchConnection(l *life) {
 	r := lv.r
 	if r.broker == nil {
@@ -245,15 +245,14 @@ func (lv *liveness) watchConnection(l *life) {
 	if err != nil {
 		return
 	}
-	subject := agh.PeerSubject(r.ws, r.ch, r.iutID)
 	// The IUT has just greeted: its connection is there, unless it is
 	// already gone.
-	seen, err := r.broker.Subscribers(subject, self)
+	seen, err := r.broker.Clients(self)
 	if err != nil {
 		return
 	}
 	if len(seen) == 0 {
-		lv.dieAt(l, LifeDisconnected, "no broker connection serves its peer subject any more", time.Since(r.start))
+		lv.dieAt(l, LifeDisconnected, "it has no broker connection any more", time.Since(r.start))
 		return
 	}
 	go func() {
@@ -265,7 +264,7 @@ func (lv *liveness) watchConnection(l *life) {
 				return
 			case <-t.C:
 			}
-			cids, err := r.broker.Subscribers(subject, self)
+			cids, err := r.broker.Clients(self)
 			if err != nil {
 				return
 			}

@@ -66,15 +66,15 @@ func (r *runner) play(ctx context.Context, l *life, sc *scenario.Scenario, res *
 	return p
 }
 
-// lastSend is when the scenario last sent (since the run started) and
-// what, in a few words (0 and "" when it sent nothing).
-func (p *player) lastSend() (time.Duration, string) {
-	for k := len(p.log.entries) - 1; k >= 0; k-- {
-		if e := p.log.entries[k]; e.Direction == "sent" {
-			return e.At.D(), e.brief()
+// sentLog is what the scenario sent, in order.
+func (p *player) sentLog() []*ExchangedEntry {
+	var out []*ExchangedEntry
+	for _, e := range p.log.entries {
+		if e.Direction == "sent" {
+			out = append(out, e)
 		}
 	}
-	return 0, ""
+	return out
 }
 
 // newPlayer makes the scenario's test peers (fresh ids, fresh keys) and

@@ -5,10 +5,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
-	"github.com/aghcheck/aghcheck/agh"
 	"github.com/aghcheck/aghcheck/harness/iut"
 )
 
@@ -30,9 +30,8 @@ const DefaultMaxRestarts = 10
 type attempt struct {
 	i        int
 	res      *ScenarioResult
-	last     time.Duration // when it last sent (since the run started; 0: never)
-	lastSent string        // what it last sent, in a few words
-	sends    int           // how many of its send steps it played
+	sent  []*ExchangedEntry // what it sent, in order
+	sends int               // how many of its send steps it played
 	died     *death        // the death that interrupted it (nil: judged)
 }
 
@@ -69,7 +68,7 @@ func (r *runner) rounds(ctx context.Context, rep *Report, play []int, par int) {
 		}
 		// Closest to the death first: the killer's input reached the IUT
 		// just before it died.
-		slices.SortStableFunc(suspects, func(a, b *attempt) int { return cmp.Compare(d.at-a.last, d.at-b.last) })
+		slices.SortStableFunc(suspects, func(a, b *attempt) int { return cmp.Compare(d.at-a.lastBefore(d.at), d.at-b.lastBefore(d.at)) })
 		for k, a := range suspects {
 			l := r.life.current()
 			got, _ := r.round(ctx, l, rep, []int{a.i}, 1)
@@ -146,8 +145,7 @@ func (r *runner) attempt(ctx context.Context, l *life, rep *Report, i int) *atte
 	from := r.link.mark()
 	p := r.play(ctx, l, r.cfg.Scenarios[i], a.res)
 	if p != nil {
-		a.last, a.lastSent = p.lastSend()
-		a.sends = p.sent
+		a.sent, a.sends = p.sentLog(), p.sent
 	}
 	if d := l.died(); d != nil && ctx.Err() == nil {
 		a.died = d
@@ -168,12 +166,12 @@ func (r *runner) interrupted(d *death, as []*attempt) {
 	var closest *attempt
 	for _, a := range as {
 		ev.InFlight = append(ev.InFlight, a.res.ID)
-		if a.last > 0 && a.last <= d.at && (closest == nil || a.last > closest.last) {
+		if a.lastBefore(d.at) > 0 && (closest == nil || a.lastBefore(d.at) > closest.lastBefore(d.at)) {
 			closest = a
 		}
 	}
 	if closest != nil {
-		ev.Last = fmt.Sprintf("%s after %s sent %s", rounded(Millis(d.at-closest.last)), closest.res.ID, closest.lastSent)
+		ev.Last = closest.res.ID + " " + closest.sentBefore(d.at)
 	}
 	out := *ev
 	r.life.mu.Unlock()
@@ -186,8 +184,8 @@ func (r *runner) blame(rep *Report, a *attempt) {
 	d := a.died
 	res := a.res
 	what := fmt.Sprintf("%s (%s)", d.event.Says(), d.event.Cause)
-	if a.last > 0 && a.last <= d.at {
-		what = fmt.Sprintf("%s %s after this scenario sent %s", what, rounded(Millis(d.at-a.last)), a.lastSent)
+	if a.lastBefore(d.at) > 0 {
+		what += "; this scenario " + a.sentBefore(d.at)
 	}
 	res.Outcome, res.Message = Fail, "played alone, it kills the IUT: "+what
 	res.Killed = true
@@ -284,8 +282,8 @@ func (r *runner) revive(ctx context.Context, rep *Report) bool {
 }
 
 // backOnItsOwn waits, up to the greet timeout, for an IUT whose
-// connection closed to be served again: subscribed to its peer subject on
-// the embedded broker, or greeting again (any broker).
+// connection closed to be back: connected to the embedded broker again, or
+// greeting again (any broker).
 func (r *runner) backOnItsOwn(ctx context.Context, since time.Duration) bool {
 	if r.proc != nil && r.proc.Exited() {
 		return false
@@ -307,7 +305,7 @@ func (r *runner) backOnItsOwn(ctx context.Context, since time.Duration) bool {
 			}
 		case <-tick.C:
 			if r.broker != nil {
-				if cids, _ := r.broker.Subscribers(agh.PeerSubject(r.ws, r.ch, r.iutID), self); len(cids) > 0 {
+				if cids, _ := r.broker.Clients(self); len(cids) > 0 {
 					return true
 				}
 			}
@@ -352,6 +350,30 @@ func (r *runner) beginLife(ctx context.Context) *life {
 	r.life.watchProbes(l)
 	r.life.probe()
 	return l
+}
+
+// lastBefore is when the attempt last sent at or before at (0: never).
+func (a *attempt) lastBefore(at time.Duration) time.Duration {
+	for k := len(a.sent) - 1; k >= 0; k-- {
+		if t := a.sent[k].At.D(); t <= at {
+			return t
+		}
+	}
+	return 0
+}
+
+// sentBefore says what the attempt sent last before at, and the send
+// before that: the input that killed the IUT may be either, the IUT
+// having read the first while the harness was already sending the next.
+func (a *attempt) sentBefore(at time.Duration) string {
+	var parts []string
+	for k := len(a.sent) - 1; k >= 0 && len(parts) < 2; k-- {
+		e := a.sent[k]
+		if e.At.D() <= at {
+			parts = append(parts, fmt.Sprintf("sent %s %s before", e.brief(), rounded(Millis(at-e.At.D()))))
+		}
+	}
+	return strings.Join(parts, ", and before that ")
 }
 
 func indexes(as []*attempt) []int {

@@ -79,8 +79,8 @@ func (e *ExchangedEntry) brief() string {
 	}
 	_ = json.Unmarshal(e.Envelope, &env)
 	shown := string(e.Envelope)
-	if len(shown) > 160 {
-		shown = shown[:160] + "…"
+	if len(shown) > 200 {
+		shown = shown[:200] + "…"
 	}
-	return fmt.Sprintf("%s %s on %s: %s", cmp.Or(env.Kind, "an envelope"), env.ID, e.Subject, shown)
+	return fmt.Sprintf("%s %s %s", cmp.Or(env.Kind, "an envelope"), env.ID, shown)
 }

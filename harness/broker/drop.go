@@ -57,20 +57,20 @@ func (b *Broker) droppedByHarness(cid uint64) bool {
 	return b.dropped[cid]
 }
 
-// Subscribers lists the open client connections subscribed to subject (a
-// literal subject, matched against each subscription's wildcards), except
-// the connection except.
-func (b *Broker) Subscribers(subject string, except uint64) ([]uint64, error) {
+// Clients lists the open client connections except the connection
+// except: on the embedded broker, the IUT's (only the harness and the IUT
+// connect to it).
+func (b *Broker) Clients(except uint64) ([]uint64, error) {
 	if b == nil || b.srv == nil {
 		return nil, errors.New("no embedded broker")
 	}
-	cz, err := b.srv.Connz(&server.ConnzOptions{State: server.ConnOpen, Subscriptions: true, Limit: 1 << 16})
+	cz, err := b.srv.Connz(&server.ConnzOptions{State: server.ConnOpen, Limit: 1 << 16})
 	if err != nil {
 		return nil, fmt.Errorf("list connections: %w", err)
 	}
 	var out []uint64
 	for _, c := range cz.Conns {
-		if c.Cid != except && subscribed(c.Subs, subject) {
+		if c.Cid != except {
 			out = append(out, c.Cid)
 		}
 	}

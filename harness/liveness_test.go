@@ -1,0 +1,175 @@
+package harness
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aghcheck/aghcheck/harness/scenario"
+)
+
+// outcomes maps scenario id → outcome.
+func outcomes(rep *Report) map[string]Outcome {
+	out := map[string]Outcome{}
+	for _, sc := range rep.Scenarios {
+		out[sc.ID] = sc.Outcome
+	}
+	return out
+}
+
+// A peer that answers everything late earns exactly the verdicts of the
+// same peer answering at once: no verdict rests on a reply deadline. The
+// same slow peer with a MUST fault still fails for it.
+func TestSlowPeerEarnsTheSameVerdicts(t *testing.T) {
+	all := Config{Parallel: 1000, StepTimeout: 10 * time.Second}
+	fast := runAgainst(t, "peer", all)
+	slow := runAgainst(t, "peer:slow:300ms", all)
+	if slow.Error != "" {
+		t.Fatal(slow.Error)
+	}
+	want := outcomes(fast)
+	for id, got := range outcomes(slow) {
+		if got != want[id] {
+			t.Errorf("%s: %s when slow, %s when fast", id, got, want[id])
+		}
+	}
+	if slow.Summary.Claim != "Full Peer" {
+		dump(t, slow)
+		t.Errorf("slow peer earned %q, want Full Peer; events %+v", slow.Summary.Claim, slow.IUT.Events)
+	}
+	l := slow.Summary.Latency
+	if l == nil || l.Median.D() < 300*time.Millisecond || l.Count == 0 {
+		t.Errorf("run latency %+v, want a median of at least the peer's 300ms delay", l)
+	}
+
+	for _, c := range []struct{ fault, scenario string }{
+		{"accept-expired", "delivery.expired-refused"},
+		{"reopen-terminal", "lifecycle.terminal-is-final"},
+		{"emit:RECEIPT-REASON-REQUIRED", "receiver.RECEIPT-REASON-REQUIRED.rejected"},
+	} {
+		rep := runAgainst(t, "peer:slow:300ms,"+c.fault, Config{Parallel: 1000, StepTimeout: 10 * time.Second,
+			Select: regexp.MustCompile(`^` + regexp.QuoteMeta(c.scenario) + `$`)})
+		if o := outcomes(rep)[c.scenario]; o != Fail {
+			t.Errorf("slow peer with %s: %s %s, want fail", c.fault, c.scenario, o)
+		}
+	}
+}
+
+// A peer whose connection dies on one input, its process lingering: the
+// death is named with the scenario that causes it, only that scenario
+// fails (played alone), the run goes on after a restart, and the
+// reproducer replays: it fails the faulty peer and passes a correct one.
+func TestKillerIsNamedAndTheRunGoesOn(t *testing.T) {
+	dir := t.TempDir()
+	correct := runAgainst(t, "peer", Config{})
+	rep := runAgainst(t, "peer:disconnect-on:whois-query-type", Config{GreetTimeout: 2 * time.Second, ReproDir: dir})
+	if rep.Error != "" {
+		t.Fatal(rep.Error)
+	}
+	dump(t, rep)
+	if len(rep.IUT.Killers) == 0 {
+		t.Fatal("no killer named")
+	}
+	for _, k := range rep.IUT.Killers {
+		if !strings.HasPrefix(k.Scenario, "receiver.WHOIS-QUERY-TYPE.") || k.Event != LifeDisconnected {
+			t.Errorf("killer %+v, want a receiver.WHOIS-QUERY-TYPE case that closed the connection", k)
+		}
+		if k.Reproducer == "" {
+			t.Errorf("killer %s: no reproducer written", k.Scenario)
+		}
+	}
+	fails := 0
+	for _, sc := range rep.Scenarios {
+		if sc.Outcome == Fail {
+			fails++
+			if !strings.Contains(sc.Message, "kills the IUT") || !strings.Contains(sc.Message, "broker connection closed") {
+				t.Errorf("%s fails with %q, want the death named", sc.ID, sc.Message)
+			}
+		}
+	}
+	if fails == 0 || fails > 6 {
+		t.Errorf("%d scenarios fail, want 1 to 6", fails)
+	}
+	if rep.Summary.Pass < correct.Summary.Pass-10 {
+		t.Errorf("%d pass, want at most 10 fewer than the correct peer's %d", rep.Summary.Pass, correct.Summary.Pass)
+	}
+	deaths := 0
+	for _, ev := range rep.IUT.Events {
+		if ev.Death() {
+			deaths++
+			if len(ev.Stderr) == 0 {
+				t.Errorf("death %s without the IUT's last stderr lines", ev)
+			}
+		}
+	}
+	if deaths == 0 || rep.IUT.Restarts == 0 || rep.Summary.Incomplete {
+		t.Errorf("deaths %d, restarts %d, incomplete %v: want deaths, restarts and a complete run", deaths, rep.IUT.Restarts, rep.Summary.Incomplete)
+	}
+	if !hasFinding(rep, "PEER-SURVIVES-INPUT") {
+		t.Error("no PEER-SURVIVES-INPUT finding for the deaths")
+	}
+
+	set := scenario.LoadFS(os.DirFS(dir), ".", dir+"/")
+	if err := set.Err(); err != nil || len(set.Scenarios) == 0 {
+		t.Fatalf("reproducers do not load: %v (%d scenarios)", err, len(set.Scenarios))
+	}
+	replay := runAgainst(t, "peer:disconnect-on:whois-query-type", Config{Scenarios: set.Scenarios, GreetTimeout: 2 * time.Second})
+	if replay.Summary.Fail != len(set.Scenarios) {
+		t.Errorf("replayed against the faulty peer: %+v, want every reproducer to fail", replay.Summary)
+	}
+	replay = runAgainst(t, "peer", Config{Scenarios: set.Scenarios})
+	if replay.Summary.Pass != len(set.Scenarios) {
+		t.Errorf("replayed against the correct peer: %+v, want every reproducer to pass", replay.Summary)
+	}
+}
+
+// A peer that drops its connection after each greet and comes back: the
+// disconnects are named, and no failure rests on "nothing arrived".
+func TestDropIsNamed(t *testing.T) {
+	rep := runAgainst(t, "peer:drop-after-greet:400ms,slow:50ms", Config{Parallel: 4,
+		Select: regexp.MustCompile(`^(delivery|lifecycle|kinds)\.`)})
+	if rep.Error != "" {
+		t.Fatal(rep.Error)
+	}
+	dropped := false
+	for _, ev := range rep.IUT.Events {
+		dropped = dropped || ev.Kind == LifeDisconnected
+	}
+	if !dropped {
+		t.Error("no disconnect named")
+	}
+	for _, sc := range rep.Scenarios {
+		if (sc.Outcome == Fail || sc.Outcome == Error) && !strings.Contains(sc.Message, "IUT") {
+			t.Errorf("%s: %s %q names no death", sc.ID, sc.Outcome, sc.Message)
+		}
+	}
+}
+
+// A process that exits, and one that goes deaf, are named as such.
+func TestExitAndDeafnessAreNamed(t *testing.T) {
+	for _, c := range []struct{ mode, kind, cause string }{
+		{"peer:crash-on:garbage", LifeExited, "exit status"},
+		{"peer:deaf-after:10", LifeDeaf, "probe"},
+	} {
+		rep := runAgainst(t, c.mode, Config{StepTimeout: time.Second, GreetTimeout: 2 * time.Second, MaxRestarts: 3,
+			Select: regexp.MustCompile(`^(delivery\.garbage-survived|kinds\.)`)})
+		found := false
+		for _, ev := range rep.IUT.Events {
+			found = found || (ev.Kind == c.kind && strings.Contains(ev.Cause, c.cause))
+		}
+		if !found {
+			t.Errorf("%s: events %+v, want %s naming %q", c.mode, rep.IUT.Events, c.kind, c.cause)
+		}
+	}
+}
+
+func hasFinding(rep *Report, rule string) bool {
+	for _, f := range rep.Passive.Findings {
+		if f.Rule == rule {
+			return true
+		}
+	}
+	return false
+}
