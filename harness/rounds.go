@@ -28,11 +28,11 @@ const DefaultMaxRestarts = 10
 
 // attempt is one scenario played against one incarnation.
 type attempt struct {
-	i        int
-	res      *ScenarioResult
+	i     int
+	res   *ScenarioResult
 	sent  []*ExchangedEntry // what it sent, in order
 	sends int               // how many of its send steps it played
-	died     *death        // the death that interrupted it (nil: judged)
+	died  *death            // the death that interrupted it (nil: judged)
 }
 
 // rounds plays the scenarios play, par at once, until each is judged or
