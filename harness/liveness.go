@@ -258,6 +258,7 @@ func (lv *liveness) watchConnection(l *life) {
 	go func() {
 		t := time.NewTicker(connPoll)
 		defer t.Stop()
+		pending := 0
 		for {
 			select {
 			case <-l.ctx.Done():
@@ -269,15 +270,19 @@ func (lv *liveness) watchConnection(l *life) {
 				return
 			}
 			if len(cids) > 0 {
-				seen = cids
+				seen, pending = cids, 0
 				continue
 			}
 			if len(seen) == 0 {
 				continue
 			}
-			c, _ := r.broker.Closed(seen[len(seen)-1])
+			c, ok := r.broker.Closed(seen[len(seen)-1])
 			if c.ByHarness {
 				seen = nil // the harness dropped it: wait for it to be back
+				continue
+			}
+			if !ok && pending < closedPolls {
+				pending++ // gone from the open list, not yet on the closed one
 				continue
 			}
 			// The broker knows when it closed: what was sent after that
@@ -286,11 +291,33 @@ func (lv *liveness) watchConnection(l *life) {
 			if !c.At.IsZero() && c.At.After(r.start) {
 				at = c.At.Sub(r.start)
 			}
+			if p := r.proc; p != nil {
+				// A process that exits closes its connection first: name
+				// the exit when it follows at once.
+				select {
+				case <-p.Done():
+					if !p.StoppedByHarness() {
+						lv.dieAt(l, LifeExited, p.Status(), at)
+						return
+					}
+				case <-time.After(exitGrace):
+				case <-l.ctx.Done():
+					return
+				}
+			}
 			lv.dieAt(l, LifeDisconnected, "broker connection closed: "+cmp.Or(c.Reason, "closed"), at)
 			return
 		}
 	}()
 }
+
+// closedPolls is how many polls a connection may be missing from both the
+// broker's open and closed lists before it counts as closed anyway.
+const closedPolls = 10
+
+// exitGrace is how long a closed connection waits for its process's exit
+// to be seen, so that the death is named for what it is.
+const exitGrace = 250 * time.Millisecond
 
 // watchProbes asks the IUT, while it has been quiet for probeQuiet, whether
 // it still listens: a directed whois from the harness's probe identity.

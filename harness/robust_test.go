@@ -53,29 +53,47 @@ func TestSilentIUTFails(t *testing.T) {
 	}
 }
 
+// An IUT that crashes shortly after every start: each death is named
+// (exited, with its status and stderr), the interrupted scenarios are
+// played again after each restart, a scenario fails only naming the death,
+// and what could not be played once the restarts are used up is an error.
 func TestCrashingIUT(t *testing.T) {
-	rep := runAgainst(t, "crash", Config{StepTimeout: 5 * time.Second})
+	rep := runAgainst(t, "crash", Config{StepTimeout: 5 * time.Second, MaxRestarts: 3})
 	if rep.Error != "" {
 		t.Fatal(rep.Error)
 	}
 	if !rep.IUT.Crashed || !strings.Contains(rep.IUT.Stderr, "simulated crash") {
 		t.Errorf("crash not recorded: %+v", rep.IUT.Exit)
 	}
-	crashMsg := 0
+	exits := 0
+	for _, ev := range rep.IUT.Events {
+		if ev.Kind == LifeExited && strings.Contains(ev.Cause, "exit status 2") && strings.Contains(strings.Join(ev.Stderr, "\n"), "simulated crash") {
+			exits++
+		}
+	}
+	if exits < 2 || rep.IUT.Restarts != 3 {
+		t.Errorf("%d exits named with status and stderr, %d restarts; want several, and the 3 restarts allowed", exits, rep.IUT.Restarts)
+	}
+	fails := 0
 	for _, sc := range rep.Scenarios {
-		if strings.Contains(sc.Message, "IUT exited during the run") {
-			crashMsg++
-			if sc.Outcome == Pass || sc.Outcome == Error {
-				t.Errorf("%s: %s", sc.ID, sc.Outcome)
+		switch sc.Outcome {
+		case Fail:
+			fails++
+			if !strings.Contains(sc.Message, "kills the IUT") || !strings.Contains(sc.Message, "exited") {
+				t.Errorf("%s fails with %q, want the death named", sc.ID, sc.Message)
+			}
+		case Error:
+			if !strings.HasPrefix(sc.Message, "not played") {
+				t.Errorf("%s: error %q, want not played", sc.ID, sc.Message)
 			}
 		}
 	}
-	if crashMsg == 0 {
-		t.Fatal("no scenario blames the crash")
+	if fails == 0 || !rep.Summary.Incomplete || rep.Summary.Passed {
+		t.Errorf("summary %+v, want killers named and an incomplete run that earns nothing", rep.Summary)
 	}
-	// Waiting scenarios must end on the crash, not on their 5s step timeout.
-	if rep.Duration.D() > 4*time.Second {
-		t.Errorf("run took %s after the crash", rep.Duration.D())
+	// Waiting scenarios end on each crash, not on their 5s step timeout.
+	if rep.Duration.D() > 15*time.Second {
+		t.Errorf("run took %s", rep.Duration.D())
 	}
 }
 

@@ -89,7 +89,6 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := r.learnIUT(rep, greet); err != nil {
 		return r.abort(rep, todo, err)
 	}
-	r.bus.heard = r.life.heard
 	r.beginLife(ctx)
 	r.playAll(ctx, rep, r.gateAll(rep, todo))
 	if err := ctx.Err(); err != nil {
@@ -211,6 +210,7 @@ func (r *runner) connect(ctx context.Context, rep *Report, needJS bool) error {
 	rep.Broker.URL = ep.URL
 
 	r.bus = newBus(r.start, r.ws, r.ch, r.cfg.External == nil, r.cfg.FloodLimit, r.cfg.Now)
+	r.bus.heard = r.life.heard
 	nc, err := ep.Connect(harnessConnName, append(r.link.options(), nats.NoEcho(), nats.ErrorHandler(func(_ *nats.Conn, s *nats.Subscription, err error) {
 		if errors.Is(err, nats.ErrSlowConsumer) && s != nil {
 			n, _ := s.Dropped()

@@ -176,6 +176,36 @@ func TestRunTextIUTTrouble(t *testing.T) {
 	}
 }
 
+// The IUT's deaths, returns and killers are listed under the IUT, and the
+// run's reply latency is printed, in the text report.
+func TestRunTextLiveness(t *testing.T) {
+	rep := runFixture()
+	rep.IUT.Crashed = true
+	rep.IUT.Events = []harness.LifeEvent{
+		{At: harness.Millis(497 * time.Millisecond), Kind: harness.LifeDisconnected, Cause: "broker connection closed: Client Closed",
+			InFlight: []string{"a", "b"}, Stderr: []string{"TypeError: query.trim is not a function"}},
+		{At: harness.Millis(5 * time.Second), Kind: harness.LifeRestarted, Cause: "restart 1 of 10"},
+	}
+	rep.IUT.Killers = []harness.Killer{{Scenario: "receiver.WHOIS-QUERY-TYPE.number", Event: harness.LifeDisconnected,
+		Message: "the IUT's broker connection closed", Reproducer: "repro/receiver.WHOIS-QUERY-TYPE.number.yaml"}}
+	rep.Summary.Latency = &harness.Latency{Count: 3, Median: harness.Millis(3 * time.Second), P95: harness.Millis(3100 * time.Millisecond), Max: harness.Millis(3200 * time.Millisecond)}
+	out := string(writeRun(t, "text", rep, Options{}))
+	for _, want := range []string{
+		"died during the run",
+		"IUT disconnected at 497ms (broker connection closed: Client Closed)",
+		"interrupted 2 scenarios, played again: a, b",
+		"stderr| TypeError: query.trim is not a function",
+		"IUT restarted at 5s (restart 1 of 10)",
+		"killer receiver.WHOIS-QUERY-TYPE.number: the IUT's broker connection closed",
+		"reproducer repro/receiver.WHOIS-QUERY-TYPE.number.yaml (aghcheck run --suite repro --embedded=false)",
+		"Reply latency (reported, never judged): median 3.00s, p95 3.10s, max 3.20s over 3 replies",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+}
+
 func TestClipKeepsUTF8Whole(t *testing.T) {
 	s := strings.Repeat("é", 100) // 200 bytes
 	for n := 4; n < 60; n++ {

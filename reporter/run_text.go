@@ -118,7 +118,10 @@ func (t *runText) Finish(rep *harness.Report) error {
 			name = " (" + dn + ")"
 		}
 		fmt.Fprintf(w, "%s peer %s%s, greeted after %s, %s published", label, rep.IUT.PeerID, name, runDur(rep.IUT.Greeted.D()), Plural(rep.IUT.Messages, "message"))
-		if rep.IUT.Crashed {
+		switch {
+		case rep.IUT.Crashed && len(rep.IUT.Events) == 0:
+			fmt.Fprintf(w, ", %s", p.red.Sprint("crashed: "+rep.IUT.Exit))
+		case rep.IUT.Crashed:
 			fmt.Fprintf(w, ", %s", p.red.Sprint("died during the run"))
 		}
 		fmt.Fprintln(w)

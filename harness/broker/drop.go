@@ -84,18 +84,19 @@ type Closure struct {
 	ByHarness bool      // DropClients closed it
 }
 
-// Closed says how connection cid ended; ok is false while it is open or
-// unknown.
+// Closed says how connection cid ended; ok is false while the broker has
+// not listed it as closed yet (ByHarness is known even then).
 func (b *Broker) Closed(cid uint64) (c Closure, ok bool) {
 	if b == nil || b.srv == nil {
 		return c, false
 	}
+	c.ByHarness = b.droppedByHarness(cid)
 	cz, err := b.srv.Connz(&server.ConnzOptions{State: server.ConnClosed, CID: cid})
 	if err != nil || len(cz.Conns) == 0 {
 		return c, false
 	}
 	ci := cz.Conns[0]
-	c = Closure{Reason: ci.Reason, ByHarness: b.droppedByHarness(cid)}
+	c.Reason = ci.Reason
 	if ci.Stop != nil {
 		c.At = *ci.Stop
 	}
