@@ -129,3 +129,50 @@ func TestAttachIgnoresOtherWorkspaces(t *testing.T) {
 		t.Fatalf("the IUT's own greet was not attributed: %d passive", len(bus.passive))
 	}
 }
+
+// An attached peer that goes away mid-run is seen by the whois probes it
+// no longer answers (no process, no embedded broker to watch): named deaf,
+// awaited for a new greet, then gone; what it could not play is an error
+// and the run is incomplete.
+func TestAttachedPeerThatLeavesIsNamed(t *testing.T) {
+	ep := startPasswordServer(t)
+	const ws, ch, id = "ws_leave", "builders", "leaving-peer.session-1"
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- peer.Run(ctx, peer.Config{URL: ep.URL, User: ep.User, Password: ep.Password, Workspace: ws, Channel: ch, PeerID: id})
+	}()
+	defer func() { cancel(); <-done }()
+
+	rep, err := Run(context.Background(), Config{
+		Scenarios: loadSuites(t), External: &ep, IUTPeer: id, Workspace: ws, Channel: ch,
+		Select:       regexp.MustCompile(`^(kinds|lifecycle)\.`),
+		Parallel:     1,
+		StepTimeout:  time.Second,
+		GreetTimeout: time.Second,
+		Progress:     func(*ScenarioResult) { cancel() }, // the peer leaves after the first scenario
+	})
+	if rep == nil {
+		t.Fatalf("no report: %v", err)
+	}
+	kinds := map[string]bool{}
+	for _, ev := range rep.IUT.Events {
+		kinds[ev.Kind] = true
+	}
+	if !kinds[LifeDeaf] || !kinds[LifeGone] {
+		t.Errorf("events %v, want deaf then gone", rep.IUT.Events)
+	}
+	errs := 0
+	for _, sc := range rep.Scenarios {
+		if sc.Outcome == Error {
+			errs++
+		}
+		if sc.Outcome == Fail && !bytes.Contains([]byte(sc.Message), []byte("IUT")) {
+			t.Errorf("%s fails with %q, naming no death", sc.ID, sc.Message)
+		}
+	}
+	if errs == 0 || !rep.Summary.Incomplete || rep.Summary.Passed {
+		t.Errorf("summary %+v (%d errors), want an incomplete run with errors that earns nothing", rep.Summary, errs)
+	}
+}
