@@ -5,19 +5,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/aghcheck/aghcheck/agh"
+	"github.com/aghcheck/aghcheck/harness/broker"
 	"github.com/aghcheck/aghcheck/requirements"
 )
 
 // Liveness follows whether the IUT is alive, from every source the run has:
 //   - its process (an --iut command) exiting, with any status, 0 included;
 //   - its broker connection closing (the embedded broker lists the IUT's
-//     client connections, every one but the harness's; the last one going
-//     away without another taking its place is a disconnect);
+//     client connections, every one but the harness's; one that closes is
+//     a disconnect, even when a new one took its place at once);
 //   - its deafness or absence: a directed whois probe, sent while nothing
 //     else is heard from it, that it leaves unanswered for a whole wait
 //     ceiling, when it did answer one before.
@@ -233,9 +235,9 @@ func (lv *liveness) watchProcess(l *life) {
 // serve the IUT (an in-process call, no network).
 const connPoll = 20 * time.Millisecond
 
-// watchConnection interrupts l when every broker connection of the IUT
-// has closed (embedded broker only). A connection the harness dropped on
-// purpose (a disconnect step) is no death.
+// watchConnection interrupts l when a broker connection of the IUT closes
+// (embedded broker only). A connection the harness dropped on purpose (a
+// disconnect step) is no death.
 func (lv *liveness) watchConnection(l *life) {
 	r := lv.r
 	if r.broker == nil {
@@ -269,16 +271,21 @@ func (lv *liveness) watchConnection(l *life) {
 			if err != nil {
 				return
 			}
-			if len(cids) > 0 {
+			// A connection of the IUT that closed is a disconnect even
+			// when a new one already took its place: a client that
+			// reconnects at once is back, not unharmed.
+			lost, c, ok := uint64(0), broker.Closure{}, false
+			for _, cid := range seen {
+				if slices.Contains(cids, cid) {
+					continue
+				}
+				if c, ok = r.broker.Closed(cid); !c.ByHarness {
+					lost = cid
+					break
+				}
+			}
+			if lost == 0 {
 				seen, pending = cids, 0
-				continue
-			}
-			if len(seen) == 0 {
-				continue
-			}
-			c, ok := r.broker.Closed(seen[len(seen)-1])
-			if c.ByHarness {
-				seen = nil // the harness dropped it: wait for it to be back
 				continue
 			}
 			if !ok && pending < closedPolls {

@@ -128,7 +128,7 @@ func TestKillerIsNamedAndTheRunGoesOn(t *testing.T) {
 // A peer that drops its connection after each greet and comes back: the
 // disconnects are named, and no failure rests on "nothing arrived".
 func TestDropIsNamed(t *testing.T) {
-	rep := runAgainst(t, "peer:drop-after-greet:400ms,slow:50ms", Config{Parallel: 4,
+	rep := runAgainst(t, "peer:drop-after-greet:250ms,slow:100ms", Config{Parallel: 2,
 		Select: regexp.MustCompile(`^(delivery|lifecycle|kinds)\.`)})
 	if rep.Error != "" {
 		t.Fatal(rep.Error)
