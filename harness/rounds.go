@@ -270,7 +270,7 @@ func (r *runner) revive(ctx context.Context, rep *Report) bool {
 		r.life.record(LifeGone, r.gaveUp)
 		return false
 	}
-	r.proc, r.iutDone = proc, proc.Done()
+	r.proc = proc
 	if _, err := r.nextGreet(ctx, proc.Done(), time.Since(r.start)); err != nil {
 		r.gaveUp = "after restart " + fmt.Sprint(r.restarts) + ": " + err.Error()
 		r.life.record(LifeGone, r.gaveUp)

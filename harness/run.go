@@ -337,9 +337,6 @@ func interruption(ctx context.Context) error {
 // learnIUT takes the IUT's peer id and card from its greet, and starts
 // watching for the greets it sends after a reconnect.
 func (r *runner) learnIUT(rep *Report, greet *message) error {
-	if r.iutDone == nil {
-		r.iutDone = make(chan struct{}) // attached: never "exits"
-	}
 	r.iutID = greet.from()
 	if greet.kind() == "greet" {
 		r.greet = greet

@@ -184,7 +184,7 @@ func (w *waiter) replyTime(m *message) time.Duration {
 
 // take consumes the first unconsumed envelope matching pats where onOK
 // wants it (hit) or, failing that, the first matching one elsewhere
-// (misplaced); seen is how many messages the inbox held.
+// (misplaced), once the silences being watched had their look.
 func (w *waiter) take(pats []map[string]any, onOK func(*message) bool) (hit, misplaced *message) {
 	w.in.mu.Lock()
 	defer w.in.mu.Unlock()
@@ -227,11 +227,6 @@ func (w *waiter) earliest(pats []map[string]any, onOK func(*message) bool) *mess
 	return nil
 }
 
-func (w *waiter) count() int {
-	w.in.mu.Lock()
-	defer w.in.mu.Unlock()
-	return len(w.in.msgs)
-}
 
 func anyMatch(pats []map[string]any, env map[string]any) bool {
 	for _, pat := range pats {
