@@ -23,6 +23,7 @@ func outcomes(rep *Report) map[string]Outcome {
 // same peer answering at once: no verdict rests on a reply deadline. The
 // same slow peer with a MUST fault still fails for it.
 func TestSlowPeerEarnsTheSameVerdicts(t *testing.T) {
+	t.Parallel() // it mostly waits on the slow peer
 	all := Config{Parallel: 1000, StepTimeout: 10 * time.Second}
 	fast := runAgainst(t, "peer", all)
 	slow := runAgainst(t, "peer:slow:300ms", all)
@@ -49,7 +50,7 @@ func TestSlowPeerEarnsTheSameVerdicts(t *testing.T) {
 		{"reopen-terminal", "lifecycle.terminal-is-final"},
 		{"emit:RECEIPT-REASON-REQUIRED", "receiver.RECEIPT-REASON-REQUIRED.rejected"},
 	} {
-		rep := runAgainst(t, "peer:slow:300ms,"+c.fault, Config{Parallel: 1000, StepTimeout: 10 * time.Second,
+		rep := runAgainst(t, "peer:slow:300ms,"+c.fault, Config{Parallel: 1000, StepTimeout: 3 * time.Second,
 			Select: regexp.MustCompile(`^` + regexp.QuoteMeta(c.scenario) + `$`)})
 		if o := outcomes(rep)[c.scenario]; o != Fail {
 			t.Errorf("slow peer with %s: %s %s, want fail", c.fault, c.scenario, o)
@@ -62,9 +63,11 @@ func TestSlowPeerEarnsTheSameVerdicts(t *testing.T) {
 // fails (played alone), the run goes on after a restart, and the
 // reproducer replays: it fails the faulty peer and passes a correct one.
 func TestKillerIsNamedAndTheRunGoesOn(t *testing.T) {
+	t.Parallel() // it mostly waits for the IUT to come back
 	dir := t.TempDir()
-	correct := runAgainst(t, "peer", Config{})
-	rep := runAgainst(t, "peer:disconnect-on:whois-query-type", Config{GreetTimeout: 2 * time.Second, ReproDir: dir})
+	some := regexp.MustCompile(`^(kinds|delivery|receiver\.(WHOIS|ENV-ID|ENV-KIND))`)
+	correct := runAgainst(t, "peer", Config{Select: some})
+	rep := runAgainst(t, "peer:disconnect-on:whois-query-type", Config{Select: some, GreetTimeout: 3 * time.Second, ReproDir: dir})
 	if rep.Error != "" {
 		t.Fatal(rep.Error)
 	}
@@ -104,7 +107,7 @@ func TestKillerIsNamedAndTheRunGoesOn(t *testing.T) {
 			}
 		}
 	}
-	if deaths == 0 || rep.IUT.Restarts == 0 || rep.Summary.Incomplete {
+	if deaths == 0 || rep.IUT.Restarts == 0 || rep.Summary.Incomplete || rep.Summary.Error > 0 {
 		t.Errorf("deaths %d, restarts %d, incomplete %v: want deaths, restarts and a complete run", deaths, rep.IUT.Restarts, rep.Summary.Incomplete)
 	}
 	if !hasFinding(rep, "PEER-SURVIVES-INPUT") {
@@ -115,7 +118,7 @@ func TestKillerIsNamedAndTheRunGoesOn(t *testing.T) {
 	if err := set.Err(); err != nil || len(set.Scenarios) == 0 {
 		t.Fatalf("reproducers do not load: %v (%d scenarios)", err, len(set.Scenarios))
 	}
-	replay := runAgainst(t, "peer:disconnect-on:whois-query-type", Config{Scenarios: set.Scenarios, GreetTimeout: 2 * time.Second})
+	replay := runAgainst(t, "peer:disconnect-on:whois-query-type", Config{Scenarios: set.Scenarios, GreetTimeout: 3 * time.Second})
 	if replay.Summary.Fail != len(set.Scenarios) {
 		t.Errorf("replayed against the faulty peer: %+v, want every reproducer to fail", replay.Summary)
 	}
