@@ -77,13 +77,23 @@ func stepEvidence(sc *harness.ScenarioResult) []string {
 		}
 		for _, e := range st.Expected {
 			b, _ := json.Marshal(e)
-			out = append(out, fmt.Sprintf("step %d expected: %s", st.Index, clip(string(b), 300)))
+			out = append(out, fmt.Sprintf("step %d %s: %s", st.Index, patternLabel(st.Kind), clip(string(b), 300)))
 		}
 		for _, a := range st.Arrived {
 			out = append(out, fmt.Sprintf("step %d arrived:  %s", st.Index, clip(a, 300)))
 		}
 	}
 	return out
+}
+
+// patternLabel says what a step's patterns are: what had to arrive, or,
+// for a silence, what must not (so a failing silence never reads as an
+// expectation met).
+func patternLabel(stepKind string) string {
+	if stepKind == "expect_silence" {
+		return "must not arrive"
+	}
+	return "expected"
 }
 
 func firstLine(s string) string {
@@ -217,13 +227,43 @@ func (t *runText) Finish(rep *harness.Report) error {
 	t.exercised(rep)
 	t.latency(rep)
 	s := rep.Summary
-	verdict := p.greenBold.Sprint("PASSED")
+	verdict := p.greenBold.Sprint(runVerdict(rep))
 	if !s.Passed {
-		verdict = p.red.Sprint("NOT PASSED")
+		verdict = p.red.Sprint(runVerdict(rep))
 	}
-	fmt.Fprintf(w, "\n%s  %d pass, %d fail, %d warn, %d skip, %d error%s; claim earned: %s (target %s); %s wall, %s of scenario time\n",
-		verdict, s.Pass, s.Fail, s.Warn, s.Skip, s.Error, baselineVerdict(rep), p.cyan.Sprint(s.Claim), s.Target, runDur(rep.Duration.D()), runDur(s.ScenarioTime.D()))
+	fmt.Fprintf(w, "\n%s  %s; claim earned: %s (target %s); %s wall, %s of scenario time\n",
+		verdict, runCounts(rep), p.cyan.Sprint(s.Claim), s.Target, runDur(rep.Duration.D()), runDur(s.ScenarioTime.D()))
 	return nil
+}
+
+// runVerdict is the run's verdict in a word or two.
+func runVerdict(rep *harness.Report) string {
+	switch {
+	case rep.Error != "" && rep.IUT.PeerID == "":
+		return "NOT RUN"
+	case rep.Error != "":
+		return "ERROR"
+	case rep.Summary.Passed:
+		return "PASSED"
+	}
+	return "NOT PASSED"
+}
+
+// runCounts is the run's outcome counts, the baseline's with them.
+func runCounts(rep *harness.Report) string {
+	s := rep.Summary
+	return fmt.Sprintf("%d pass, %d fail, %d warn, %d skip, %d error%s", s.Pass, s.Fail, s.Warn, s.Skip, s.Error, baselineVerdict(rep))
+}
+
+// VerdictLine is the one line a run whose report goes to files leaves in
+// the log (standard error): the verdict, the counts, the claim and where
+// the report went, so that a CI log always shows how the run ended.
+func VerdictLine(rep *harness.Report, written ...string) string {
+	line := fmt.Sprintf("aghcheck run: %s  %s; claim earned: %s (target %s)", runVerdict(rep), runCounts(rep), rep.Summary.Claim, rep.Summary.Target)
+	if len(written) > 0 {
+		line += "; written to " + strings.Join(written, " and ")
+	}
+	return line
 }
 
 // exercised prints, per claim, how many of its requirements the run

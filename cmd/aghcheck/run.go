@@ -288,6 +288,10 @@ outside it, no stale entry.`,
 					return &exitError{code: exitUsageErr, err: fmt.Errorf("--record: %w", err)}
 				}
 			}
+			if out != cmd.OutOrStdout() {
+				// The report went to a file: the log still gets the verdict.
+				fmt.Fprintln(cmd.ErrOrStderr(), reporter.VerdictLine(rep, writtenFiles(output, recordPath, rep)...))
+			}
 			if runErr != nil {
 				return &exitError{code: exitUsageErr, err: runErr}
 			}
@@ -328,6 +332,16 @@ outside it, no stale entry.`,
 	f.IntVar(&maxRestarts, "max-restarts", harness.DefaultMaxRestarts, "how often an --iut that died is started again (0: never; the scenarios it could not play are errors)")
 	f.StringVar(&reproDir, "repro-dir", "", "write each scenario that kills the IUT when played alone as a scenario file into `DIR` (replay: run --suite DIR --embedded=false)")
 	return cmd
+}
+
+// writtenFiles names the files a run wrote: the report, and the record
+// when there is one.
+func writtenFiles(report, record string, rep *harness.Report) []string {
+	files := []string{report}
+	if record != "" && rep.Error == "" {
+		files = append(files, record)
+	}
+	return files
 }
 
 // writeRecord writes the self-certification record of rep to path. What
