@@ -306,7 +306,12 @@ func (t *runText) stderrTail(rep *harness.Report) {
 func (t *runText) failure(sc *harness.ScenarioResult) {
 	w, p := t.w, t.p
 	fmt.Fprintf(w, "\n  %s %s  %s\n", p.outcome(sc.Outcome), sc.ID, sc.Title)
-	fmt.Fprintf(w, "        %s %s, %s, requirements %s\n", p.faint.Sprint("in"), sc.File, sc.Level, strings.Join(sc.Requirements, ", "))
+	where := sc.File
+	if strings.HasPrefix(where, "embedded:") {
+		// Built into the binary: say how to read it.
+		where += " (aghcheck show " + sc.ID + ")"
+	}
+	fmt.Fprintf(w, "        %s %s, %s, requirements %s\n", p.faint.Sprint("in"), where, sc.Level, strings.Join(sc.Requirements, ", "))
 	if sc.Message != "" {
 		fmt.Fprintf(w, "        %s\n", sc.Message)
 	}
