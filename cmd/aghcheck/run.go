@@ -344,12 +344,8 @@ func writtenFiles(report, record string, rep *harness.Report) []string {
 	return files
 }
 
-// writeRecord writes the self-certification record of rep to path. What
-// the flags left open comes from the IUT's Peer Card.
+// writeRecord writes the self-certification record of rep to path.
 func writeRecord(path, format string, rep *harness.Report, o reporter.Options) error {
-	card := func(key string) string { s, _ := rep.IUT.Card[key].(string); return s }
-	o.Record.Implementation = cmp.Or(o.Record.Implementation, card("display_name"), rep.IUT.PeerID, "unknown")
-	o.Record.ImplementationVersion = cmp.Or(o.Record.ImplementationVersion, card("version"), "unknown")
 	f, err := os.Create(path)
 	if err != nil {
 		return err
