@@ -169,7 +169,9 @@ publishes, and prints the conformance claim it earned.
 With neither --iut nor --iut-peer the built-in reference peer is certified
 ('aghcheck peer'). The IUT gets its settings in the environment:
 AGH_NATS_URL, AGH_NATS_TOKEN, AGH_NATS_USER, AGH_NATS_PASSWORD,
-AGH_WORKSPACE_ID, AGH_CHANNEL and AGH_PEER_ID (a suggestion).
+AGH_NATS_CREDS (the absolute path of --nats-creds), AGH_WORKSPACE_ID,
+AGH_CHANNEL and AGH_PEER_ID (a suggestion); each is set, empty when
+unused.
 
 Exit status: 0 when the claimed --level passes, 1 when it does not, 2 for
 usage or harness errors (including an IUT that never greets). With
