@@ -171,7 +171,7 @@ func (t *runText) Finish(rep *harness.Report) error {
 			fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("  %s %-46s %s", p.outcome(sc.Outcome), sc.ID, p.faint.Sprint(sc.Message)), " "))
 		}
 	} else if len(skipped) > 0 {
-		fmt.Fprintf(w, "\n%d scenarios skipped (-v lists them)\n", len(skipped))
+		fmt.Fprintf(w, "\n%s skipped (-v lists them)\n", Plural(len(skipped), "scenario"))
 	}
 	if len(bad) > 0 {
 		fmt.Fprintln(w, "\nDetails:")

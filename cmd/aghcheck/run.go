@@ -208,7 +208,7 @@ outside it, no stale entry.`,
 			if err != nil {
 				return err
 			}
-			known, err := loadBaseline(baselinePath, scs)
+			known, err := loadBaseline(baselinePath, scs, strict, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
