@@ -64,7 +64,7 @@ func writeRunGitHub(w io.Writer, rep *harness.Report) error {
 		if !c.Earned {
 			mark = "✘"
 			if len(c.Why) > 0 {
-				why = " " + strings.Join(c.Why, "; ")
+				why = " " + whyLine(c.Why, 8)
 			}
 		}
 		fmt.Fprintf(&b, "%s %s%s\n", mark, c.Name, why)

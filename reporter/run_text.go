@@ -203,11 +203,11 @@ func (t *runText) Finish(rep *harness.Report) error {
 		}
 		line := fmt.Sprintf("  %s %-22s", mark, c.Name)
 		if !c.Earned && len(c.Why) > 0 {
-			why := c.Why
-			if len(why) > 4 && !verbose {
-				why = append(why[:4:4], fmt.Sprintf("… %d more", len(c.Why)-4))
+			limit := 8
+			if verbose {
+				limit = 0
 			}
-			line += " " + p.faint.Sprint(strings.Join(why, "; "))
+			line += " " + p.faint.Sprint(whyLine(c.Why, limit))
 		}
 		if c.Earned && len(c.Unexercised) > 0 {
 			// Claims built on one another share a caveat: spell it out once.
