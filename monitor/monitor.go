@@ -21,6 +21,7 @@ import (
 	"github.com/aghcheck/aghcheck/agh"
 	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/harness/broker"
+	"github.com/aghcheck/aghcheck/reporter"
 	"github.com/aghcheck/aghcheck/requirements"
 	"github.com/aghcheck/aghcheck/rules"
 	"github.com/aghcheck/aghcheck/workunit"
@@ -349,7 +350,8 @@ func (m *monitor) health(now time.Time, final bool) {
 	}
 	if d := dropped - m.sum.dropped; d > 0 {
 		m.sum.dropped = dropped
-		m.lossFinding(now, fmt.Sprintf("%d messages the broker delivered were dropped unjudged: the monitor fell behind (slow consumer, %d events so far)", d, m.slowEvents.Load()))
+		m.lossFinding(now, fmt.Sprintf("%s the broker delivered dropped unjudged: the monitor fell behind (slow consumer, %s so far)",
+			reporter.Plural(d, "message"), reporter.Plural(int(m.slowEvents.Load()), "event")))
 	}
 	if d := m.disconnects.Load(); d > m.sum.disconnects {
 		m.sum.disconnects = d
