@@ -1,5 +1,5 @@
 # aghcheck — every target works from a fresh clone with only Go installed
-# (bench-compare also needs node/npm for the ajv-cli comparison).
+# (bench-compare and example-peer also need node/npm).
 GO        ?= go
 PKGS      ?= ./...
 FUZZTIME  ?= 20s
@@ -9,7 +9,7 @@ BIN       ?= bin/aghcheck
 # git checkout).
 VERSION   ?= $(shell git describe --tags --match 'v*' --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build test bench bench-compare bench-process bench-run bench-monitor html-check fuzz lint docs reference clean
+.PHONY: all build test bench bench-compare bench-process bench-run bench-monitor html-check fuzz lint docs reference example-peer clean
 
 all: build
 
@@ -52,6 +52,11 @@ fuzz:
 ## baselines/compozy-agh.yaml; REF=<checkout or bare git dir of it> (docs/reference.md).
 reference:
 	REF="$(REF)" GO="$(GO)" ./scripts/reference.sh
+
+## example-peer: install the Node.js example peer (npm ci) and certify it at level core (needs node/npm).
+example-peer: build
+	cd examples/node-peer && npm ci --no-audit --no-fund
+	$(BIN) run --iut 'node examples/node-peer/peer.js' --level core
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -118,6 +118,19 @@ func oneLine(err error) string {
 	return strings.Join(strings.Fields(msg), " ")
 }
 
+// Unreasoned lists, as file:line: id, the entries whose reason is still a
+// placeholder (TODO..., as --write-baseline leaves it): a baseline is only
+// as good as the reasons it gives for what it excuses.
+func (b *Baseline) Unreasoned() []string {
+	var out []string
+	for _, e := range b.Entries {
+		if r := strings.TrimSpace(e.Reason); len(r) >= 4 && strings.EqualFold(r[:4], "TODO") {
+			out = append(out, fmt.Sprintf("%s:%d: %s", b.File, e.line, e.ID))
+		}
+	}
+	return out
+}
+
 // CheckIDs reports the entries naming neither a scenario (scenario says
 // whether an id is one) nor, after passive:, a rule (rule likewise).
 func (b *Baseline) CheckIDs(scenario, rule func(id string) bool) error {

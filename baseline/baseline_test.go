@@ -321,3 +321,18 @@ func FuzzParse(f *testing.F) {
 		b.Apply(report())
 	})
 }
+
+func TestUnreasoned(t *testing.T) {
+	b, err := Parse("known.yaml", []byte(`entries:
+  - {id: a, outcome: fail, reason: erratum 2}
+  - {id: b, outcome: fail, reason: "TODO: name the erratum or link the issue"}
+  - {id: c, outcome: warn, reason: todo}
+  - {id: d, outcome: fail, reason: "https://example.org/issues/7 (TODO list item)"}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := b.Unreasoned(), []string{"known.yaml:3: b", "known.yaml:4: c"}; !slices.Equal(got, want) {
+		t.Errorf("Unreasoned() = %q, want %q", got, want)
+	}
+}

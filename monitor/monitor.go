@@ -21,6 +21,8 @@ import (
 	"github.com/aghcheck/aghcheck/agh"
 	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/harness/broker"
+	"github.com/aghcheck/aghcheck/reporter"
+	"github.com/aghcheck/aghcheck/requirements"
 	"github.com/aghcheck/aghcheck/rules"
 	"github.com/aghcheck/aghcheck/workunit"
 )
@@ -178,7 +180,13 @@ func Run(ctx context.Context, cfg Config, sink Sink) (*Summary, error) {
 		close(stop)
 	}()
 	m.judgeLoop(batches)
-	s := m.snapshot(time.Now())
+	now := time.Now()
+	s := m.snapshot(now)
+	// The last tick's rate says how the traffic ended (often 0/s); the
+	// final summary gives the rate of the whole watch.
+	if el := now.Sub(s.Started).Seconds(); el > 0 {
+		s.Rate = float64(s.Judged) / el
+	}
 	return s, sink.Close(s)
 }
 
@@ -293,12 +301,18 @@ func (m *monitor) judge(p *pub) {
 	var stateful []rules.Finding
 	repeat := false
 	if env != nil {
-		r := m.tracker.Observe(workunit.Envelope{At: p.at, Env: env, Judged: true})
+		// An envelope the rules find broken (malformed, expired, badly
+		// signed, on the wrong subject) is refused by its receiver, so it
+		// opens, binds and changes no work: the tracker only remembers its
+		// id, as the run's own tracking does for a broken test message.
+		refused := rules.HasErrors(stateless, false)
+		r := m.tracker.Observe(workunit.Envelope{At: p.at, Env: env, Judged: true, Refused: refused})
 		stateful, repeat = r.Findings, r.Repeat
 	}
 	if repeat {
-		// A retry or a duplicate delivery: judged when it first came.
-		stateless = nil
+		// A retry or a duplicate delivery: its content was judged when it
+		// first came, but each publication has a subject of its own.
+		stateless = subjectFindings(stateless)
 	}
 	m.sum.envelope(sender(&f), p.at, repeat)
 	for _, list := range [][]rules.Finding{stateless, stateful} {
@@ -308,6 +322,19 @@ func (m *monitor) judge(p *pub) {
 			m.sink.Finding(f)
 		}
 	}
+}
+
+// subjectFindings keeps, of a publication's stateless findings, those of
+// the subject rule: the one judgement that belongs to the publication, not
+// to the message it carries.
+func subjectFindings(fs []rules.Finding) []rules.Finding {
+	var out []rules.Finding
+	for _, f := range fs {
+		if f.Rule == requirements.NATSSubject {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // health reports lost messages as findings of their own. While running,
@@ -323,7 +350,8 @@ func (m *monitor) health(now time.Time, final bool) {
 	}
 	if d := dropped - m.sum.dropped; d > 0 {
 		m.sum.dropped = dropped
-		m.lossFinding(now, fmt.Sprintf("%d messages the broker delivered were dropped unjudged: the monitor fell behind (slow consumer, %d events so far)", d, m.slowEvents.Load()))
+		m.lossFinding(now, fmt.Sprintf("%s the broker delivered dropped unjudged: the monitor fell behind (slow consumer, %s so far)",
+			reporter.Plural(d, "message"), reporter.Plural(int(m.slowEvents.Load()), "event")))
 	}
 	if d := m.disconnects.Load(); d > m.sum.disconnects {
 		m.sum.disconnects = d

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -388,5 +389,46 @@ func TestMonitorReportsDrops(t *testing.T) {
 	}
 	if got := sink.rules(); got["MONITOR-DROPPED"] == 0 || got["INPUT-JSON-SYNTAX"] != int(s.Judged) {
 		t.Errorf("findings %v for %d judged", got, s.Judged)
+	}
+}
+
+// TestMonitorRepeatOnAnotherSubject: an exact repeat of a directed
+// envelope, republished on the broadcast subject, is not judged again for
+// its content but is judged for its subject.
+func TestMonitorRepeatOnAnotherSubject(t *testing.T) {
+	d, sink, stop := watch(t)
+	work := newID("work_")
+	open := d.work(t, "thread_monitor_repeat", work, nil)
+	d.awaitTrace(t, work, "completed")
+	data, err := json.Marshal(open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.nc.Publish(agh.BroadcastSubject(testWS, testChannel), data); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	// The broker delivers to the monitor on its own time: wait for the
+	// verdict on the republished envelope before stopping.
+	for deadline := time.Now().Add(wait); len(sink.rules()) == 0 && time.Now().Before(deadline); {
+		<-sink.ticked
+	}
+	s := stop()
+	var got []string
+	for _, f := range sink.findings {
+		got = append(got, f.Rule.ID+" "+f.Peer+" "+f.Subject)
+	}
+	want := []string{"NATS-PUBLISH-SUBJECT " + me + " " + agh.BroadcastSubject(testWS, testChannel)}
+	if !slices.Equal(got, want) {
+		t.Errorf("findings %q, want %q", got, want)
+	}
+	if s.Repeats != 1 {
+		t.Errorf("%d repeats, want 1 (the republished envelope)", s.Repeats)
+	}
+	// The final rate is that of the whole watch, not of its quiet end.
+	if want := float64(s.Judged) / s.Elapsed.Seconds(); s.Rate < want/2 || s.Rate > want*2 {
+		t.Errorf("final rate %.2f/s, want about %.2f/s (%d judged in %s)", s.Rate, want, s.Judged, s.Elapsed)
 	}
 }

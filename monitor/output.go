@@ -169,11 +169,11 @@ func (s *liveSink) Close(sum *Summary) error {
 // writeSummary prints the summary; rows > 0 limits the rule and peer tables.
 func writeSummary(w io.Writer, s *Summary, p painter, rows int) {
 	fmt.Fprintf(w, "aghcheck monitor: %s on %s for %s\n", s.Subject, s.URL, s.Elapsed.Round(time.Second))
-	fmt.Fprintf(w, "judged %d envelopes of %d delivered (%s), %.0f/s; %d repeats\n",
-		s.Judged, s.Delivered, p.count(s.Dropped, "dropped"), s.Rate, s.Repeats)
-	fmt.Fprintf(w, "%s, %s; %d work units followed (%d open), %d peers (%d expired); peak heap %.1f MiB\n",
-		p.errors(s.Errors), p.warnings(s.Warnings), s.Tracker.Units, s.Tracker.Open, s.Tracker.Peers, s.Expired,
-		float64(s.PeakHeap)/(1<<20))
+	fmt.Fprintf(w, "judged %s of %d delivered (%s), %s/s; %s\n",
+		reporter.Plural(int(s.Judged), "envelope"), s.Delivered, p.count(s.Dropped, "dropped"), rate(s.Rate), reporter.Plural(s.Repeats, "repeat"))
+	fmt.Fprintf(w, "%s, %s; %s followed (%d open), %s (%d expired); peak heap %.1f MiB\n",
+		p.errors(s.Errors), p.warnings(s.Warnings), reporter.Plural(s.Tracker.Units, "work unit"), s.Tracker.Open,
+		reporter.Plural(s.Tracker.Peers, "peer"), s.Expired, float64(s.PeakHeap)/(1<<20))
 	if len(s.Rules) > 0 {
 		fmt.Fprintln(w, "rules:")
 		for i, r := range s.Rules {
@@ -207,9 +207,18 @@ func writeSummary(w io.Writer, s *Summary, p painter, rows int) {
 				p.errors(pc.Errors), p.warnings(pc.Warnings), state)
 		}
 		if s.OtherPeers > 0 {
-			fmt.Fprintf(w, "  (%d envelopes from peers past the first %d)\n", s.OtherPeers, maxPeers)
+			fmt.Fprintf(w, "  (%s from peers past the first %d)\n", reporter.Plural(s.OtherPeers, "envelope"), maxPeers)
 		}
 	}
+}
+
+// rate renders envelopes per second: whole numbers, but a rate under one
+// a second keeps a decimal rather than reading as nothing.
+func rate(r float64) string {
+	if r > 0 && r < 10 {
+		return fmt.Sprintf("%.1f", r)
+	}
+	return fmt.Sprintf("%.0f", r)
 }
 
 type painter struct{ on bool }

@@ -54,3 +54,17 @@ func TestSinkGolden(t *testing.T) {
 		t.Error("an unknown format was accepted")
 	}
 }
+
+// TestSummaryCounts: one of anything is singular, and a slow rate keeps a
+// decimal instead of reading as 0/s.
+func TestSummaryCounts(t *testing.T) {
+	sum := &Summary{Subject: "agh.network.v0.>", URL: "nats://127.0.0.1:4222", Elapsed: 6 * time.Second,
+		Delivered: 1, Judged: 1, Repeats: 1, Rate: 0.2, Tracker: workunit.Stats{Units: 1, Peers: 1}}
+	var buf bytes.Buffer
+	writeSummary(&buf, sum, painter{}, 0)
+	for _, want := range []string{"judged 1 envelope of 1 delivered (0 dropped), 0.2/s; 1 repeat\n", "1 work unit followed (0 open), 1 peer (0 expired)"} {
+		if !bytes.Contains(buf.Bytes(), []byte(want)) {
+			t.Errorf("summary lacks %q:\n%s", want, buf.String())
+		}
+	}
+}

@@ -21,7 +21,7 @@ type Summary struct {
 	Judged    uint64      `json:"judged"`
 	Dropped   int         `json:"dropped"` // by the client as a slow consumer
 	Repeats   int         `json:"repeats"` // same sender, id and content again: judged once
-	Rate      float64     `json:"rate"`    // envelopes judged per second since the last tick
+	Rate      float64     `json:"rate"`    // envelopes judged per second since the last tick; in the final summary, over the whole watch
 	Errors    int         `json:"errors"`
 	Warnings  int         `json:"warnings"`
 	Rules     []RuleCount `json:"rules"`

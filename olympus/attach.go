@@ -55,6 +55,7 @@ func (p *Profile) attachmentFindings(doc map[string]any) []rules.Finding {
 		return nil
 	}
 	var out []rules.Finding
+	unchecked := 0
 	for i, a := range atts {
 		att, ok := a.(map[string]any)
 		if !ok {
@@ -71,14 +72,29 @@ func (p *Profile) attachmentFindings(doc map[string]any) []rules.Finding {
 			continue
 		}
 		hash, ok := att["hash"].(string)
-		if p.root == "" || !ok || !hashPattern.MatchString(hash) {
+		if !ok || !hashPattern.MatchString(hash) {
+			continue
+		}
+		if p.root == "" {
+			unchecked++
 			continue
 		}
 		if f, bad := p.checkFile(path, hash, i); bad {
 			out = append(out, f)
 		}
 	}
+	if unchecked > 0 {
+		out = append(out, rules.Finding{Rule: RuleAttachmentUnchecked, Pointer: "/context_attachments",
+			Message: fmt.Sprintf("%s not checked: no attachment directory (give --attachments-root DIR)", plural(unchecked, "attachment hash", "attachment hashes"))})
+	}
 	return out
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // checkFile hashes the attachment at rel under the root. Escapes are found

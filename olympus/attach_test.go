@@ -108,9 +108,9 @@ func TestAttachmentsNotReadWithoutRoot(t *testing.T) {
 	p, err := New(Options{})
 	must(t, err)
 	// A wrong hash for a file that may or may not exist: without a root
-	// nothing is opened, so no finding.
-	if got := p.Check(nil, envelopeWith(att("plan.md", sha([]byte("x"))))); len(got) != 0 {
-		t.Fatalf("got %v", got)
+	// nothing is opened, and the only finding says the hash was not checked.
+	if got := p.Check(nil, envelopeWith(att("plan.md", sha([]byte("x"))))); len(got) != 1 || got[0].Rule != RuleAttachmentUnchecked {
+		t.Fatalf("got %v, want OLY-ATTACHMENT-UNCHECKED alone", got)
 	}
 	// Path shape is judged even without a root: the seed says "relative to repo root".
 	got := p.Check(nil, envelopeWith(att("../../etc/passwd", sha(nil))))

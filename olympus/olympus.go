@@ -17,9 +17,11 @@ import (
 // Options configure the checks that need something from outside the document.
 type Options struct {
 	// AttachmentsRoot is the directory attachment paths are relative to.
-	// Empty: attachment hashes are not checked (path shape still is).
+	// Empty: attachment hashes are not checked (path shape still is), and
+	// OLY-ATTACHMENT-UNCHECKED (a warning) says so.
 	AttachmentsRoot string
-	// HMACKey verifies authentication.signature. Empty: not verified.
+	// HMACKey verifies authentication.signature. Empty: not verified, and
+	// a signed document gets OLY-SIGNATURE-UNCHECKED (a warning) saying so.
 	HMACKey []byte
 }
 
@@ -81,6 +83,11 @@ func (p *Profile) Check(raw []byte, v any) []rules.Finding {
 	out = append(out, p.attachmentFindings(doc)...)
 	if len(p.key) > 0 {
 		out = append(out, p.signatureFindings(doc)...)
+	} else if auth, _ := doc["authentication"].(map[string]any); auth["signature"] != nil {
+		// A check the document calls for but this run cannot make is said,
+		// never left to read as a pass.
+		out = append(out, rules.Finding{Rule: RuleSignatureUnchecked, Pointer: "/authentication/signature",
+			Message: "signature not verified: no HMAC key (give --hmac-key-file FILE or set $" + KeyEnv + ")"})
 	}
 	return out
 }

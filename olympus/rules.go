@@ -73,6 +73,12 @@ var (
 	RuleSignatureEncoding = olympusRules.Declare(rules.Rule{ID: "OLY-SIGNATURE-ENCODING",
 		Clause: "authentication.signature MUST be the 32-byte HMAC-SHA256 in lowercase hex (64 digits).",
 		Source: "aghcheck canonical envelope content (docs/formats.md)"})
+	RuleSignatureUnchecked = olympusRules.Declare(rules.Rule{ID: "OLY-SIGNATURE-UNCHECKED", Severity: rules.Warning,
+		Clause: "A signed envelope SHOULD be validated with its HMAC key (--hmac-key-file or $" + KeyEnv + "): without one, authentication.signature is not verified, and a valid result says nothing of who sent the envelope or whether it changed.",
+		Source: seedSchema + " authentication.signature; aghcheck --hmac-key-file"})
+	RuleAttachmentUnchecked = olympusRules.Declare(rules.Rule{ID: "OLY-ATTACHMENT-UNCHECKED", Severity: rules.Warning,
+		Clause: "An envelope whose attachments declare hashes SHOULD be validated with the directory they live in (--attachments-root): without one, context_attachments[].hash is not compared with any file.",
+		Source: seedSchema + " context_attachments.items.hash; aghcheck --attachments-root"})
 	RuleSignature = olympusRules.Declare(rules.Rule{ID: "OLY-SIGNATURE",
 		Clause: "authentication.signature MUST be the HMAC-SHA256, under the supplied key, of the canonical envelope content (RFC 8785 JCS of the document without authentication.signature).",
 		Source: seedSchema + " authentication.signature; aghcheck canonical envelope content (docs/formats.md)"})

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/aghcheck/aghcheck/rules"
 )
 
 func signedFixture(t testing.TB) (raw []byte, doc map[string]any) {
@@ -48,7 +50,7 @@ func TestSignThenVerify(t *testing.T) {
 	_, doc := signedFixture(t)
 	delete(doc["authentication"].(map[string]any), "signature")
 	must(t, Sign(doc, key))
-	p, err := New(Options{HMACKey: key})
+	p, err := New(Options{HMACKey: key, AttachmentsRoot: filepath.Join(fixtures, "attachments")})
 	must(t, err)
 	if got := p.Check(nil, doc); len(got) != 0 {
 		t.Fatalf("freshly signed document: %v", got)
@@ -81,13 +83,22 @@ func TestSignErrors(t *testing.T) {
 	}
 }
 
+// TestNoKeyNoSignatureCheck: without a key the signature is not judged,
+// and the one finding says so (a warning), so the result never reads as a
+// verified signature.
 func TestNoKeyNoSignatureCheck(t *testing.T) {
 	raw, doc := signedFixture(t)
 	doc["authentication"].(map[string]any)["signature"] = "not even hex"
-	p, err := New(Options{})
+	p, err := New(Options{AttachmentsRoot: filepath.Join(fixtures, "attachments")})
 	must(t, err)
+	got := p.Check(raw, doc)
+	if len(got) != 1 || got[0].Rule != RuleSignatureUnchecked || got[0].Rule.Severity != rules.Warning {
+		t.Fatalf("without a key: got %v, want OLY-SIGNATURE-UNCHECKED (a warning) alone", got)
+	}
+	// An unsigned document without a key has nothing left unchecked.
+	delete(doc["authentication"].(map[string]any), "signature")
 	if got := p.Check(raw, doc); len(got) != 0 {
-		t.Fatalf("without a key the signature is not judged, got %v", got)
+		t.Fatalf("unsigned, without a key: got %v", got)
 	}
 }
 

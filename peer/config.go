@@ -26,6 +26,7 @@ const (
 	EnvToken         = "AGH_NATS_TOKEN"
 	EnvUser          = "AGH_NATS_USER"
 	EnvPassword      = "AGH_NATS_PASSWORD"
+	EnvCreds         = "AGH_NATS_CREDS"
 	EnvWorkspace     = "AGH_WORKSPACE_ID"
 	EnvChannel       = "AGH_CHANNEL"
 	EnvPeerID        = "AGH_PEER_ID"
@@ -43,7 +44,10 @@ const (
 // Config is everything Run needs. Zero durations take the defaults.
 type Config struct {
 	URL, Token, User, Password string
-	Workspace, Channel         string
+	// Creds is a NATS credentials file (JWT and NKey seed), as
+	// 'aghcheck run --nats-creds' passes it on.
+	Creds              string
+	Workspace, Channel string
 	// PeerID is the v0 Peer ID; in verified mode (Key set) the peer speaks
 	// as Nickname@fingerprint instead.
 	PeerID, DisplayName string
@@ -84,6 +88,7 @@ func ConfigFromEnv() (Config, error) {
 		Token:       os.Getenv(EnvToken),
 		User:        os.Getenv(EnvUser),
 		Password:    os.Getenv(EnvPassword),
+		Creds:       os.Getenv(EnvCreds),
 		Workspace:   os.Getenv(EnvWorkspace),
 		Channel:     os.Getenv(EnvChannel),
 		PeerID:      os.Getenv(EnvPeerID),

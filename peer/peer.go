@@ -65,6 +65,9 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.User != "" {
 		opts = append(opts, nats.UserInfo(cfg.User, cfg.Password))
 	}
+	if cfg.Creds != "" {
+		opts = append(opts, nats.UserCredentials(cfg.Creds))
+	}
 	nc, err := nats.Connect(cfg.URL, opts...)
 	if err != nil {
 		return fmt.Errorf("connect to %s: %w", cfg.URL, err)

@@ -136,7 +136,7 @@ func TestNoGoroutineLeft(t *testing.T) {
 func TestConfigFromEnv(t *testing.T) {
 	for k, v := range map[string]string{
 		EnvURL: "nats://127.0.0.1:4222", EnvToken: "tok", EnvUser: "u", EnvPassword: "p",
-		EnvWorkspace: "ws_env", EnvChannel: "chan-1", EnvPeerID: "env.peer", EnvGreetInterval: "2",
+		EnvWorkspace: "ws_env", EnvChannel: "chan-1", EnvPeerID: "env.peer", EnvGreetInterval: "2", EnvCreds: "/ci/run.creds",
 	} {
 		t.Setenv(k, v)
 	}
@@ -144,9 +144,9 @@ func TestConfigFromEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Config{URL: "nats://127.0.0.1:4222", Token: "tok", User: "u", Password: "p", Workspace: "ws_env",
+	want := Config{URL: "nats://127.0.0.1:4222", Token: "tok", User: "u", Password: "p", Creds: "/ci/run.creds", Workspace: "ws_env",
 		Channel: "chan-1", PeerID: "env.peer", DisplayName: DefaultDisplayName, GreetInterval: 2 * time.Second}
-	if c.URL != want.URL || c.Token != want.Token || c.User != want.User || c.Password != want.Password ||
+	if c.URL != want.URL || c.Token != want.Token || c.User != want.User || c.Password != want.Password || c.Creds != want.Creds ||
 		c.Workspace != want.Workspace || c.Channel != want.Channel || c.PeerID != want.PeerID || c.GreetInterval != want.GreetInterval {
 		t.Fatalf("got %+v\nwant %+v", c, want)
 	}

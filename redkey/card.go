@@ -68,6 +68,7 @@ func (cd *Card) Check(raw []byte, v any) []rules.Finding {
 			}
 		}
 	}
+	unchecked := 0 // slugs left unchecked for want of a registry
 	if l, ok := c.member(doc, "", "escalation_rules", kList, req); ok {
 		for i, it := range l.([]any) {
 			ptr := rules.Pointer("escalation_rules", idx(i))
@@ -77,20 +78,34 @@ func (cd *Card) Check(raw []byte, v any) []rules.Finding {
 				continue
 			}
 			c.member(r, ptr, "trigger", kString, req)
-			if rt, ok := c.member(r, ptr, "route_to", kString, req); ok && cd.opts.Registry != nil && !cd.opts.Registry.routable(rt.(string)) {
-				c.add(RuleCardRouteTo, ptr+"/route_to", `a role slug, agent slug or "exec" from the registry`, quote(rt.(string)), "")
+			if rt, ok := c.member(r, ptr, "route_to", kString, req); ok {
+				switch {
+				case cd.opts.Registry == nil:
+					unchecked++
+				case !cd.opts.Registry.routable(rt.(string)):
+					c.add(RuleCardRouteTo, ptr+"/route_to", `a role slug, agent slug or "exec" from the registry`, quote(rt.(string)), "")
+				}
 			}
 			if via, ok := c.member(r, ptr, "via", kString, req); ok {
 				c.oneOf(RuleCardVia, ptr+"/via", via.(string), viaValues)
 			}
 		}
 	}
-	if l, ok := c.member(doc, "", "output_types", kStrings, req); ok && cd.opts.Registry != nil {
+	if l, ok := c.member(doc, "", "output_types", kStrings, req); ok {
 		for i, it := range l.([]any) {
-			if s := it.(string); !cd.opts.Registry.OutputContracts[s] {
+			switch s := it.(string); {
+			case cd.opts.Registry == nil:
+				unchecked++
+			case !cd.opts.Registry.OutputContracts[s]:
 				c.add(RuleCardOutputType, rules.Pointer("output_types", idx(i)), "an output contract slug from the registry", quote(s), "")
 			}
 		}
+	}
+	if unchecked > 0 {
+		// A check the card calls for but this run cannot make is said,
+		// never left to read as a pass.
+		c.add(RuleCardRegistryUnchecked, "", "a registry of known slugs (--registry FILE)", "none",
+			fmt.Sprintf("%s not checked: no registry (give --registry FILE)", slugs(unchecked)))
 	}
 	if s, ok := c.member(doc, "", "working_style", kString, req); ok {
 		if n := Sentences(s.(string)); n < 1 || n > 3 {
@@ -123,4 +138,12 @@ func (cd *Card) Check(raw []byte, v any) []rules.Finding {
 func neverPhrased(s string) bool {
 	rest, ok := strings.CutPrefix(s, "I never ")
 	return ok && hasContent(rest)
+}
+
+// slugs counts slugs in words ("1 slug", "3 slugs").
+func slugs(n int) string {
+	if n == 1 {
+		return "1 slug"
+	}
+	return fmt.Sprintf("%d slugs", n)
 }

@@ -111,6 +111,29 @@ func TestEveryRuleHasAnInvalidFixture(t *testing.T) {
 	}
 }
 
+// TestNoRegistry: a card judged without a registry says which check it
+// could not make; one without route_to or output_types has nothing left
+// unchecked.
+func TestNoRegistry(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(fixtures, "no-registry", "invalid", "RKC-REGISTRY-UNCHECKED__slugs-unchecked.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	card := NewCard(CardOptions{})
+	got := card.Check(raw, decode(t, raw))
+	if len(got) != 1 || got[0].Rule != RuleCardRegistryUnchecked || got[0].Rule.Severity != rules.Warning {
+		t.Fatalf("without a registry: %v, want RKC-REGISTRY-UNCHECKED (a warning) alone", got)
+	}
+	doc := decode(t, raw).(map[string]any)
+	delete(doc, "escalation_rules")
+	delete(doc, "output_types")
+	for _, f := range card.Check(nil, doc) {
+		if f.Rule == RuleCardRegistryUnchecked {
+			t.Errorf("a card with no slugs to check: %v", f)
+		}
+	}
+}
+
 // TestTemplates judges the seed's templates verbatim. They are shapes, not
 // messages: placeholders ("ISO8601", "0.0.XXXXX") and alternatives
 // ("a | b") break the rules a real message must keep. The verdicts are
@@ -278,11 +301,13 @@ func TestRulesRegistered(t *testing.T) {
 		if r.Source == "" || !strings.HasPrefix(r.ID, "RK") {
 			t.Errorf("rule %s: source %q", r.ID, r.Source)
 		}
-		if r.Severity != rules.Error && r.ID != RuleWirePayloadMember.ID {
+		// The one SHOULD of the seed, and the warning that a check was not
+		// made, are the only rules that are not errors.
+		if r.Severity != rules.Error && r.ID != RuleWirePayloadMember.ID && r.ID != RuleCardRegistryUnchecked.ID {
 			t.Errorf("rule %s is not an error: the seed states it", r.ID)
 		}
 	}
-	if n != 30 {
+	if n != 31 {
 		t.Errorf("%d RedKey rules registered", n)
 	}
 }

@@ -109,4 +109,7 @@ var (
 	RuleCardOutputType = cardRules.Declare(rules.Rule{ID: "RKC-OUTPUT-TYPE",
 		Clause: "output_types items MUST name known Wire output contract slugs; checked with --registry.",
 		Source: seed + " §Field Rules (output_types: real output contract slugs)"})
+	RuleCardRegistryUnchecked = cardRules.Declare(rules.Rule{ID: "RKC-REGISTRY-UNCHECKED", Severity: rules.Warning,
+		Clause: "A card that routes escalations or declares output types SHOULD be validated with the registry of known slugs (--registry): without one, route_to and output_types are not checked.",
+		Source: seed + " §Field Rules (real role, agent and output contract slugs); aghcheck --registry"})
 )

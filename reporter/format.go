@@ -19,6 +19,21 @@ type Writer[I, R any] interface {
 	Finish(R) error
 }
 
+// Flusher is a Writer that can push out what it has written so far: the
+// line-oriented formats, whose output is useful before Finish.
+type Flusher interface {
+	Flush() error
+}
+
+// FlushFunc is a function that flushes w when w is a Flusher, else nil.
+func FlushFunc(w any) func() {
+	f, ok := w.(Flusher)
+	if !ok {
+		return nil
+	}
+	return func() { _ = f.Flush() }
+}
+
 // Options shape every writer; each format reads the fields that concern it.
 type Options struct {
 	// Strict reports every finding as an error (--strict).

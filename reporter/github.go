@@ -25,10 +25,20 @@ type githubReporter struct {
 	o  Options
 }
 
-func (r *githubReporter) Item(d *validate.Document) error {
+func (r *githubReporter) start() {
 	if r.bw == nil {
 		r.bw = bufio.NewWriterSize(r.w, 64<<10)
 	}
+}
+
+// Flush writes out the annotations so far.
+func (r *githubReporter) Flush() error {
+	r.start()
+	return r.bw.Flush()
+}
+
+func (r *githubReporter) Item(d *validate.Document) error {
+	r.start()
 	if r.o.Quiet && d.Valid {
 		return nil
 	}
@@ -59,9 +69,7 @@ func (r *githubReporter) Item(d *validate.Document) error {
 }
 
 func (r *githubReporter) Finish(s validate.Summary) error {
-	if r.bw == nil {
-		r.bw = bufio.NewWriterSize(r.w, 64<<10)
-	}
+	r.start()
 	fmt.Fprintln(r.bw, SummaryLine(s))
 	return r.bw.Flush()
 }

@@ -101,6 +101,13 @@ func (r *jsonReporter) Item(d *validate.Document) error {
 	return err
 }
 
+// Flush writes out the documents reported so far (the separator before
+// the next one comes with it).
+func (r *jsonReporter) Flush() error {
+	r.start()
+	return r.bw.Flush()
+}
+
 func (r *jsonReporter) Finish(s validate.Summary) error {
 	r.start()
 	if r.n > 0 {

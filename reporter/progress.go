@@ -17,8 +17,8 @@ type ValidateProgress struct {
 // files, documents, bytes and the rates so far; at most width columns.
 func ProgressLine(p ValidateProgress, width int) string {
 	secs := max(p.Elapsed.Seconds(), 1e-3)
-	s := fmt.Sprintf("%5.1fs file %d/%d, %d documents, %s (%s/s, %.0f documents/s)",
-		p.Elapsed.Seconds(), p.File, p.Files, p.Documents, byteSize(float64(p.Bytes)), byteSize(float64(p.Bytes)/secs), float64(p.Documents)/secs)
+	s := fmt.Sprintf("%5.1fs file %d/%d, %s, %s (%s/s, %.0f documents/s)",
+		p.Elapsed.Seconds(), p.File, p.Files, Plural(int(p.Documents), "document"), byteSize(float64(p.Bytes)), byteSize(float64(p.Bytes)/secs), float64(p.Documents)/secs)
 	return clipRunes(s, width-1)
 }
 

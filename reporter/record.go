@@ -2,6 +2,7 @@ package reporter
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -69,9 +70,13 @@ func NewRecord(rep *harness.Report, in RecordInput) (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
+	// What the flags left open comes from the IUT's Peer Card, whatever
+	// format or file the record is written to.
+	card := func(key string) string { s, _ := rep.IUT.Card[key].(string); return s }
 	r := &Record{
-		Implementation: in.Implementation, Version: in.ImplementationVersion,
-		Claim: rep.Summary.Claim, Protocol: rep.Protocol,
+		Implementation: cmp.Or(in.Implementation, card("display_name"), rep.IUT.PeerID, "unknown"),
+		Version:        cmp.Or(in.ImplementationVersion, card("version"), "unknown"),
+		Claim:          rep.Summary.Claim, Protocol: rep.Protocol,
 		Profiles: []string{}, Passed: []string{}, Optional: []string{}, Deviations: []Deviation{},
 		FixtureSuite:    fmt.Sprintf("aghcheck@%s sha256:%s", rep.Version, digest),
 		ScenariosPlayed: played,

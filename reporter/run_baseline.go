@@ -47,8 +47,8 @@ func writeRunBaseline(w io.Writer, p palette, rep *harness.Report) {
 	if b == nil {
 		return
 	}
-	fmt.Fprintf(w, "\nBaseline %s: %d entries, %d expected-fail, %d stale, %d not judged\n",
-		b.File, b.Entries, b.Expected, len(b.Stale), len(b.Unjudged))
+	fmt.Fprintf(w, "\nBaseline %s: %s, %d expected-fail, %d stale, %d not judged\n",
+		b.File, Plural(b.Entries, "entry"), b.Expected, len(b.Stale), len(b.Unjudged))
 	marked := map[string]bool{}
 	for _, r := range baselineRows(rep) {
 		marked[r.id] = true

@@ -53,3 +53,38 @@ func exercisedLine(c harness.ClaimResult, limit int) string {
 	}
 	return fmt.Sprintf("%s, %d not: %s", s, len(c.NotExercised), strings.Join(parts, "; "))
 }
+
+// untestedPrefix starts each reason of a claim's Why that names one MUST
+// requirement no scenario exercised.
+const untestedPrefix = "untested: "
+
+// whyLine says in one line why a claim was not earned: its reasons, the
+// untested requirements gathered into one of them ("untested: A, B, … 78
+// more"), naming at most limit of them (0: every one).
+func whyLine(why []string, limit int) string {
+	var parts, untested []string
+	at := -1
+	for _, w := range why {
+		if id, ok := strings.CutPrefix(w, untestedPrefix); ok {
+			if at < 0 {
+				at = len(parts)
+				parts = append(parts, "")
+			}
+			untested = append(untested, id)
+			continue
+		}
+		parts = append(parts, w)
+	}
+	if at >= 0 {
+		named := untested
+		if limit > 0 && len(named) > limit {
+			named = named[:limit]
+		}
+		s := untestedPrefix + strings.Join(named, ", ")
+		if rest := len(untested) - len(named); rest > 0 {
+			s += fmt.Sprintf(", … %d more", rest)
+		}
+		parts[at] = s
+	}
+	return strings.Join(parts, "; ")
+}

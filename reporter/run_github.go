@@ -54,9 +54,9 @@ func writeRunGitHub(w io.Writer, rep *harness.Report) error {
 	}
 	s := rep.Summary
 	verdict := fmt.Sprintf("claim earned: %s (target %s); %d pass, %d fail, %d warn, %d skip, %d error", s.Claim, s.Target, s.Pass, s.Fail, s.Warn, s.Skip, s.Error)
-	cmd, word := "notice", "PASSED"
+	cmd, word := "notice", runVerdict(rep)
 	if !s.Passed {
-		cmd, word = "error", "NOT PASSED"
+		cmd = "error"
 	}
 	b.WriteString(Annotation(cmd, "aghcheck run: "+word, verdict) + "\n")
 	for _, c := range rep.Claims {
@@ -64,7 +64,7 @@ func writeRunGitHub(w io.Writer, rep *harness.Report) error {
 		if !c.Earned {
 			mark = "✘"
 			if len(c.Why) > 0 {
-				why = " " + strings.Join(c.Why, "; ")
+				why = " " + whyLine(c.Why, 8)
 			}
 		}
 		fmt.Fprintf(&b, "%s %s%s\n", mark, c.Name, why)

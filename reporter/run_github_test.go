@@ -1,6 +1,7 @@
 package reporter
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -42,5 +43,28 @@ func TestRunGitHubGolden(t *testing.T) {
 	if got := string(writeRun(t, "github", ok, Options{})); got != "::notice title=aghcheck run%3A PASSED::claim earned: Full Peer (target Full Peer); 1 pass, 0 fail, 0 warn, 0 skip, 0 error\n"+
 		"PASSED  claim earned: Full Peer (target Full Peer); 1 pass, 0 fail, 0 warn, 0 skip, 0 error\n" {
 		t.Errorf("a passing run:\n%s", got)
+	}
+}
+
+// TestWhyLineGathersUntested: a narrowed run leaves dozens of requirements
+// untested; a claim's line names a few and counts the rest, keeping its
+// other reasons.
+func TestWhyLineGathersUntested(t *testing.T) {
+	why := []string{"x.fails: fail"}
+	for i := range 80 {
+		why = append(why, fmt.Sprintf("untested: REQ-%02d", i))
+	}
+	why = append(why, "needs Core Peer")
+	want := "x.fails: fail; untested: REQ-00, REQ-01, REQ-02, … 77 more; needs Core Peer"
+	if got := whyLine(why, 3); got != want {
+		t.Errorf("whyLine = %q, want %q", got, want)
+	}
+	if got := whyLine(why[:2], 3); got != "x.fails: fail; untested: REQ-00" {
+		t.Errorf("whyLine of one = %q", got)
+	}
+	rep := runFixture()
+	rep.Claims[1].Why = why
+	if out := string(writeRun(t, "github", rep, Options{})); strings.Count(out, "REQ-") != 8 || !strings.Contains(out, "… 72 more") {
+		t.Errorf("github claim line does not gather the untested requirements:\n%s", out)
 	}
 }

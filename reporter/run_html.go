@@ -110,6 +110,7 @@ type htmlScenario struct {
 type htmlStep struct {
 	harness.StepResult
 	Expected []string // pretty JSON, one per pattern
+	Label    string   // what the patterns are (patternLabel)
 }
 
 type htmlEntry struct {
@@ -246,7 +247,7 @@ func htmlDetails(sc *harness.ScenarioResult, iutID string) htmlScenario {
 		if st.Outcome == harness.Pass {
 			continue
 		}
-		hs := htmlStep{StepResult: st}
+		hs := htmlStep{StepResult: st, Label: patternLabel(st.Kind)}
 		for _, e := range st.Expected {
 			b, _ := json.MarshalIndent(e, "", "  ")
 			hs.Expected = append(hs.Expected, string(b))

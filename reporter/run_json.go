@@ -11,6 +11,23 @@ import (
 // requirements, passive validation and every scenario with its steps and
 // exchanged envelopes.
 func writeRunJSON(w io.Writer, rep *harness.Report) error {
+	// The lists are always lists (schemas/run-report.schema.json), even
+	// for a run that never got as far as filling them.
+	r := *rep
+	if r.Claims == nil {
+		r.Claims = []harness.ClaimResult{}
+	}
+	if r.Requirements == nil {
+		r.Requirements = []harness.RequirementResult{}
+	}
+	if r.Scenarios == nil {
+		r.Scenarios = []*harness.ScenarioResult{}
+	}
+	if r.Passive.Outcome == "" {
+		// Nothing was judged (the IUT never joined): not a verdict.
+		r.Passive.Outcome = harness.Skip
+	}
+	rep = &r
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)

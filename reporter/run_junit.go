@@ -128,7 +128,7 @@ func junitDetail(sc *harness.ScenarioResult) string {
 		fmt.Fprintf(&b, "step %d %s: %s\n", st.Index, st.Kind, st.Message)
 		for _, e := range st.Expected {
 			j, _ := json.Marshal(e)
-			fmt.Fprintf(&b, "  expected: %s\n", j)
+			fmt.Fprintf(&b, "  %s: %s\n", patternLabel(st.Kind), j)
 		}
 		for _, a := range st.Arrived {
 			fmt.Fprintf(&b, "  arrived:  %s\n", a)

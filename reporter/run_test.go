@@ -248,3 +248,21 @@ func TestRunTextSharedGaps(t *testing.T) {
 		t.Errorf("shared gaps not named once:\n%s", out)
 	}
 }
+
+// TestSilenceFailureReadsAsSuch: every format shows a failing silence's
+// patterns as what must not arrive, never as what was expected.
+func TestSilenceFailureReadsAsSuch(t *testing.T) {
+	rep := runFixture()
+	sc := rep.Scenarios[1]
+	sc.Steps = []harness.StepResult{{Index: 3, Kind: "expect_silence", Outcome: harness.Fail,
+		Expected: []map[string]any{{"kind": "trace"}}, Arrived: []string{"trace(working) msg_9 from iut.0001"}}}
+	for _, format := range []string{"text", "github", "junit", "html"} {
+		out := string(writeRun(t, format, rep, Options{}))
+		if !strings.Contains(out, "must not arrive") {
+			t.Errorf("%s: a failing silence is not shown as what must not arrive", format)
+		}
+		if strings.Contains(out, "step 3 expected") || strings.Contains(out, "<h5>expected</h5>") {
+			t.Errorf("%s: a failing silence reads as an expectation", format)
+		}
+	}
+}

@@ -77,13 +77,23 @@ func stepEvidence(sc *harness.ScenarioResult) []string {
 		}
 		for _, e := range st.Expected {
 			b, _ := json.Marshal(e)
-			out = append(out, fmt.Sprintf("step %d expected: %s", st.Index, clip(string(b), 300)))
+			out = append(out, fmt.Sprintf("step %d %s: %s", st.Index, patternLabel(st.Kind), clip(string(b), 300)))
 		}
 		for _, a := range st.Arrived {
 			out = append(out, fmt.Sprintf("step %d arrived:  %s", st.Index, clip(a, 300)))
 		}
 	}
 	return out
+}
+
+// patternLabel says what a step's patterns are: what had to arrive, or,
+// for a silence, what must not (so a failing silence never reads as an
+// expectation met).
+func patternLabel(stepKind string) string {
+	if stepKind == "expect_silence" {
+		return "must not arrive"
+	}
+	return "expected"
 }
 
 func firstLine(s string) string {
@@ -161,7 +171,7 @@ func (t *runText) Finish(rep *harness.Report) error {
 			fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("  %s %-46s %s", p.outcome(sc.Outcome), sc.ID, p.faint.Sprint(sc.Message)), " "))
 		}
 	} else if len(skipped) > 0 {
-		fmt.Fprintf(w, "\n%d scenarios skipped (-v lists them)\n", len(skipped))
+		fmt.Fprintf(w, "\n%s skipped (-v lists them)\n", Plural(len(skipped), "scenario"))
 	}
 	if len(bad) > 0 {
 		fmt.Fprintln(w, "\nDetails:")
@@ -193,11 +203,11 @@ func (t *runText) Finish(rep *harness.Report) error {
 		}
 		line := fmt.Sprintf("  %s %-22s", mark, c.Name)
 		if !c.Earned && len(c.Why) > 0 {
-			why := c.Why
-			if len(why) > 4 && !verbose {
-				why = append(why[:4:4], fmt.Sprintf("… %d more", len(c.Why)-4))
+			limit := 8
+			if verbose {
+				limit = 0
 			}
-			line += " " + p.faint.Sprint(strings.Join(why, "; "))
+			line += " " + p.faint.Sprint(whyLine(c.Why, limit))
 		}
 		if c.Earned && len(c.Unexercised) > 0 {
 			// Claims built on one another share a caveat: spell it out once.
@@ -217,13 +227,43 @@ func (t *runText) Finish(rep *harness.Report) error {
 	t.exercised(rep)
 	t.latency(rep)
 	s := rep.Summary
-	verdict := p.greenBold.Sprint("PASSED")
+	verdict := p.greenBold.Sprint(runVerdict(rep))
 	if !s.Passed {
-		verdict = p.red.Sprint("NOT PASSED")
+		verdict = p.red.Sprint(runVerdict(rep))
 	}
-	fmt.Fprintf(w, "\n%s  %d pass, %d fail, %d warn, %d skip, %d error%s; claim earned: %s (target %s); %s wall, %s of scenario time\n",
-		verdict, s.Pass, s.Fail, s.Warn, s.Skip, s.Error, baselineVerdict(rep), p.cyan.Sprint(s.Claim), s.Target, runDur(rep.Duration.D()), runDur(s.ScenarioTime.D()))
+	fmt.Fprintf(w, "\n%s  %s; claim earned: %s (target %s); %s wall, %s of scenario time\n",
+		verdict, runCounts(rep), p.cyan.Sprint(s.Claim), s.Target, runDur(rep.Duration.D()), runDur(s.ScenarioTime.D()))
 	return nil
+}
+
+// runVerdict is the run's verdict in a word or two.
+func runVerdict(rep *harness.Report) string {
+	switch {
+	case rep.Error != "" && rep.IUT.PeerID == "":
+		return "NOT RUN"
+	case rep.Error != "":
+		return "ERROR"
+	case rep.Summary.Passed:
+		return "PASSED"
+	}
+	return "NOT PASSED"
+}
+
+// runCounts is the run's outcome counts, the baseline's with them.
+func runCounts(rep *harness.Report) string {
+	s := rep.Summary
+	return fmt.Sprintf("%d pass, %d fail, %d warn, %d skip, %d error%s", s.Pass, s.Fail, s.Warn, s.Skip, s.Error, baselineVerdict(rep))
+}
+
+// VerdictLine is the one line a run whose report goes to files leaves in
+// the log (standard error): the verdict, the counts, the claim and where
+// the report went, so that a CI log always shows how the run ended.
+func VerdictLine(rep *harness.Report, written ...string) string {
+	line := fmt.Sprintf("aghcheck run: %s  %s; claim earned: %s (target %s)", runVerdict(rep), runCounts(rep), rep.Summary.Claim, rep.Summary.Target)
+	if len(written) > 0 {
+		line += "; written to " + strings.Join(written, " and ")
+	}
+	return line
 }
 
 // exercised prints, per claim, how many of its requirements the run
@@ -266,7 +306,12 @@ func (t *runText) stderrTail(rep *harness.Report) {
 func (t *runText) failure(sc *harness.ScenarioResult) {
 	w, p := t.w, t.p
 	fmt.Fprintf(w, "\n  %s %s  %s\n", p.outcome(sc.Outcome), sc.ID, sc.Title)
-	fmt.Fprintf(w, "        %s %s, %s, requirements %s\n", p.faint.Sprint("in"), sc.File, sc.Level, strings.Join(sc.Requirements, ", "))
+	where := sc.File
+	if strings.HasPrefix(where, "embedded:") {
+		// Built into the binary: say how to read it.
+		where += " (aghcheck show " + sc.ID + ")"
+	}
+	fmt.Fprintf(w, "        %s %s, %s, requirements %s\n", p.faint.Sprint("in"), where, sc.Level, strings.Join(sc.Requirements, ", "))
 	if sc.Message != "" {
 		fmt.Fprintf(w, "        %s\n", sc.Message)
 	}

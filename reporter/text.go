@@ -101,6 +101,9 @@ func (t *textReporter) Item(d *validate.Document) error {
 	return nil
 }
 
+// Flush writes out the documents reported so far.
+func (t *textReporter) Flush() error { return t.w.Flush() }
+
 func (t *textReporter) Finish(s validate.Summary) error {
 	line := SummaryLine(s)
 	if s.Invalid > 0 {

@@ -284,7 +284,7 @@ func TestFixtures(t *testing.T) {
 	// drift from these tables.
 	n := 0
 	err := filepath.WalkDir(fixtureDir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+		if err != nil || d.IsDir() || d.Name() == "README.md" { // how to judge a directory, not a fixture
 			return err
 		}
 		n++

@@ -52,13 +52,16 @@ func isLinesFile(name string) bool {
 // Expand turns command-line arguments into inputs: "-" is standard input,
 // a directory is searched recursively for *.json, *.ndjson and *.jsonl, an
 // argument with glob characters that names no file is expanded as a glob.
-// Every argument must yield at least one input; the error names the first
-// that does not, in one line.
+// Every argument must yield at least one input: the error names, one line
+// each, every argument that does not, and the inputs of the others are
+// still returned, so that one missing path does not hide the results of
+// the rest. No argument at all, or - twice, returns no input.
 func Expand(args []string) ([]Input, error) {
 	if len(args) == 0 {
 		return nil, errors.New("no input: give a file, a directory, a glob or - for standard input")
 	}
 	var out []Input
+	var errs []error
 	seen := map[string]bool{}
 	stdin := false
 	add := func(p string) {
@@ -76,36 +79,45 @@ func Expand(args []string) ([]Input, error) {
 			out = append(out, Input{Stdin: true})
 			continue
 		}
-		paths := []string{a}
-		if _, err := os.Stat(a); err != nil && strings.ContainsAny(a, "*?[") {
-			m, gerr := filepath.Glob(a)
-			if gerr != nil {
-				return nil, fmt.Errorf("bad glob %q: %w", a, gerr)
-			}
-			if len(m) == 0 {
-				return nil, fmt.Errorf("%s: the pattern matches no file", a)
-			}
-			paths = m
-		}
-		for _, p := range paths {
-			st, err := os.Stat(p)
-			if err != nil {
-				return nil, oneLine(err)
-			}
-			if !st.IsDir() {
-				add(p)
-				continue
-			}
-			n := len(out)
-			if err := walkDir(p, add); err != nil {
-				return nil, err
-			}
-			if len(out) == n {
-				return nil, fmt.Errorf("%s: no *.json, *.ndjson or *.jsonl file in this directory", p)
-			}
+		if err := expandArg(a, add, func() int { return len(out) }); err != nil {
+			errs = append(errs, err)
 		}
 	}
-	return out, nil
+	return out, errors.Join(errs...)
+}
+
+// expandArg adds the inputs one argument names; count is how many inputs
+// there are so far.
+func expandArg(a string, add func(string), count func() int) error {
+	paths := []string{a}
+	if _, err := os.Stat(a); err != nil && strings.ContainsAny(a, "*?[") {
+		m, gerr := filepath.Glob(a)
+		if gerr != nil {
+			return fmt.Errorf("bad glob %q: %w", a, gerr)
+		}
+		if len(m) == 0 {
+			return fmt.Errorf("%s: the pattern matches no file", a)
+		}
+		paths = m
+	}
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return oneLine(err)
+		}
+		if !st.IsDir() {
+			add(p)
+			continue
+		}
+		n := count()
+		if err := walkDir(p, add); err != nil {
+			return err
+		}
+		if count() == n {
+			return fmt.Errorf("%s: no *.json, *.ndjson or *.jsonl file in this directory", p)
+		}
+	}
+	return nil
 }
 
 // openInput opens a named input. Opening a named pipe (FIFO) blocks until

@@ -44,14 +44,29 @@ type splitter struct {
 	lpos     int
 	base     int               // offset of buf[0] in the input
 	emit     func(rawDoc) bool // false stops the split
-	stopped  bool
-	docs     int
+	// idle is called before every read, when each complete document read
+	// so far has been sent: a read may wait on a live stream, so what is
+	// queued must go out first. false stops the split.
+	idle    func() bool
+	stopped bool
+	docs    int
+	// whole reads the input as one message, whatever it holds (a receiver
+	// gets one NATS payload): an array is one document that is not an
+	// object, two values one document with trailing data.
+	whole bool
+	// nulAt is the input offset of the first NUL byte within the first
+	// binarySniff bytes (-1: none seen), and nulLine its line.
+	nulAt, nulLine int
 }
+
+// binarySniff is how far into an input a NUL byte, which never occurs in a
+// JSON text, marks it as binary: one finding instead of thousands.
+const binarySniff = 8192
 
 const readChunk = 256 << 10
 
-func newSplitter(r io.Reader, emit func(rawDoc) bool) *splitter {
-	return &splitter{r: r, buf: make([]byte, MaxDocument+readChunk+1), line: 1, col: 1, emit: emit}
+func newSplitter(r io.Reader, emit func(rawDoc) bool, idle func() bool) *splitter {
+	return &splitter{r: r, buf: make([]byte, MaxDocument+readChunk+1), line: 1, col: 1, emit: emit, idle: idle, nulAt: -1}
 }
 
 // fill compacts the window to the front and reads more. It returns false at
@@ -69,8 +84,13 @@ func (s *splitter) fill() bool {
 	if s.end == len(s.buf) {
 		return true // caller must consume before more fits
 	}
+	if s.idle != nil && !s.idle() {
+		s.eof, s.stopped = true, true
+		return false
+	}
 	for {
 		n, err := s.r.Read(s.buf[s.end:])
+		s.sniff(s.end, s.end+n)
 		s.end += n
 		if err != nil {
 			s.eof = true
@@ -82,6 +102,20 @@ func (s *splitter) fill() bool {
 		if n > 0 {
 			return true
 		}
+	}
+}
+
+// sniff looks for a NUL byte in buf[from:to], just read, as far as it lies
+// within the first binarySniff bytes of the input.
+func (s *splitter) sniff(from, to int) {
+	if s.nulAt >= 0 || s.base+from >= binarySniff {
+		return
+	}
+	to = min(to, binarySniff-s.base)
+	if i := bytes.IndexByte(s.buf[from:to], 0); i >= 0 {
+		at := from + i
+		s.nulAt = s.base + at
+		s.nulLine = s.line + bytes.Count(s.buf[s.lpos:at], nl)
 	}
 }
 
@@ -127,6 +161,18 @@ func (s *splitter) send(d rawDoc) {
 	if s.stopped {
 		return
 	}
+	// A document or a failure that reaches the NUL byte becomes the one
+	// finding for the rest of a binary input. Being positional, this does
+	// not depend on how the reads were cut.
+	reach := s.base + s.pos + 1
+	if d.raw != nil {
+		reach = d.off + len(d.raw)
+	}
+	if s.nulAt >= 0 && reach > s.nulAt {
+		d = rawDoc{line: s.nulLine, index: -1, fail: &rules.Finding{Rule: rules.InputSyntax, Expected: "a JSON text", Found: "binary data",
+			Message: fmt.Sprintf("NUL byte at byte %d: this looks like a binary file, not JSON; the rest of the file is skipped", s.nulAt)}}
+		s.stopped = true
+	}
 	s.docs++
 	if !s.emit(d) {
 		s.stopped = true
@@ -156,20 +202,14 @@ func (s *splitter) skipWS() bool {
 
 // run splits the whole input. lines forces NDJSON reading.
 func (s *splitter) run(lines bool) error {
-	for s.end < 8192 && s.fill() {
-	}
-	if s.end == 0 {
-		return s.err
-	}
-	// NUL never occurs in a JSON text; its presence in the first bytes means
-	// a binary file, which gets one finding instead of thousands.
-	head := s.buf[:min(s.end, 8192)]
-	if i := bytes.IndexByte(head, 0); i >= 0 {
-		s.failAt(s.lineAt(i), -1, rules.InputSyntax, "a JSON text", "binary data",
-			fmt.Sprintf("NUL byte at byte %d: this looks like a binary file, not JSON; the file is skipped", i))
+	// One read, not a fixed amount: on a live stream the first document
+	// may be all there is for a while.
+	if !s.fill() && s.end == 0 {
 		return s.err
 	}
 	switch {
+	case s.whole:
+		s.message()
 	case lines:
 		s.lines()
 	case !s.skipWS():
@@ -179,6 +219,24 @@ func (s *splitter) run(lines bool) error {
 		s.values()
 	}
 	return s.err
+}
+
+// message sends the whole input as one document.
+func (s *splitter) message() {
+	for s.end-s.pos <= MaxDocument && s.fill() {
+	}
+	if size := s.end - s.pos; size > MaxDocument {
+		for s.pos = s.end; s.fill(); s.pos = s.end {
+			size += s.end - s.pos
+		}
+		s.tooLarge(1, -1, size, "")
+		return
+	}
+	if len(bytes.TrimLeft(s.buf[s.pos:s.end], " \t\r\n")) == 0 {
+		return // empty: the caller says so
+	}
+	s.send(s.at(s.pos, 1, -1, s.buf[s.pos:s.end]))
+	s.pos = s.end
 }
 
 // lines reads NDJSON: every non-blank line is one document, and a broken line

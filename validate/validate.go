@@ -70,6 +70,16 @@ type Options struct {
 	// PipeWait bounds how long a named pipe given as a path may wait for a
 	// writer (default DefaultPipeWait).
 	PipeWait time.Duration
+	// OneMessage reads every input as exactly one message, as a receiver
+	// gets a NATS payload, instead of as a batch of documents (one, an
+	// array of them, NDJSON or concatenated values): a top-level array is
+	// then INPUT-NOT-OBJECT and a second value INPUT-JSON-SYNTAX.
+	OneMessage bool
+	// Idle, when set, is called whenever Run has emitted every document
+	// read so far and waits for more: a writer flushes its output there, so
+	// that a document from a live stream is reported as soon as it is
+	// complete, not when a buffer fills.
+	Idle func()
 }
 
 // Validator runs profiles over inputs; build one per run.
@@ -208,7 +218,13 @@ var batchPool = sync.Pool{New: func() any {
 // for people.
 // Checking goes on past input errors so that one bad path does not hide the
 // results of the others. An error returned by emit stops the run.
+//
+// When ctx is done (an interrupt), Run emits the documents already read,
+// returns the summary of those with ctx's error, and does not wait for a
+// read in progress: reading standard input cannot be interrupted, so that
+// read ends on its own, when its input does.
 func (v *Validator) Run(ctx context.Context, inputs []Input, emit func(*Document) error) (Summary, error) {
+	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var sum Summary
@@ -239,7 +255,11 @@ func (v *Validator) Run(ctx context.Context, inputs []Input, emit func(*Document
 		}
 	}()
 	var emitErr error
-	for b := range order {
+	for {
+		b, ok := v.next(parent, order)
+		if !ok {
+			break
+		}
 		<-b.done
 		if emitErr == nil {
 			for i := range b.out {
@@ -254,12 +274,42 @@ func (v *Validator) Run(ctx context.Context, inputs []Input, emit func(*Document
 		}
 		b.release()
 	}
-	wg.Wait()
 	sum.Files = len(inputs)
+	if err := parent.Err(); err != nil {
+		return sum, err
+	}
+	wg.Wait()
 	if emitErr != nil {
 		return sum, emitErr
 	}
 	return sum, errors.Join(inputErrs...)
+}
+
+// next is the next batch to emit, in input order; false when there is
+// none. When none is ready it calls Idle before waiting. Once ctx is done
+// it hands out only the batches already queued.
+func (v *Validator) next(ctx context.Context, order chan *batch) (*batch, bool) {
+	select {
+	case b, ok := <-order:
+		return b, ok
+	default:
+	}
+	if ctx.Err() == nil {
+		if v.opts.Idle != nil {
+			v.opts.Idle()
+		}
+		select {
+		case b, ok := <-order:
+			return b, ok
+		case <-ctx.Done():
+		}
+	}
+	select {
+	case b, ok := <-order:
+		return b, ok
+	default:
+		return nil, false
+	}
 }
 
 func (s *Summary) add(d *Document, strict bool) {
@@ -366,7 +416,8 @@ func (v *Validator) splitInput(ctx context.Context, in Input, work, order chan *
 			return flush()
 		}
 		return true
-	})
+	}, flush)
+	sp.whole = v.opts.OneMessage
 	err := sp.run(in.Lines)
 	flush()
 	if err != nil {

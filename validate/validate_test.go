@@ -295,6 +295,15 @@ func TestExpand(t *testing.T) {
 			t.Errorf("Expand(%v) error = %v, want one line with %q", tc.args, err, tc.msg)
 		}
 	}
+	// A missing path or a pattern matching nothing costs only itself: the
+	// other arguments' inputs come back with one error line per bad one.
+	ins, err = Expand([]string{filepath.Join(dir, "*.yaml"), filepath.Join(dir, "b.json"), filepath.Join(dir, "gone.json")})
+	if len(ins) != 1 || ins[0].Path != filepath.Join(dir, "b.json") {
+		t.Errorf("Expand with bad arguments = %v, want b.json alone", ins)
+	}
+	if err == nil || strings.Count(err.Error(), "\n") != 1 || !strings.Contains(err.Error(), "matches no file") || !strings.Contains(err.Error(), "gone.json: no such file") {
+		t.Errorf("Expand with bad arguments: error %q, want one line for each bad argument", err)
+	}
 }
 
 func TestRunFilesAndErrors(t *testing.T) {

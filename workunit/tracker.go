@@ -100,6 +100,9 @@ const (
 	forbidTerminal
 	forbidContainer
 	forbidOutsider
+	// refused: it was refused (Envelope.Refused), so it changed nothing and
+	// a sound copy of it later is news, not a repeat.
+	refused
 	forbidAny = forbidTerminal | forbidContainer | forbidOutsider
 )
 
@@ -146,7 +149,7 @@ func (t *Tracker) Observe(e Envelope) Result {
 	}
 	sk := t.h.key(o.from, o.id)
 	sig := o.signature()
-	if prev, dup := t.lookupSeen(sk); dup {
+	if prev, dup := t.lookupSeen(sk); dup && (prev.flags&refused == 0 || e.Refused) {
 		// A repeat of a known id is a retry (same logical message) or a
 		// reuse; either way it is not applied twice.
 		if prev.sig != sig {
@@ -160,6 +163,7 @@ func (t *Tracker) Observe(e Envelope) Result {
 		rec.flags |= hasWork
 	}
 	if e.Refused {
+		rec.flags |= refused
 		t.cur.seen[sk] = rec
 		return Result{}
 	}

@@ -2,19 +2,23 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/aghcheck/aghcheck/baseline"
 	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/harness/scenario"
+	"github.com/aghcheck/aghcheck/reporter"
 	"github.com/aghcheck/aghcheck/rules"
 )
 
 // loadBaseline reads --baseline. Its ids must name a loaded scenario
 // (selected or not: a narrowed run leaves the others unjudged) or, after
-// passive:, a catalogue rule. Either problem is a usage error.
-func loadBaseline(path string, scs []*scenario.Scenario) (*baseline.Baseline, error) {
+// passive:, a catalogue rule. Either problem is a usage error. Entries
+// whose reason is still TODO are a warning on warn, an error under strict.
+func loadBaseline(path string, scs []*scenario.Scenario, strict bool, warn io.Writer) (*baseline.Baseline, error) {
 	if path == "" {
 		return nil, nil
 	}
@@ -28,6 +32,14 @@ func loadBaseline(path string, scs []*scenario.Scenario) (*baseline.Baseline, er
 	isRule := func(id string) bool { _, ok := rules.Lookup(id); return ok }
 	if err := b.CheckIDs(isScenario, isRule); err != nil {
 		return nil, &exitError{code: exitUsageErr, err: fmt.Errorf("--baseline: %w", err)}
+	}
+	if todo := b.Unreasoned(); len(todo) > 0 {
+		msg := fmt.Sprintf("--baseline: %s still without a reason (TODO), so nothing says why they are excused: %s; name the erratum or link the issue",
+			reporter.Plural(len(todo), "entry"), strings.Join(todo, ", "))
+		if strict {
+			return nil, &exitError{code: exitUsageErr, err: fmt.Errorf("%s (an error under --strict)", msg)}
+		}
+		fmt.Fprintln(warn, "aghcheck: warning:", msg)
 	}
 	return b, nil
 }

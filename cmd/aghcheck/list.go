@@ -1,57 +1,133 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
+	"github.com/aghcheck/aghcheck/harness/scenario"
 	"github.com/aghcheck/aghcheck/reporter"
 )
 
 func init() { subcommands = append(subcommands, newListCmd) }
 
+// listEntry is one scenario in list --format json; field names are stable.
+type listEntry struct {
+	ID           string            `json:"id"`
+	Title        string            `json:"title"`
+	Suite        string            `json:"suite"`
+	File         string            `json:"file"`
+	Line         int               `json:"line,omitempty"`
+	Level        string            `json:"level"`
+	Claim        string            `json:"claim"`
+	Requirements []string          `json:"requirements"`
+	Requires     scenario.Requires `json:"requires"`
+	// Plan is what a run would do before it sees the IUT: "play", or
+	// "skip (--run)" / "skip (level)".
+	Plan string `json:"plan"`
+}
+
 func newListCmd() *cobra.Command {
-	var sf suiteFlags
+	var (
+		sf     suiteFlags
+		format string
+	)
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the scenarios a run would play (dry run)",
 		Long: `list loads the scenarios exactly as run would (built-in suites plus --suite
 directories, filtered by --run and --level) and prints what would be played
-and what would be skipped, without starting a broker or an IUT.`,
+and what would be skipped, without starting a broker or an IUT. On a
+terminal each line is cut to its width; --format json gives every field.
+aghcheck show ID prints a scenario's definition.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if format != "text" && format != "json" {
+				return &exitError{code: exitUsageErr, err: fmt.Errorf("--format %q: want text or json", format)}
+			}
 			scs, re, err := sf.load()
 			if err != nil {
 				return err
 			}
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tSUITE\tLEVEL\tCLAIM\tREQUIRES\tPLAN\tTITLE")
+			out := cmd.OutOrStdout()
+			if format == "json" {
+				entries := make([]listEntry, 0, len(scs))
+				for _, sc := range scs {
+					entries = append(entries, listEntry{ID: sc.ID, Title: sc.Title, Suite: sc.Suite, File: sc.File, Line: sc.Line,
+						Level: sc.Level, Claim: sc.Claim, Requirements: sc.Requirements, Requires: sc.Requires, Plan: sf.plan(sc, re)})
+				}
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(struct {
+					Level     string      `json:"level"`
+					Played    int         `json:"played"`
+					Scenarios []listEntry `json:"scenarios"`
+				}{sf.level, sf.selected(scs, re), entries})
+			}
+			var table bytes.Buffer
+			tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
+			// What a reader looks for first comes first: a narrow terminal
+			// cuts the end of the line.
+			fmt.Fprintln(tw, "ID\tPLAN\tLEVEL\tCLAIM\tSUITE\tREQUIRES\tTITLE")
 			for _, sc := range scs {
-				plan := sf.plan(sc, re)
-				var req []string
-				if sc.Requires.Profile != "" {
-					req = append(req, "profile "+sc.Requires.Profile)
-				}
-				if sc.Requires.TrustMode != "" {
-					req = append(req, "trust "+sc.Requires.TrustMode)
-				}
-				if sc.Requires.JetStream {
-					req = append(req, "jetstream")
-				}
-				if len(req) == 0 {
-					req = []string{"-"}
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", sc.ID, sc.Suite, sc.Level, sc.Claim, strings.Join(req, ","), plan, sc.Title)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", sc.ID, sf.plan(sc, re), sc.Level, sc.Claim, sc.Suite, requiresText(sc.Requires), sc.Title)
 			}
 			if err := tw.Flush(); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "\n%s, %d would be played at level %s\n", reporter.Plural(len(scs), "scenario"), sf.selected(scs, re), sf.level)
+			width := 0
+			if f, ok := out.(*os.File); ok && isTerminal(f) {
+				if width = terminalColumns(f); width == 0 {
+					width = termWidth()
+				}
+			}
+			for _, line := range strings.SplitAfter(table.String(), "\n") {
+				fmt.Fprint(out, cut(line, width))
+			}
+			fmt.Fprintf(out, "\n%s, %d would be played at level %s\n", reporter.Plural(len(scs), "scenario"), sf.selected(scs, re), sf.level)
 			return nil
 		},
 	}
 	sf.add(cmd)
+	cmd.Flags().StringVarP(&format, "format", "f", "text", "output `FORMAT`: text or json")
+	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion("text", "json"))
 	return cmd
+}
+
+// requiresText is a scenario's gates in a table cell.
+func requiresText(r scenario.Requires) string {
+	var req []string
+	if r.Profile != "" {
+		req = append(req, "profile "+r.Profile)
+	}
+	if r.TrustMode != "" {
+		req = append(req, "trust "+r.TrustMode)
+	}
+	if r.JetStream {
+		req = append(req, "jetstream")
+	}
+	if r.JoinGreet {
+		req = append(req, "join greet")
+	}
+	if len(req) == 0 {
+		return "-"
+	}
+	return strings.Join(req, ",")
+}
+
+// cut shortens a line (newline kept) to width characters, ending in "…";
+// width 0 leaves it whole.
+func cut(line string, width int) string {
+	body := strings.TrimSuffix(line, "\n")
+	if width <= 0 || utf8.RuneCountInString(body) <= width {
+		return line
+	}
+	r := []rune(body)
+	return string(r[:width-1]) + "…" + line[len(body):]
 }

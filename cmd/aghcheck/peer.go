@@ -23,6 +23,7 @@ func newPeerCmd() *cobra.Command {
 		workspace, channel         string
 		peerID, displayName        string
 		greet, keyFile, seed, nick string
+		creds                      string
 		faults                     []string
 		listFaults, verbose        bool
 		noControl                  bool
@@ -37,8 +38,10 @@ speaks the aghcheck.control/v1 extension so scenarios can script its work.
 
 Every flag defaults to the environment aghcheck run gives an IUT
 (AGH_NATS_URL, AGH_NATS_TOKEN, AGH_NATS_USER, AGH_NATS_PASSWORD,
-AGH_WORKSPACE_ID, AGH_CHANNEL, AGH_PEER_ID, AGH_GREET_INTERVAL), so
-'aghcheck run --iut "aghcheck peer"' needs no flags. --fault switches on a
+AGH_NATS_CREDS, AGH_WORKSPACE_ID, AGH_CHANNEL, AGH_PEER_ID), so
+'aghcheck run --iut "aghcheck peer"' needs no flags; the greet interval
+defaults to AGH_GREET_INTERVAL, which run does not set (set it yourself,
+say --iut "env AGH_GREET_INTERVAL=5 aghcheck peer"). --fault switches on a
 deliberately broken variant (see --list-faults). The peer stops cleanly on
 SIGINT/SIGTERM and when the broker is gone for good.
 
@@ -76,6 +79,7 @@ For example: aghcheck peer --fault slow:3s --fault accept-expired`,
 			set("nats-token", &cfg.Token, token)
 			set("nats-user", &cfg.User, user)
 			set("nats-password", &cfg.Password, password)
+			set("nats-creds", &cfg.Creds, creds)
 			set("workspace", &cfg.Workspace, workspace)
 			set("channel", &cfg.Channel, channel)
 			set("peer-id", &cfg.PeerID, peerID)
@@ -133,6 +137,7 @@ For example: aghcheck peer --fault slow:3s --fault accept-expired`,
 	f.StringVar(&token, "nats-token", "", "NATS auth token (default $AGH_NATS_TOKEN)")
 	f.StringVar(&user, "nats-user", "", "NATS user (default $AGH_NATS_USER)")
 	f.StringVar(&password, "nats-password", "", "NATS password (default $AGH_NATS_PASSWORD)")
+	f.StringVar(&creds, "nats-creds", "", "NATS credentials `FILE` (default $AGH_NATS_CREDS)")
 	f.StringVar(&workspace, "workspace", "", "workspace id (default $AGH_WORKSPACE_ID)")
 	f.StringVar(&channel, "channel", "", "channel to join (default $AGH_CHANNEL, else \"default\")")
 	f.StringVar(&peerID, "peer-id", "", "v0 Peer ID (default $AGH_PEER_ID, else generated)")

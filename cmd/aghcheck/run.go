@@ -169,7 +169,9 @@ publishes, and prints the conformance claim it earned.
 With neither --iut nor --iut-peer the built-in reference peer is certified
 ('aghcheck peer'). The IUT gets its settings in the environment:
 AGH_NATS_URL, AGH_NATS_TOKEN, AGH_NATS_USER, AGH_NATS_PASSWORD,
-AGH_WORKSPACE_ID, AGH_CHANNEL and AGH_PEER_ID (a suggestion).
+AGH_NATS_CREDS (the absolute path of --nats-creds), AGH_WORKSPACE_ID,
+AGH_CHANNEL and AGH_PEER_ID (a suggestion); each is set, empty when
+unused.
 
 Exit status: 0 when the claimed --level passes, 1 when it does not, 2 for
 usage or harness errors (including an IUT that never greets). With
@@ -206,7 +208,7 @@ outside it, no stale entry.`,
 			if err != nil {
 				return err
 			}
-			known, err := loadBaseline(baselinePath, scs)
+			known, err := loadBaseline(baselinePath, scs, strict, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -288,6 +290,10 @@ outside it, no stale entry.`,
 					return &exitError{code: exitUsageErr, err: fmt.Errorf("--record: %w", err)}
 				}
 			}
+			if out != cmd.OutOrStdout() {
+				// The report went to a file: the log still gets the verdict.
+				fmt.Fprintln(cmd.ErrOrStderr(), reporter.VerdictLine(rep, writtenFiles(output, recordPath, rep)...))
+			}
 			if runErr != nil {
 				return &exitError{code: exitUsageErr, err: runErr}
 			}
@@ -330,12 +336,18 @@ outside it, no stale entry.`,
 	return cmd
 }
 
-// writeRecord writes the self-certification record of rep to path. What
-// the flags left open comes from the IUT's Peer Card.
+// writtenFiles names the files a run wrote: the report, and the record
+// when there is one.
+func writtenFiles(report, record string, rep *harness.Report) []string {
+	files := []string{report}
+	if record != "" && rep.Error == "" {
+		files = append(files, record)
+	}
+	return files
+}
+
+// writeRecord writes the self-certification record of rep to path.
 func writeRecord(path, format string, rep *harness.Report, o reporter.Options) error {
-	card := func(key string) string { s, _ := rep.IUT.Card[key].(string); return s }
-	o.Record.Implementation = cmp.Or(o.Record.Implementation, card("display_name"), rep.IUT.PeerID, "unknown")
-	o.Record.ImplementationVersion = cmp.Or(o.Record.ImplementationVersion, card("version"), "unknown")
 	f, err := os.Create(path)
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -14,6 +15,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/aghcheck/aghcheck/internal/proctest"
+	"github.com/aghcheck/aghcheck/internal/schematest"
 )
 
 var updateScripts = flag.Bool("update-scripts", false, "rewrite the expected outputs in testdata/script/*.txtar")
@@ -40,6 +42,7 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"genbad":   genBad,
+			"schema":   schemaValid,
 			"waitfile": waitFile,
 			"dead":     deadPID,
 		},
@@ -123,5 +126,18 @@ func deadPID(ts *testscript.TestScript, neg bool, args []string) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 			ts.Fatalf("process %d still runs 10s later", pid)
 		}
+	}
+}
+
+// schemaValid SCHEMA FILE checks FILE (JSON, or YAML by its extension)
+// against one of the schemas aghcheck publishes for what it writes.
+func schemaValid(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: schema SCHEMA FILE")
+	}
+	doc := []byte(ts.ReadFile(args[1]))
+	ext := filepath.Ext(args[1])
+	if err := schematest.Check(args[0], doc, ext == ".yaml" || ext == ".yml"); err != nil {
+		ts.Fatalf("%s: %v", args[1], err)
 	}
 }

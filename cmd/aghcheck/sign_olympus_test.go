@@ -41,7 +41,7 @@ func TestSignOlympusRoundTrip(t *testing.T) {
 		t.Fatalf("signature %q, want %q", sig, want)
 	}
 
-	p, err := olympus.New(olympus.Options{HMACKey: []byte("s3cret")})
+	p, err := olympus.New(olympus.Options{HMACKey: []byte("s3cret"), AttachmentsRoot: "../../fixtures/olympus/attachments"})
 	if err != nil {
 		t.Fatal(err)
 	}

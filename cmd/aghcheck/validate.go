@@ -1,15 +1,16 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/fatih/color"
@@ -30,6 +31,7 @@ func newValidateCmd() *cobra.Command {
 	var (
 		format, profile, now, maxAge, compat string
 		strict, quiet, requireVerified       bool
+		oneMessage                           bool
 		fullSchema                           bool
 		errata                               []string
 		jobs                                 int
@@ -47,13 +49,21 @@ PATH is a file, a directory (searched recursively for *.json, *.ndjson and
 input. A file may hold one document, a JSON array of documents, or NDJSON
 (one document per line; a broken line costs only that line). Documents are
 streamed: none may exceed 1 MiB, and files of any size are read in bounded
-memory.
+memory. --one-message reads each input as one message instead, as a
+receiver gets it: an array or two envelopes in one file is then invalid.
 
 Each document's format is detected (AGH Network v0, Olympus, RedKey wire,
 RedKey card, in that order); --profile forces one.
 
+Results are written as each document is checked: on a live stream (-)
+the text, json and github formats show a document as soon as it is
+complete (junit and sarif are one document, written at the end). Ctrl-C
+or SIGTERM prints the results so far and their summary.
+
 Exit status: 0 every document is valid, 1 at least one is invalid,
-2 usage or input error (missing file, glob matching nothing, empty input).`,
+2 usage or input error (missing file, glob matching nothing, empty input;
+the other inputs are still checked) or an interrupted run with nothing
+invalid.`,
 		Example: `  # one envelope, a directory and a glob
   aghcheck validate msg.json
   aghcheck validate fixtures/ 'captures/*.ndjson'
@@ -77,6 +87,7 @@ Exit status: 0 every document is valid, 1 at least one is invalid,
 	fs.StringVarP(&format, "format", "f", "text", "output `FORMAT`: "+reporter.Validate.List())
 	fs.BoolVar(&strict, "strict", false, "count SHOULD-level findings (warnings) as errors")
 	fs.BoolVarP(&quiet, "quiet", "q", false, "print only the findings of invalid documents and the summary")
+	fs.BoolVar(&oneMessage, "one-message", false, "read each input as exactly one message, as a receiver gets a NATS payload: an array is INPUT-NOT-OBJECT, a second value INPUT-JSON-SYNTAX (default: a file may hold many documents)")
 	fs.StringVar(&profile, "profile", "", "check every document as `NAME` instead of detecting its format: "+strings.Join(profileNames, "|"))
 	fs.StringVar(&now, "now", "", "check freshness against `TIME` (Unix seconds, or \"now\")")
 	fs.StringVar(&maxAge, "max-replay-age", "300s", "replay window for envelopes without expires_at (`AGE`: 300, 300s, 5m)")
@@ -127,15 +138,6 @@ Exit status: 0 every document is valid, 1 at least one is invalid,
 		if err != nil {
 			return usage(err)
 		}
-		var bytesRead atomic.Int64
-		v, err := validate.New(validate.Options{
-			Profiles: append([]validate.Profile{aghProfile{checker}}, others...),
-			Force:    profile, Strict: strict, Workers: jobs, Stdin: cmd.InOrStdin(),
-			BytesRead: &bytesRead,
-		})
-		if err != nil {
-			return usage(fmt.Errorf("--profile: %w", err))
-		}
 		out := cmd.OutOrStdout()
 		rep, err := reporter.Validate.New(format, out, reporter.Options{
 			Strict: strict, Quiet: quiet, Version: version,
@@ -146,9 +148,23 @@ Exit status: 0 every document is valid, 1 at least one is invalid,
 		if err != nil {
 			return usage(fmt.Errorf("--format: %w", err))
 		}
-		inputs, err := validate.Expand(args)
+		var bytesRead atomic.Int64
+		v, err := validate.New(validate.Options{
+			Profiles: append([]validate.Profile{aghProfile{checker}}, others...),
+			Force:    profile, Strict: strict, Workers: jobs, Stdin: cmd.InOrStdin(),
+			BytesRead: &bytesRead, OneMessage: oneMessage,
+			// A line-oriented format shows each document as soon as it is
+			// checked, not when its buffer fills: a live stream needs it.
+			Idle: reporter.FlushFunc(rep),
+		})
 		if err != nil {
-			return usage(err)
+			return usage(fmt.Errorf("--profile: %w", err))
+		}
+		// A path that is missing, or a pattern that matches nothing, is
+		// reported at the end (exit 2) after the other inputs are checked.
+		inputs, expandErr := validate.Expand(args)
+		if len(inputs) == 0 {
+			return usage(expandErr)
 		}
 		tuneGC()
 		emit, stop := rep.Item, func() {}
@@ -157,15 +173,27 @@ Exit status: 0 every document is valid, 1 at least one is invalid,
 		if f := progressTo(cmd.ErrOrStderr(), quiet); f != nil {
 			emit, stop = showProgress(f, len(inputs), &bytesRead, rep.Item)
 		}
-		sum, runErr := v.Run(context.Background(), inputs, emit)
+		// An interrupt (Ctrl-C, or SIGTERM from a CI timeout) still reports
+		// what was read so far, and the summary of it.
+		ctx, stopSignals := signal.NotifyContext(contextOf(cmd), os.Interrupt, syscall.SIGTERM)
+		defer stopSignals()
+		sum, runErr := v.Run(ctx, inputs, emit)
+		interrupted := ctx.Err() != nil
 		stop() // before the summary, so the two never interleave
 		if err := rep.Finish(sum); err != nil && runErr == nil {
 			runErr = err
 		}
-		if runErr != nil {
+		switch {
+		case interrupted:
+			fmt.Fprintf(cmd.ErrOrStderr(), "aghcheck: interrupted: the summary counts the %s read before the signal\n", reporter.Plural(sum.Documents, "document"))
+			if sum.Invalid > 0 {
+				return &exitError{code: exitInvalid}
+			}
+			return &exitError{code: exitUsageErr}
+		case runErr != nil || expandErr != nil:
 			// Each input error on its own line, then exit 2: the check was
 			// not complete, whatever the documents said.
-			for _, line := range strings.Split(runErr.Error(), "\n") {
+			for _, line := range strings.Split(errors.Join(expandErr, runErr).Error(), "\n") {
 				fmt.Fprintln(cmd.ErrOrStderr(), "aghcheck:", line)
 			}
 			return &exitError{code: exitUsageErr}
