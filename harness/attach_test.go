@@ -176,3 +176,39 @@ func TestAttachedPeerThatLeavesIsNamed(t *testing.T) {
 		t.Errorf("summary %+v (%d errors), want an incomplete run with errors that earns nothing", rep.Summary, errs)
 	}
 }
+
+// --iut-peer alone is enough: the run finds the peer's workspace and
+// channel from its own traffic, and its presence greet stands for the join
+// greet it sent before the run. A peer that sends nothing is named with
+// the flags that would tell the run where it is.
+func TestAttachFindsThePeer(t *testing.T) {
+	ep := startPasswordServer(t)
+	const ws, ch, id = "ws_alpha", "builders", "my-agent.peer-1"
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- peer.Run(ctx, peer.Config{URL: ep.URL, User: ep.User, Password: ep.Password, Workspace: ws, Channel: ch, PeerID: id,
+			NoControl: true, GreetInterval: time.Second})
+	}()
+	defer func() { cancel(); <-done }()
+
+	rep, err := Run(context.Background(), Config{Scenarios: loadSuites(t), External: &ep, IUTPeer: id,
+		Select: regexp.MustCompile(`^kinds\.`), GreetTimeout: 5 * time.Second})
+	if rep == nil || rep.Error != "" {
+		t.Fatalf("no run: %v", err)
+	}
+	if rep.Broker.Workspace != ws || rep.Broker.Channel != ch {
+		t.Errorf("run in %s/%s, want the peer's %s/%s", rep.Broker.Workspace, rep.Broker.Channel, ws, ch)
+	}
+	for _, sc := range rep.Scenarios {
+		if sc.ID == "kinds.greet-announces-card" && sc.Outcome != Pass {
+			t.Errorf("%s: %s %q, want its presence greet judged as its join greet", sc.ID, sc.Outcome, sc.Message)
+		}
+	}
+
+	rep, err = Run(context.Background(), Config{Scenarios: loadSuites(t), External: &ep, IUTPeer: "nobody.peer-9", GreetTimeout: 500 * time.Millisecond})
+	var he *HarnessError
+	if !errors.As(err, &he) || !bytes.Contains([]byte(rep.Error), []byte("--workspace and --channel")) {
+		t.Errorf("err %v, report error %q: want a harness error naming --workspace and --channel", err, rep.Error)
+	}
+}

@@ -101,6 +101,12 @@ func newBus(start time.Time, ws, ch string, embedded bool, floodMax int, now fun
 	}
 }
 
+// place sets the run's workspace and channel once they are known (an
+// attached peer's, found from its traffic), before anything is received.
+func (b *bus) place(ws, ch string) {
+	b.workspace, b.channel, b.broadcast = ws, ch, agh.BroadcastSubject(ws, ch)
+}
+
 // expectIUT sets the peer id to wait for ("" accepts the first greeter).
 func (b *bus) expectIUT(id string) {
 	b.mu.Lock()

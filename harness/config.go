@@ -66,8 +66,11 @@ type Config struct {
 	// SuggestedPeerID is AGH_PEER_ID (default generated).
 	SuggestedPeerID string
 
-	Workspace, Channel string // default generated / "conformance"
-	FloodLimit         int    // IUT messages validated before the run calls it a flood (default 5000)
+	// Workspace and Channel default to a fresh workspace and
+	// "conformance"; for an attached peer (IUTPeer) left empty, they are
+	// found from the peer's own traffic on the broker.
+	Workspace, Channel string
+	FloodLimit         int // IUT messages validated before the run calls it a flood (default 5000)
 	Now                func() time.Time
 	Version            string
 	// Progress is called as each scenario ends (from several goroutines,
@@ -128,11 +131,15 @@ func (c *Config) defaults() {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
-	if c.Channel == "" {
-		c.Channel = "conformance"
-	}
-	if c.Workspace == "" {
-		c.Workspace = "aghcheck-" + randid.Hex(4)
+	if c.IUTPeer == "" || c.Workspace != "" {
+		// (An attached peer's workspace and channel, when not given, are
+		// found from its own traffic: findPeer.)
+		if c.Channel == "" {
+			c.Channel = "conformance"
+		}
+		if c.Workspace == "" {
+			c.Workspace = "aghcheck-" + randid.Hex(4)
+		}
 	}
 	if c.SuggestedPeerID == "" {
 		c.SuggestedPeerID = "iut." + randid.Hex(4)

@@ -103,15 +103,18 @@ type Outage struct {
 
 // IUTInfo is what the run learned about the implementation under test.
 type IUTInfo struct {
-	Command  []string       `json:"command,omitempty"`
-	PeerID   string         `json:"peer_id"`
-	Card     map[string]any `json:"peer_card,omitempty"`
-	Greeted  Millis         `json:"greeted_after_ms"`
-	Exit     string         `json:"exit,omitempty"` // how the process ended
-	Crashed  bool           `json:"crashed,omitempty"`
-	Stdout   string         `json:"stdout,omitempty"`
-	Stderr   string         `json:"stderr,omitempty"`
-	Messages int            `json:"messages"` // envelopes (or bytes) it published during the run
+	Command []string       `json:"command,omitempty"`
+	PeerID  string         `json:"peer_id"`
+	Card    map[string]any `json:"peer_card,omitempty"`
+	Greeted Millis         `json:"greeted_after_ms"`
+	// JoinedBy is what the run first heard from the IUT: "greet", or
+	// "whois" (an attached peer's answer to the harness's whois).
+	JoinedBy string `json:"joined_by,omitempty"`
+	Exit     string `json:"exit,omitempty"` // how the process ended
+	Crashed  bool   `json:"crashed,omitempty"`
+	Stdout   string `json:"stdout,omitempty"`
+	Stderr   string `json:"stderr,omitempty"`
+	Messages int    `json:"messages"` // envelopes (or bytes) it published during the run
 	// Disconnects are the IUT's connections the embedded broker closed, in
 	// its words ("Maximum Message Payload Exceeded").
 	Disconnects []string `json:"disconnects,omitempty"`

@@ -227,7 +227,6 @@ func (w *waiter) earliest(pats []map[string]any, onOK func(*message) bool) *mess
 	return nil
 }
 
-
 func anyMatch(pats []map[string]any, env map[string]any) bool {
 	for _, pat := range pats {
 		if ok, _ := scenario.Match(pat, env); ok {

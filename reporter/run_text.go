@@ -127,7 +127,11 @@ func (t *runText) Finish(rep *harness.Report) error {
 		if dn, ok := rep.IUT.Card["display_name"].(string); ok && dn != "" {
 			name = " (" + dn + ")"
 		}
-		fmt.Fprintf(w, "%s peer %s%s, greeted after %s, %s published", label, rep.IUT.PeerID, name, runDur(rep.IUT.Greeted.D()), Plural(rep.IUT.Messages, "message"))
+		joined := "greeted"
+		if rep.IUT.JoinedBy == "whois" {
+			joined = "answered a whois"
+		}
+		fmt.Fprintf(w, "%s peer %s%s, %s after %s, %s published", label, rep.IUT.PeerID, name, joined, runDur(rep.IUT.Greeted.D()), Plural(rep.IUT.Messages, "message"))
 		switch {
 		case rep.IUT.Crashed && len(rep.IUT.Events) == 0:
 			fmt.Fprintf(w, ", %s", p.red.Sprint("crashed: "+rep.IUT.Exit))

@@ -234,6 +234,16 @@ outside it, no stale entry.`,
 				IUTPeer: iutPeer, Workspace: workspace, Channel: channel, Version: version,
 				MaxRestarts: maxRestarts, ReproDir: reproDir,
 			}
+			if iutPeer != "" {
+				// Attached: what is not given is found from the peer's
+				// own traffic on the broker.
+				if !cmd.Flags().Changed("workspace") {
+					cfg.Workspace = ""
+				}
+				if !cmd.Flags().Changed("channel") {
+					cfg.Channel = ""
+				}
+			}
 			if maxRestarts == 0 {
 				cfg.MaxRestarts = -1 // 0 on the command line: never restart
 			}
@@ -312,8 +322,8 @@ outside it, no stale entry.`,
 	f.StringVar(&natsUser, "nats-user", "", "user for --nats-url")
 	f.StringVar(&natsPassword, "nats-password", "", "password for --nats-user")
 	f.StringVar(&natsCreds, "nats-creds", "", "credentials `FILE` for --nats-url")
-	f.StringVar(&workspace, "workspace", "", "workspace id of the run (default a fresh aghcheck-XXXXXXXX)")
-	f.StringVar(&channel, "channel", "conformance", "channel of the run")
+	f.StringVar(&workspace, "workspace", "", "workspace id of the run (default a fresh aghcheck-XXXXXXXX; with --iut-peer, the peer's own, found from its traffic)")
+	f.StringVar(&channel, "channel", "conformance", "channel of the run (with --iut-peer, default the peer's own, found from its traffic)")
 	f.StringVarP(&format, "format", "f", "text", "report `FORMAT`: "+reporter.Run.List())
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(reporter.Run.Names()...))
 	f.StringVarP(&output, "output", "o", "", "write the report to `FILE` instead of stdout")
