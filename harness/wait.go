@@ -390,8 +390,9 @@ func (w *waiter) watchLocked() {
 				continue
 			}
 			if m.env == nil || anyMatch(s.pats, m.env) {
+				// Not consumed: a later expect may still need it (a SHOULD
+				// silence must not take what a MUST step waits for).
 				s.breach = m
-				w.in.consumed[m.seq] = true
 			}
 		}
 	}
