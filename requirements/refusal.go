@@ -8,4 +8,5 @@ import "github.com/aghcheck/aghcheck/rules"
 // class of the reason a MUST again (DELIV-FAILURE-CLASSES).
 var DelivRefusalReceipt = delivery.Declare(rules.Rule{ID: "DELIV-REFUSAL-RECEIPT", Severity: rules.Warning,
 	Clause: "A receiver that refuses a message carrying usable work context (work_id, surface and container id) SHOULD tell the sender with a receipt addressed to it: status rejected (expired or duplicate where those apply) and the reason_code of the failure class.",
-	Source: kindsSrc + " §Reason codes"})
+	Source: kindsSrc + " §Reason codes",
+	Basis:  `Work Lifecycle §Directed work rules: "A receiver SHOULD emit receipt(rejected) with a reason code when it refuses responsibility."; Message Kinds §Reason codes: refusals "SHOULD use one of these reason codes"`})
