@@ -118,6 +118,12 @@ level comes from, and how aghcheck judges it:
 - **not judgeable**: nothing outside the peer can observe it (the reason is given);
 - **open**: judgeable, but nothing judges it yet: a scenario or fixture to build.
 
+A level comes only from a sentence that binds the peer. One whose subject is
+the test runner ("A test runner MUST distinguish" the failure classes) binds
+aghcheck itself: docs/harness.md says how aghcheck keeps it, and the peer's
+share of it keeps its own level (the failure classes are a SHOULD for the
+peer, DELIV-FAILURE-CLASSES).
+
 A clause with no check of its own, judged through the clauses that implement
 it, takes their status ("through …"). Offline and live are computed from the
 engine, the fixtures (` + "`fixtures/agh/context`" + ` holds those that need a receiver's

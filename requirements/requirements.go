@@ -32,7 +32,7 @@ var (
 		Source: lifecycleSrc,
 		Basis:  `Work Lifecycle §Opening work: "The target SHOULD reply with a receipt when it accepts or rejects responsibility."`})
 	LifeCorrelation = lifecycle.Declare(rules.Rule{ID: "LIFE-CORRELATION",
-		Clause: "Receipts and traces for a work unit MUST carry its work_id, surface and container id and be addressed to the initiator.",
+		Clause: "Receipts and traces for a work unit MUST carry its work_id and the surface and container id of its opening (whom they address is RECEIPT-TO and TRACE-TO, SHOULDs).",
 		Source: lifecycleSrc + " §Container binding",
 		Basis:  `Work Lifecycle §Directed work rules: "A receipt or trace envelope MUST carry surface, the matching container ID, and the same work_id." (whom it is addressed to is a SHOULD: RECEIPT-TO, TRACE-TO)`})
 	LifeTransitions = lifecycle.Declare(rules.Rule{ID: "LIFE-TRANSITIONS",
@@ -88,12 +88,12 @@ var (
 		Source: deliverySrc + " §Deduplication",
 		Basis:  `Delivery Guarantees §Core guarantees: "Receivers SHOULD deduplicate by envelope id inside a replay window."`})
 	DelivMalformed = delivery.Declare(rules.Rule{ID: "DELIV-MALFORMED-REFUSED", Reason: "malformed",
-		Clause: "A malformed message MUST NOT be processed; with usable work context it is refused with reason_code malformed.",
-		Source: kindsSrc + " §Reason codes",
+		Clause: "A malformed message MUST be rejected, never processed: no acceptance, no trace, no answer (the receipt that says so, and its reason_code malformed, are SHOULDs: DELIV-REFUSAL-RECEIPT, DELIV-FAILURE-CLASSES).",
+		Source: conformanceSrc + " §Core Receiver; " + kindsSrc + " §Reason codes",
 		Basis:  `Conformance Levels §Core Receiver: "A Core Receiver MUST:" ... "reject malformed messages" (the reason_code is a SHOULD: DELIV-REFUSAL-RECEIPT, DELIV-FAILURE-CLASSES)`})
-	DelivFailureClasses = delivery.Declare(rules.Rule{ID: "DELIV-FAILURE-CLASSES",
-		Clause: "Refusals MUST keep the failure classes apart: malformed, unsupported profile, verification failure, expired, duplicate and application rejection each get their own reason_code.",
-		Source: "AGH Network v0, Conformance Levels",
+	DelivFailureClasses = delivery.Declare(rules.Rule{ID: "DELIV-FAILURE-CLASSES", Severity: rules.Warning,
+		Clause: "Refusals SHOULD keep the failure classes apart, never one generic failure: malformed, unsupported profile, verification failure, expired, duplicate and application rejection each get their own reason_code.",
+		Source: conformanceSrc + " §Failure handling; " + kindsSrc + " §Reason codes",
 		Basis:  `Conformance Levels §Failure handling: "Collapsing these cases into a generic failure ... SHOULD be avoided"; Message Kinds §Reason codes: refusals "SHOULD use one of these reason codes". The MUST there, "A test runner MUST distinguish", binds aghcheck, not the peer`})
 	DelivGarbage = delivery.Declare(rules.Rule{ID: "DELIV-GARBAGE-SURVIVED",
 		Clause: "A receiver MUST survive bytes that are not an envelope (not JSON, not an object, oversized fields) and keep serving valid traffic.",
@@ -160,7 +160,7 @@ var (
 // Trust requirements for a receiver.
 var (
 	TrustRxReject = trustRules.Declare(rules.Rule{ID: "TRUST-RX-REJECT-BAD-PROOF", Reason: "verification_failed",
-		Clause: "A receiver MUST reject an envelope whose proof fails verification (or a handle whose proof was stripped) with verification_failed and never process it.",
+		Clause: "A receiver MUST reject an envelope whose proof fails verification (or a handle whose proof was stripped) and never process it; verification_failed is the recommended reason_code (a SHOULD).",
 		Source: trustSrc,
 		Basis:  `Signature Verification §Verification algorithm: "If any required step fails, the receiver MUST classify the envelope as rejected."; §Trust states, rejected: "Receiver MUST stop normal routing" (verification_failed is the §Error semantics "Recommended reason code": a SHOULD)`})
 	TrustRxAccept = trustRules.Declare(rules.Rule{ID: "TRUST-RX-ACCEPT-VERIFIED",
