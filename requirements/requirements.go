@@ -12,6 +12,7 @@ const (
 	deliverySrc  = "AGH Network v0, Delivery Guarantees"
 	kindsSrc     = "AGH Network v0, Message Kinds"
 	discoSrc     = "AGH Network v0, Peer Discovery"
+	capDiscoSrc  = "AGH Network v0, Capability Discovery"
 	natsSrc      = "AGH Network v0, NATS Transport Binding"
 	trustSrc     = "AGH Network v0, Signature Verification"
 )
@@ -116,8 +117,8 @@ var (
 		Source: discoSrc,
 		Basis:  `Peer Discovery §Matching semantics: "Receivers SHOULD match whois queries against local peer metadata."`})
 	DiscCatalog = discovery.Declare(rules.Rule{ID: "DISC-CAPABILITY-CATALOG",
-		Clause: "The capability catalog MUST appear at envelope ext[\"agh.capability_catalog\"] only when the request asked for it, never in peer_card.ext.",
-		Source: discoSrc + " §Capability catalog",
+		Clause: "A whois response MUST NOT carry the capability catalog unless its request asked for it (ext agh.include holding capability_catalog), and never inside peer_card.ext; where it does carry it, ext[\"agh.capability_catalog\"].capabilities is an array.",
+		Source: discoSrc + " §Rich discovery; " + capDiscoSrc + " §Request extensions, §Response rules",
 		Basis:  `Capability Discovery §Request extensions: "When agh.include does not contain capability_catalog, the responder MUST NOT add agh.capability_catalog to the response envelope."; §Response rules: the catalog lives in the envelope-level ext, "never inside peer_card.ext"`})
 	ExtUnknownIgnored = extensions.Declare(rules.Rule{ID: "EXT-UNKNOWN-IGNORED",
 		Clause: "Receivers MUST ignore extension keys they do not understand: work carrying an unknown ext key is processed as without it.",
