@@ -466,6 +466,7 @@ type jsonEntry struct {
 	ID        string   `json:"id"`
 	Page      string   `json:"page"`
 	Level     string   `json:"level"`
+	Basis     string   `json:"level_from"`
 	Clause    string   `json:"clause"`
 	Status    Status   `json:"status"`
 	Fixtures  []string `json:"fixtures,omitempty"`
@@ -480,7 +481,7 @@ type jsonEntry struct {
 func (t Table) MarshalJSON() ([]byte, error) {
 	out := make([]jsonEntry, len(t))
 	for i, e := range t {
-		out[i] = jsonEntry{ID: e.Rule.ID, Page: e.Page, Level: e.Rule.Severity.Level(), Clause: e.Rule.Clause,
+		out[i] = jsonEntry{ID: e.Rule.ID, Page: e.Page, Level: e.Rule.Severity.Level(), Basis: e.Rule.Basis, Clause: e.Rule.Clause,
 			Status: e.Status(), Fixtures: e.Fixtures, Accepted: e.Accepted, Scenarios: e.Scenarios, Through: e.throughIDs(), Reason: e.Reason, Scripted: e.Scripted}
 	}
 	return json.Marshal(out)

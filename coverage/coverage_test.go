@@ -52,6 +52,33 @@ func TestEveryClauseHasAStatus(t *testing.T) {
 	}
 }
 
+// Every clause shows the sentence its level comes from (rules.Rule.Basis),
+// and that sentence speaks at the level graded: a MUST's holds a MUST,
+// MUST NOT or REQUIRED (or a prohibition read as one), a SHOULD's a SHOULD,
+// a MAY's a MAY. A clause whose level is changed without its basis fails
+// here.
+func TestEveryClauseSaysWhereItsLevelComesFrom(t *testing.T) {
+	tb, err := Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	keywords := map[rules.Severity][]string{
+		rules.Error:   {"MUST", "REQUIRED"},
+		rules.Warning: {"SHOULD"},
+		rules.Note:    {"MAY"},
+	}
+	for _, e := range tb {
+		r := e.Rule
+		if strings.TrimSpace(r.Basis) == "" {
+			t.Errorf("%s: no Basis: say which sentence of the pages gives it its level %s", r.ID, r.Severity.Level())
+			continue
+		}
+		if !slices.ContainsFunc(keywords[r.Severity], func(k string) bool { return strings.Contains(r.Basis, k) }) {
+			t.Errorf("%s is a %s, but its basis names no %v: %s", r.ID, r.Severity.Level(), keywords[r.Severity], r.Basis)
+		}
+	}
+}
+
 // The hand-written data stays honest: a reason only for a clause of the
 // inventory that nothing judges.
 func TestReasonsChecked(t *testing.T) {

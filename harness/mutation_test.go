@@ -161,6 +161,9 @@ func TestMutationScore(t *testing.T) {
 	live := map[string][]*scenario.Scenario{}
 	for _, sc := range all {
 		for _, id := range sc.Requirements {
+			if r, ok := rules.Lookup(id); ok && r.Severity == rules.Note {
+				continue // a MAY permits: a peer that does not offer it breaks nothing
+			}
 			live[id] = append(live[id], sc)
 		}
 	}
@@ -267,7 +270,8 @@ The suites prove themselves against deliberately broken copies of the reference 
 (` + "`aghcheck peer --fault NAME`" + `, see [peer.md](peer.md)). Every listed fault is played but the
 ` + "`liveness`" + ` ones (a slow, crashing, disconnecting or deaf peer: they break no protocol rule, and
 the harness's liveness reporting judges them), and
-for every live requirement (one a scenario cites) that no listed fault breaks, a fault made from
+for every live requirement (a MUST or SHOULD a scenario cites; a MAY is a permission, which no
+peer breaks by not offering it) that no listed fault breaks, a fault made from
 data: ` + "`emit:RULE-ID`" + ` where [peer/emit.yaml](../peer/emit.yaml) says how the peer breaks that
 rule in what it sends (passive validation must see it), else ` + "`overlook:RULE-ID`" + `, the peer
 accepting a message that breaks the rule (joined with ` + "`+`" + ` by the rules the rule's receiver

@@ -61,6 +61,12 @@ type Config struct {
 	// test-only control extension: it neither advertises nor honours
 	// aghcheck.control/v1 (an ext key it then ignores like any other).
 	NoControl bool
+	// NoCapabilityDiscovery makes the peer one with neither brief nor rich
+	// capability discovery: no capabilities and no agh.capabilities_brief
+	// in its Peer Card, no catalog in a whois answer even when asked. Such a
+	// peer is correct under erratum 12's default reading (docs/errata.md)
+	// and fails under --errata capability-catalog-required.
+	NoCapabilityDiscovery bool
 
 	// Key, when set, selects verified mode: every envelope is signed with
 	// the trust profile and from is Nickname@fingerprint(Key).

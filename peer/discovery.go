@@ -51,15 +51,20 @@ func (p *peer) peerCard() map[string]any {
 		caps = append(caps, c["id"])
 		brief = append(brief, map[string]any{"id": c["id"], "summary": c["summary"]})
 	}
-	return map[string]any{
+	card := map[string]any{
 		"peer_id":               p.self,
 		"display_name":          p.cfg.DisplayName,
 		"profiles_supported":    profiles,
 		"capabilities":          caps,
 		"artifacts_supported":   []any{"capability"},
 		"trust_modes_supported": modes,
-		"ext":                   map[string]any{"agh.capabilities_brief": brief},
 	}
+	// A peer without a catalog omits the brief entirely (Capability
+	// Discovery, "Brief discovery").
+	if len(p.catalog) > 0 {
+		card["ext"] = map[string]any{"agh.capabilities_brief": brief}
+	}
+	return card
 }
 
 // cardCopy is a fresh Peer Card for one envelope: signing rewrites
@@ -133,7 +138,7 @@ func (p *peer) whois(env map[string]any, directed bool) {
 	resp := p.envelope("whois", map[string]any{"type": "response", "peer_card": p.cardCopy()})
 	resp["to"] = env["from"]
 	resp["reply_to"] = id
-	if ids, ok := catalogRequest(env); ok || p.faults[faultCatalogUnasked] {
+	if ids, ok := catalogRequest(env); (ok && !p.cfg.NoCapabilityDiscovery) || p.faults[faultCatalogUnasked] {
 		resp["ext"] = map[string]any{"agh.capability_catalog": map[string]any{"capabilities": p.catalogFor(ids)}}
 	}
 	if p.faults[faultWhoisNoReplyTo] {

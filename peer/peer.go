@@ -216,7 +216,9 @@ func newPeer(cfg Config) (*peer, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.catalog = cat
+	if !cfg.NoCapabilityDiscovery {
+		p.catalog = cat
+	}
 	p.card = p.peerCard()
 	return p, nil
 }

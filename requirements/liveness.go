@@ -9,4 +9,5 @@ import "github.com/aghcheck/aghcheck/rules"
 // listening on such input does neither.
 var PeerSurvives = delivery.Declare(rules.Rule{ID: "PEER-SURVIVES-INPUT",
 	Clause: "A receiver MUST survive what it receives: it refuses or drops a message it cannot take, and neither exits, loses its broker connection nor stops listening because of it.",
-	Source: deliverySrc + " (with Message Kinds, validation: a malformed message is rejected, never fatal)"})
+	Source: deliverySrc + " (with Message Kinds, validation: a malformed message is rejected, never fatal)",
+	Basis:  `Conformance Levels §Core Receiver: "A Core Receiver MUST:" ... "reject malformed messages" (and receive valid ones, the §Capability matrix's MUST at every level): a peer that dies of what it receives does neither`})

@@ -6,9 +6,11 @@ var input = Declarer{Profile: "input"}
 // cannot be decoded never reaches a profile's checks.
 var (
 	InputSyntax = input.Declare(Rule{ID: "INPUT-JSON-SYNTAX", Reason: "malformed",
-		Clause: "A message MUST be one complete, well-formed JSON value (RFC 8259).", Source: "RFC 8259; AGH Envelope §Wire contract"})
+		Clause: "A message MUST be one complete, well-formed JSON value (RFC 8259).", Source: "RFC 8259; AGH Envelope §Wire contract",
+		Basis: `Envelope §Wire contract: "An implementation MUST encode each message as a JSON object."`})
 	InputUTF8 = input.Declare(Rule{ID: "INPUT-UTF8", Reason: "malformed",
-		Clause: "A message MUST be encoded as valid UTF-8.", Source: "RFC 8259 §8.1; AGH Envelope (UTF-8 JSON object)"})
+		Clause: "A message MUST be encoded as valid UTF-8.", Source: "RFC 8259 §8.1; AGH Envelope (UTF-8 JSON object)",
+		Basis: `NATS binding §Binding scope, Payload: "MUST be one complete AGH Network envelope encoded as UTF-8 JSON."; Envelope: every message "is a UTF-8 JSON object"`})
 	InputDuplicateKey = input.Declare(Rule{ID: "INPUT-DUPLICATE-KEY", Reason: "malformed",
 		Clause: "An object MUST NOT repeat a member name: receivers disagree on which value wins.", Source: "RFC 8259 §4; RFC 8785 §3.1 (I-JSON)"})
 	InputDepth = input.Declare(Rule{ID: "INPUT-DEPTH", Reason: "malformed",
@@ -16,9 +18,11 @@ var (
 	InputNumber = input.Declare(Rule{ID: "INPUT-NUMBER-RANGE", Reason: "malformed",
 		Clause: "A number MUST be representable as an IEEE 754 double (I-JSON), so canonical forms agree.", Source: "RFC 7493 §2.2; RFC 8785 §3.2.2.3"})
 	InputNotObject = input.Declare(Rule{ID: "INPUT-NOT-OBJECT", Reason: "malformed",
-		Clause: "A message MUST be a JSON object at the top level.", Source: "AGH Envelope §Validation order step 1"})
+		Clause: "A message MUST be a JSON object at the top level.", Source: "AGH Envelope §Validation order step 1",
+		Basis: `Envelope §Wire contract: "An implementation MUST encode each message as a JSON object."`})
 	InputTooLarge = input.Declare(Rule{ID: "INPUT-SIZE", Reason: "malformed",
-		Clause: "A serialized message MUST NOT exceed 1 MiB (1048576 bytes).", Source: "AGH NATS binding §Connection configuration (max_payload); Delivery page"})
+		Clause: "A serialized message MUST NOT exceed 1 MiB (1048576 bytes).", Source: "AGH NATS binding §Connection configuration (max_payload); Delivery page",
+		Basis: `Capability Discovery §Response rules: "Responses that would exceed the protocol envelope size limit MUST be rejected by the responder before emission."; the limit is 1 MiB (NATS binding §Connection configuration, max_payload 1048576)`})
 	InputUnknownFormat = input.Declare(Rule{ID: "INPUT-UNKNOWN-FORMAT",
 		Clause: "A document MUST be recognisable as one of the supported formats (force one with --profile).", Source: "aghcheck profile detection"})
 )

@@ -56,6 +56,12 @@ type Rule struct {
 	Severity Severity // Error for MUST, Warning for SHOULD, Note for MAY
 	Clause   string   // the requirement in one sentence, in our own words
 	Source   string   // where the requirement is stated (document and section)
+	// Basis is the sentence the level comes from: page, section and the
+	// modal sentence (quoted when it is short, else said in our words).
+	// Only the sentences that bind a peer count: one whose subject is the
+	// test runner ("A test runner MUST distinguish ...") binds aghcheck,
+	// and docs/harness.md says how aghcheck keeps it.
+	Basis string
 	// Reason is the AGH receipt reason_code a receiver uses when it refuses
 	// a message for breaking this rule ("" when the rule is not a refusal
 	// reason, e.g. SHOULD-level advice).

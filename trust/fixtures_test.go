@@ -225,6 +225,13 @@ func fixtures() []fixture {
 		invalid("TRUST-SIG-VERIFY", "sig-of-other-envelope", func(t testing.TB, env map[string]any) {
 			proofOf(env)["sig"] = proofOf(signed(t, unsignedSay))["sig"]
 		}),
+		// The Conformance page: a suite "MUST fail if the signature
+		// verifies against non-canonical bytes". Signed over the worked
+		// example's printed order (erratum 9), it must not verify.
+		invalid("TRUST-SIG-VERIFY", "signed-over-printed-order", func(t testing.TB, env map[string]any) {
+			delete(proofOf(env), "sig")
+			proofOf(env)["sig"] = b64.EncodeToString(ed25519.Sign(goldenKey(t), printedOrder(env)))
+		}),
 		invalid("TRUST-SIG-VERIFY", "signed-by-other-key", func(t testing.TB, env map[string]any) {
 			// Every binding is consistent for the other key, but the sig is
 			// still the golden key's.

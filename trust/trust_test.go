@@ -77,21 +77,7 @@ func TestErratum9PrintedOrderIsNotCanonical(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	printedOrder := []string{"body", "causation_id", "channel", "expires_at", "ext", "from", "id", "workspace_id",
-		"kind", "proof", "protocol", "reply_to", "to", "trace_id", "ts"}
-	var printed bytes.Buffer
-	printed.WriteByte('{')
-	for i, k := range printedOrder {
-		if i > 0 {
-			printed.WriteByte(',')
-		}
-		kb, _ := jcs.Canonicalize(k)
-		vb, _ := jcs.Canonicalize(env[k])
-		printed.Write(kb)
-		printed.WriteByte(':')
-		printed.Write(vb)
-	}
-	printed.WriteByte('}')
+	printed := bytes.NewBuffer(printedOrder(env))
 	if bytes.Equal(got, printed.Bytes()) {
 		t.Fatal("canonical bytes follow the page's unsorted printed order")
 	}
@@ -104,6 +90,28 @@ func TestErratum9PrintedOrderIsNotCanonical(t *testing.T) {
 	if !bytes.Contains(got, []byte(`"id":"msg_ed25519_jcs_01","kind":"greet"`)) {
 		t.Errorf("id is not followed by kind: %s", got)
 	}
+}
+
+// printedOrder is the greet as the trust page's worked example prints its
+// "canonical form": JCS values, but workspace_id between id and kind, which
+// is not RFC 8785 order (erratum 9).
+func printedOrder(env map[string]any) []byte {
+	order := []string{"body", "causation_id", "channel", "expires_at", "ext", "from", "id", "workspace_id",
+		"kind", "proof", "protocol", "reply_to", "to", "trace_id", "ts"}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range order {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := jcs.Canonicalize(k)
+		vb, _ := jcs.Canonicalize(env[k])
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(vb)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
 }
 
 func TestIsHandle(t *testing.T) {

@@ -261,7 +261,14 @@ func (o *obs) report() {
 	switch o.from {
 	case u.target:
 		if !refusal && !o.flagged && o.to != "" && o.to != u.initiator {
-			o.add(requirements.LifeCorrelation, "/to", "the work's initiator "+u.initiator, o.to)
+			// Whom a report addresses is a SHOULD (Message Kinds: to
+			// "SHOULD target the work initiator"), not LIFE-CORRELATION's
+			// MUST on what it carries.
+			r := agh.RuleTraceTo
+			if o.kind == "receipt" {
+				r = agh.RuleReceiptTo
+			}
+			o.add(r, "/to", "the work's initiator "+u.initiator, o.to)
 		}
 		o.targetReport(u, status, refusal, hasCause && causeKey == u.opening)
 	case u.initiator:

@@ -26,7 +26,7 @@ func newPeerCmd() *cobra.Command {
 		creds                      string
 		faults                     []string
 		listFaults, verbose        bool
-		noControl                  bool
+		noControl, noDiscovery     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "peer",
@@ -109,6 +109,7 @@ For example: aghcheck peer --fault slow:3s --fault accept-expired`,
 			cfg.Nickname = nick
 			cfg.Faults = faults
 			cfg.NoControl = noControl
+			cfg.NoCapabilityDiscovery = noDiscovery
 			level := slog.LevelInfo
 			if verbose {
 				level = slog.LevelDebug
@@ -149,6 +150,7 @@ For example: aghcheck peer --fault slow:3s --fault accept-expired`,
 	f.StringArrayVar(&faults, "fault", nil, "switch on a deliberate fault (repeatable; see --list-faults)")
 	f.BoolVar(&listFaults, "list-faults", false, "list the deliberate faults and exit")
 	f.BoolVar(&noControl, "no-control", false, "behave like a third-party peer: neither advertise nor honour the aghcheck.control/v1 test extension")
+	f.BoolVar(&noDiscovery, "no-capability-discovery", false, "behave like a peer with neither brief nor rich capability discovery: no capabilities in its Peer Card, no catalog in a whois answer (docs/errata.md, erratum 12)")
 	f.BoolVarP(&verbose, "verbose", "v", false, "log every envelope received and sent")
 	return cmd
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/aghcheck/aghcheck/harness/iut"
 	"github.com/aghcheck/aghcheck/harness/scenario"
 	"github.com/aghcheck/aghcheck/reporter"
+	"github.com/aghcheck/aghcheck/requirements"
 	"github.com/aghcheck/aghcheck/suites"
 )
 
@@ -33,6 +34,7 @@ type suiteFlags struct {
 	runRe    string
 	level    string
 	embedded bool
+	errata   []string
 }
 
 func (s *suiteFlags) add(cmd *cobra.Command) {
@@ -41,6 +43,23 @@ func (s *suiteFlags) add(cmd *cobra.Command) {
 	f.StringVar(&s.runRe, "run", "", "only run scenarios whose id matches `REGEX`")
 	f.StringVar(&s.level, "level", "full", "claimed level: core, trust or full")
 	f.BoolVar(&s.embedded, "embedded", true, "include the built-in suites (--embedded=false plays only --suite files)")
+	f.StringArrayVar(&s.errata, "errata", nil, "judge by the other reading `NAME` of a documented erratum (repeatable; known: "+readingNames()+"; see docs/errata.md)")
+	_ = cmd.RegisterFlagCompletionFunc("errata", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		var out []string
+		for _, r := range requirements.Readings() {
+			out = append(out, r.Name+"\t"+r.Description)
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	})
+}
+
+// readingNames lists the live errata readings for --errata's help.
+func readingNames() string {
+	var names []string
+	for _, r := range requirements.Readings() {
+		names = append(names, r.Name)
+	}
+	return strings.Join(names, ", ")
 }
 
 func (s *suiteFlags) load() ([]*scenario.Scenario, *regexp.Regexp, error) {
@@ -70,6 +89,13 @@ func (s *suiteFlags) load() ([]*scenario.Scenario, *regexp.Regexp, error) {
 	}
 	if len(set.Scenarios) == 0 {
 		return nil, nil, &exitError{code: exitUsageErr, err: errors.New("no scenarios to play")}
+	}
+	for _, name := range s.errata {
+		r, err := requirements.LookupReading(name)
+		if err != nil {
+			return nil, nil, &exitError{code: exitUsageErr, err: fmt.Errorf("--errata: %w", err)}
+		}
+		set.Scenarios = scenario.Reread(set.Scenarios, r.Swap)
 	}
 	if re != nil && !slices.ContainsFunc(set.Scenarios, func(sc *scenario.Scenario) bool { return re.MatchString(sc.ID) }) {
 		return nil, nil, &exitError{code: exitUsageErr, err: fmt.Errorf("--run %q matches no scenario id (see aghcheck list)", s.runRe)}

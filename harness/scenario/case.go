@@ -30,7 +30,9 @@ type Case struct {
 	Claim   string
 	// Requirements: the fixture's rules, the family's, the class's.
 	Requirements []string
-	Send         Send // how the broken message is played
+	// ClassChecks is what judges the class of its refusal (Family.ClassChecks).
+	ClassChecks []string
+	Send        Send // how the broken message is played
 	// Reason is the reason_code a refusal of the live message carries
 	// (agh.RefusalReason, the validation order), Status its receipt status.
 	Reason, Status string
@@ -535,10 +537,22 @@ func (f *Family) judge(c *Case, raw []byte) error {
 	c.Requirements = appendNew(nil, c.Rules...)
 	c.Requirements = appendNew(c.Requirements, f.Requirements...)
 	c.Requirements = appendNew(c.Requirements, c.Corpus.Classes[c.Reason]...)
+	c.ClassChecks = f.classChecks(c.Rules)
+	c.Requirements = appendNew(c.Requirements, c.ClassChecks...)
 	if c.Answered {
 		c.Requirements = appendNew(c.Requirements, f.AnsweredRequirements...)
 	}
 	return nil
+}
+
+// classChecks is what judges the refusal class of a case breaking ids.
+func (f *Family) classChecks(ids []string) []string {
+	for _, id := range ids {
+		if cc, ok := f.ClassChecks[id]; ok {
+			return cc
+		}
+	}
+	return f.ClassChecks[""]
 }
 
 func appendNew(list []string, ids ...string) []string {

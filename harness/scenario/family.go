@@ -39,7 +39,12 @@ type Family struct {
 	// carries a usable work context: those that play the when: answered
 	// steps checking them.
 	AnsweredRequirements []string `json:"answered_requirements,omitempty"`
-	Corpora              []Corpus `json:"corpora"`
+	// ClassChecks is what the step that wants no refusal in another
+	// failure class checks ({{case.class_checks}}), which every case cites:
+	// by rule id, for a rule whose own MUST names the reason_code of its
+	// refusal; under "" for every other case.
+	ClassChecks map[string][]string `json:"class_checks,omitempty"`
+	Corpora     []Corpus            `json:"corpora"`
 	// Rewrite gives the top-level members of a fixture that are identities
 	// (ids, addresses, times) the template that isolates a case and
 	// addresses it to the IUT; a member the fixture breaks keeps its value.
@@ -327,6 +332,8 @@ func (f *Family) scenario(c Case) (map[string]any, error) {
 //	accepted  the patterns that would show acceptance (a list)
 //	from      the broken message's from, as a template: a refusal
 //	          receipt is addressed to it
+//	class_checks what the step judging the refusal's class checks (a
+//	          list: the family's class_checks for the case's rules)
 //	sign      whether the corpus signs (a signed test peer's follow-up
 //	          must be signed too, or it is proof stripping)
 //	work      the work id a follow-up uses: the broken message's own
@@ -349,7 +356,7 @@ func (c Case) vars(f *Family) map[string]any {
 	return map[string]any{
 		"rules": strings.Join(c.Rules, "+"), "what": c.What, "fixture": c.Fixture,
 		"reason": c.Reason, "status": c.Status, "accepted": pats, "work": work, "sign": c.Corpus.Sign,
-		"from": c.from(f),
+		"from": c.from(f), "class_checks": c.ClassChecks,
 	}
 }
 

@@ -216,6 +216,51 @@ func TestReceiverFamilyClassIsTheCatalogues(t *testing.T) {
 	}
 }
 
+// The class of a refusal is a SHOULD of the peer (DELIV-FAILURE-CLASSES),
+// except for the rules whose own MUST names it: in every played case, the
+// step that wants no refusal in another class checks the one or the other,
+// at its level, and the case cites it.
+func TestReceiverFamilyClassChecks(t *testing.T) {
+	set := LoadFS(suites.FS(), ".", "embedded:")
+	if err := set.Err(); err != nil {
+		t.Fatal(err)
+	}
+	played := map[string]*Scenario{}
+	for _, sc := range set.Scenarios {
+		played[sc.ID] = sc
+	}
+	must := 0
+	for _, c := range receiverCases(t) {
+		sc := played[c.ID]
+		if c.Skip != "" || sc == nil {
+			continue
+		}
+		want, level := []string{"DELIV-FAILURE-CLASSES"}, "SHOULD"
+		if slices.Contains(c.Rules, "CAP-DIGEST") {
+			want, level = []string{"CAP-DIGEST"}, "MUST"
+			must++
+		}
+		if !slices.Equal(c.ClassChecks, want) || !slices.Contains(sc.Requirements, want[0]) {
+			t.Errorf("%s: class checks %v, requirements %v; want %v cited", c.ID, c.ClassChecks, sc.Requirements, want)
+		}
+		found := false
+		for i, g := range sc.Grading() {
+			if slices.Equal(g.Checks, want) && sc.Steps[i].ExpectSilence != nil {
+				found = true
+				if g.Level != level {
+					t.Errorf("%s step %d checks %v at %s, want %s", c.ID, i+1, want, g.Level, level)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no silence step checks %v", c.ID, want)
+		}
+	}
+	if must == 0 {
+		t.Error("no CAP-DIGEST case judges its class at MUST")
+	}
+}
+
 // The generated cases as a listing people review: what each plays, the
 // refusal it expects, and what the live message breaks.
 func TestReceiverFamilyGolden(t *testing.T) {
@@ -278,8 +323,8 @@ func TestNewFixtureIsANewCase(t *testing.T) {
 	for i, g := range sc.Grading() {
 		kinds = append(kinds, sc.Steps[i].Kind()+"/"+g.Level)
 	}
-	// send, receipt (SHOULD), silence, wrong class, follow-up, served, nothing late.
-	if want := []string{"send/", "expect/SHOULD", "expect_silence/MUST", "expect_silence/MUST", "send/", "expect/MUST", "expect_silence/MUST"}; !slices.Equal(kinds, want) {
+	// send, receipt (SHOULD), silence, wrong class (SHOULD), follow-up, served, nothing late.
+	if want := []string{"send/", "expect/SHOULD", "expect_silence/MUST", "expect_silence/SHOULD", "send/", "expect/MUST", "expect_silence/MUST"}; !slices.Equal(kinds, want) {
 		t.Errorf("steps %v, want %v", kinds, want)
 	}
 	if got := sc.Steps[1].Expect.Match["body"].(map[string]any)["reason_code"]; got != "malformed" {
