@@ -235,6 +235,17 @@ func (l *link) judge(res *ScenarioResult, from linkMark) {
 	if nc.Status() == nats.CONNECTED && nc.Stats().Reconnects == from.reconnects {
 		return
 	}
+	// nats.go tells of the loss on its own goroutine: give the handler
+	// its moment, so the outage this scenario lost is the one it names.
+	for range 50 {
+		l.mu.Lock()
+		o := l.latest()
+		l.mu.Unlock()
+		if o != nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	what := "the broker connection was lost during the scenario"

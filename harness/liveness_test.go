@@ -24,16 +24,15 @@ func outcomes(rep *Report) map[string]Outcome {
 // same slow peer with a MUST fault still fails for it.
 func TestSlowPeerEarnsTheSameVerdicts(t *testing.T) {
 	t.Parallel() // it mostly waits on the slow peer
-	all := Config{Parallel: 1000, StepTimeout: 10 * time.Second}
-	fast := runAgainst(t, "peer", all)
-	slow := runAgainst(t, "peer:slow:300ms", all)
+	// At once, the reference peer passes every scenario
+	// (TestReferencePeerPassesEverything): so must it, late.
+	slow := runAgainst(t, "peer:slow:300ms", Config{Parallel: 1000, StepTimeout: 10 * time.Second})
 	if slow.Error != "" {
 		t.Fatal(slow.Error)
 	}
-	want := outcomes(fast)
 	for id, got := range outcomes(slow) {
-		if got != want[id] {
-			t.Errorf("%s: %s when slow, %s when fast", id, got, want[id])
+		if got != Pass {
+			t.Errorf("%s: %s when slow, pass at once", id, got)
 		}
 	}
 	if slow.Summary.Claim != "Full Peer" {
