@@ -115,6 +115,11 @@ type IUTInfo struct {
 	Stdout   string `json:"stdout,omitempty"`
 	Stderr   string `json:"stderr,omitempty"`
 	Messages int    `json:"messages"` // envelopes (or bytes) it published during the run
+	// Implementation and ImplementationVersion name what was certified,
+	// for every report format and the self-certification record (see
+	// Report.NameImplementation).
+	Implementation        string `json:"implementation,omitempty"`
+	ImplementationVersion string `json:"implementation_version,omitempty"`
 	// Disconnects are the IUT's connections the embedded broker closed, in
 	// its words ("Maximum Message Payload Exceeded").
 	Disconnects []string `json:"disconnects,omitempty"`

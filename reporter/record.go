@@ -21,12 +21,10 @@ import (
 )
 
 // RecordInput is what a self-certification record needs beyond the
-// report: who was certified, and the scenario definitions the digest of
-// the played set is taken over.
+// report (which names who was certified, harness.Report.NameImplementation):
+// the scenario definitions the digest of the played set is taken over.
 type RecordInput struct {
-	Implementation        string
-	ImplementationVersion string
-	Scenarios             []*scenario.Scenario
+	Scenarios []*scenario.Scenario
 }
 
 // Record is the self-certification record of the conformance page
@@ -70,12 +68,9 @@ func NewRecord(rep *harness.Report, in RecordInput) (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	// What the flags left open comes from the IUT's Peer Card, whatever
-	// format or file the record is written to.
-	card := func(key string) string { s, _ := rep.IUT.Card[key].(string); return s }
 	r := &Record{
-		Implementation: cmp.Or(in.Implementation, card("display_name"), rep.IUT.PeerID, "unknown"),
-		Version:        cmp.Or(in.ImplementationVersion, card("version"), "unknown"),
+		Implementation: cmp.Or(rep.IUT.Implementation, harness.Unknown),
+		Version:        cmp.Or(rep.IUT.ImplementationVersion, harness.Unknown),
 		Claim:          rep.Summary.Claim, Protocol: rep.Protocol,
 		Profiles: []string{}, Passed: []string{}, Optional: []string{}, Deviations: []Deviation{},
 		FixtureSuite:    fmt.Sprintf("aghcheck@%s sha256:%s", rep.Version, digest),

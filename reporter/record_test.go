@@ -17,7 +17,7 @@ import (
 
 // recordInput defines the fixture run's scenarios, as the run loaded them.
 func recordInput(rep *harness.Report) RecordInput {
-	in := RecordInput{Implementation: "my-agent", ImplementationVersion: "1.2.3"}
+	var in RecordInput
 	for _, sc := range rep.Scenarios {
 		in.Scenarios = append(in.Scenarios, &scenario.Scenario{ID: sc.ID, Title: sc.Title, Suite: sc.Suite,
 			Level: sc.Level, Claim: sc.Claim, Requirements: sc.Requirements, Steps: []scenario.Step{{Wait: scenario.Duration(1)}}})

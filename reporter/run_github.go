@@ -53,7 +53,7 @@ func writeRunGitHub(w io.Writer, rep *harness.Report) error {
 		b.WriteString(Annotation(cmd, "passive "+f.Rule, fmt.Sprintf("%s broke %s (%s), e.g. %s", Plural(f.Count, "IUT envelope"), f.Rule, f.Level, f.Example)) + "\n")
 	}
 	s := rep.Summary
-	verdict := fmt.Sprintf("claim earned: %s (target %s); %d pass, %d fail, %d warn, %d skip, %d error", s.Claim, s.Target, s.Pass, s.Fail, s.Warn, s.Skip, s.Error)
+	verdict := fmt.Sprintf("%s (%s): claim earned: %s (target %s); %d pass, %d fail, %d warn, %d skip, %d error", implementation(rep), checker(rep), s.Claim, s.Target, s.Pass, s.Fail, s.Warn, s.Skip, s.Error)
 	cmd, word := "notice", runVerdict(rep)
 	if !s.Passed {
 		cmd = "error"

@@ -1,6 +1,7 @@
 package reporter
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,12 +16,17 @@ import (
 // the passive validation of the IUT's envelopes.
 func writeRunJUnit(w io.Writer, rep *harness.Report) error {
 	bySuite := map[string]*JUnitSuite{}
-	root := JUnitSuites{Name: "aghcheck run (" + rep.Summary.Claim + ")", Time: secs(rep.Duration)}
+	root := JUnitSuites{Name: fmt.Sprintf("%s run of %s (%s)", checker(rep), implementation(rep), rep.Summary.Claim), Time: secs(rep.Duration)}
+	props := []JUnitProperty{
+		{"aghcheck.version", cmp.Or(rep.Version, harness.Unknown)},
+		{"implementation", cmp.Or(rep.IUT.Implementation, harness.Unknown)},
+		{"implementation.version", cmp.Or(rep.IUT.ImplementationVersion, harness.Unknown)},
+	}
 	get := func(name string) *JUnitSuite {
 		if s := bySuite[name]; s != nil {
 			return s
 		}
-		s := &JUnitSuite{Name: name}
+		s := &JUnitSuite{Name: name, Properties: props}
 		bySuite[name] = s
 		return s
 	}

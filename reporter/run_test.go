@@ -21,7 +21,8 @@ func runFixture() *harness.Report {
 		Started:  time.Date(2026, 4, 16, 12, 0, 0, 0, time.UTC),
 		Duration: ms(412),
 		Broker:   harness.BrokerInfo{Embedded: true, URL: "nats://127.0.0.1:4222", Workspace: "aghcheck-0001", Channel: "conformance"},
-		IUT:      harness.IUTInfo{Command: []string{"./my-agent", "--join", "ws alpha"}, PeerID: "iut.0001", Card: map[string]any{"display_name": "test peer"}, Greeted: ms(40), Messages: 3},
+		IUT: harness.IUTInfo{Command: []string{"./my-agent", "--join", "ws alpha"}, PeerID: "iut.0001", Card: map[string]any{"display_name": "test peer"}, Greeted: ms(40), Messages: 3,
+			Implementation: "my-agent", ImplementationVersion: "1.2.3"},
 		Passive: harness.PassiveResult{Outcome: harness.Fail, Envelopes: 3, Invalid: 1, Findings: []harness.PassiveFinding{
 			{Rule: "NATS-PUBLISH-SUBJECT", Level: "MUST", Count: 1, Example: "error NATS-PUBLISH-SUBJECT: published on the wrong subject"}}},
 		Scenarios: []*harness.ScenarioResult{

@@ -1,6 +1,7 @@
 package reporter
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -65,6 +66,17 @@ func (t *runText) Item(sc *harness.ScenarioResult) error {
 	}
 	_, err := fmt.Fprintln(t.w, line)
 	return err
+}
+
+// implementation names what a run certified and its version, as every
+// format prints it.
+func implementation(rep *harness.Report) string {
+	return cmp.Or(rep.IUT.Implementation, harness.Unknown) + " " + cmp.Or(rep.IUT.ImplementationVersion, harness.Unknown)
+}
+
+// checker names aghcheck and its version, beside implementation.
+func checker(rep *harness.Report) string {
+	return cmp.Or(rep.Tool, "aghcheck") + " " + cmp.Or(rep.Version, harness.Unknown)
 }
 
 // stepEvidence is, for each step that did not pass, what it expected
@@ -140,6 +152,7 @@ func (t *runText) Finish(rep *harness.Report) error {
 		}
 		fmt.Fprintln(w)
 	}
+	fmt.Fprintf(w, "tested   %s, by %s\n", implementation(rep), checker(rep))
 	t.liveness(rep)
 	for _, d := range rep.IUT.Disconnects {
 		fmt.Fprintf(w, "%s %s\n", label, p.red.Sprint("disconnected by the broker: "+d))

@@ -297,7 +297,7 @@ outside it, no stale entry.`,
 			}
 			opts := reporter.Options{Strict: strict, Verbose: verbose, Level: sf.level, Scenarios: len(scs), Selected: sf.selected(scs, re),
 				Color:  out == os.Stdout && !color.NoColor,
-				Record: reporter.RecordInput{Implementation: implName, ImplementationVersion: implVersion, Scenarios: scs}}
+				Record: reporter.RecordInput{Scenarios: scs}}
 			w := report.New(out, opts)
 			cfg.Progress = func(sc *harness.ScenarioResult) { _ = w.Item(known.Preview(sc)) } // a failed write shows again at Finish
 			// The IUT's deaths and returns go to stderr as they happen,
@@ -315,6 +315,7 @@ outside it, no stale entry.`,
 			if rep == nil {
 				return &exitError{code: exitUsageErr, err: runErr}
 			}
+			rep.NameImplementation(implName, implVersion)
 			if err := settleBaseline(rep, known, writeBaselinePath); err != nil {
 				return err
 			}
@@ -364,8 +365,8 @@ outside it, no stale entry.`,
 	f.StringVar(&baselinePath, "baseline", "", "known deviations `FILE` (YAML): its failures are expected-fail; a new failure or a stale entry fails the run")
 	f.StringVar(&writeBaselinePath, "write-baseline", "", "write this run's failures to `FILE` as a baseline to start from")
 	f.StringVar(&recordPath, "record", "", "also write the self-certification record to `FILE` (.json, or .yaml / .yml)")
-	f.StringVar(&implName, "implementation", "", "implementation `NAME` the record names (default the Peer Card's display_name)")
-	f.StringVar(&implVersion, "implementation-version", "", "implementation `VERSION` the record names (default the Peer Card's version, else unknown)")
+	f.StringVar(&implName, "implementation", "", "implementation `NAME` every report names (default the Peer Card's display_name)")
+	f.StringVar(&implVersion, "implementation-version", "", "implementation `VERSION` every report names (default the Peer Card's version, else unknown)")
 	f.DurationVar(&greetTimeout, "greet-timeout", harness.DefaultGreetTimeout, "how long to wait for the IUT's greet (also for its return after it died or lost its connection)")
 	f.IntVar(&maxRestarts, "max-restarts", harness.DefaultMaxRestarts, "how often an --iut that died is started again (0: never; the scenarios it could not play are errors)")
 	f.StringVar(&reproDir, "repro-dir", "", "write each scenario that kills the IUT when played alone as a scenario file into `DIR` (replay: run --suite DIR --embedded=false)")
