@@ -44,7 +44,7 @@ type Options struct {
 	// terminal, and NO_COLOR unset).
 	Color bool
 	// Verbose lists every skipped scenario and every reason a claim was not
-	// earned (run text).
+	// earned, and prints envelopes whole instead of clipped (run text).
 	Verbose bool
 	// Level, Scenarios and Selected announce a run before it starts: the
 	// text writer prints them at once, while the IUT is still starting. An

@@ -87,7 +87,7 @@ func githubDetail(sc *harness.ScenarioResult) string {
 			b.WriteString("\nnote: " + n)
 		}
 	}
-	for _, l := range stepEvidence(sc) {
+	for _, l := range stepEvidence(sc, evidenceClip) {
 		b.WriteString("\n" + l)
 	}
 	b.WriteString("\nrequirements: " + strings.Join(sc.Requirements, ", "))

@@ -267,3 +267,24 @@ func TestSilenceFailureReadsAsSuch(t *testing.T) {
 		}
 	}
 }
+
+// A long envelope is clipped in the text report's details, and shown whole
+// with --verbose: exchanged, expected and arrived alike.
+func TestRunTextVerboseWholeEnvelopes(t *testing.T) {
+	rep := runFixture()
+	long := strings.Repeat("x", 1000)
+	sc := rep.Scenarios[1]
+	sc.Exchanged[0].Envelope = json.RawMessage(`{"kind":"say","body":{"text":"` + long + `"}}`)
+	sc.Steps[0].Arrived = []string{"receipt " + long}
+	sc.Steps[0].Expected = []map[string]any{{"body": long}}
+	for _, verbose := range []bool{false, true} {
+		out := string(writeRun(t, "text", rep, Options{Verbose: verbose}))
+		whole := strings.Count(out, long)
+		if verbose && whole != 3 {
+			t.Errorf("--verbose: %d whole copies of the long text, want 3 (exchanged, expected, arrived)", whole)
+		}
+		if !verbose && (whole != 0 || !strings.Contains(out, "xxx...")) {
+			t.Errorf("without --verbose: %d whole copies, want none and clipped ones", whole)
+		}
+	}
+}

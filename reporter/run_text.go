@@ -79,9 +79,17 @@ func checker(rep *harness.Report) string {
 	return cmp.Or(rep.Tool, "aghcheck") + " " + cmp.Or(rep.Version, harness.Unknown)
 }
 
+// Envelopes in reports are clipped to these many bytes, unless --verbose
+// asks for them whole (text).
+const (
+	evidenceClip  = 300 // a step's expected pattern or arrived envelope
+	exchangedClip = 400 // an exchanged envelope
+)
+
 // stepEvidence is, for each step that did not pass, what it expected
-// beside what arrived instead, one clipped line each.
-func stepEvidence(sc *harness.ScenarioResult) []string {
+// beside what arrived instead, one line each, clipped to limit bytes
+// (0: whole).
+func stepEvidence(sc *harness.ScenarioResult, limit int) []string {
 	var out []string
 	for _, st := range sc.Steps {
 		if st.Outcome == harness.Pass {
@@ -89,10 +97,10 @@ func stepEvidence(sc *harness.ScenarioResult) []string {
 		}
 		for _, e := range st.Expected {
 			b, _ := json.Marshal(e)
-			out = append(out, fmt.Sprintf("step %d %s: %s", st.Index, patternLabel(st.Kind), clip(string(b), 300)))
+			out = append(out, fmt.Sprintf("step %d %s: %s", st.Index, patternLabel(st.Kind), clipTo(string(b), limit)))
 		}
 		for _, a := range st.Arrived {
-			out = append(out, fmt.Sprintf("step %d arrived:  %s", st.Index, clip(a, 300)))
+			out = append(out, fmt.Sprintf("step %d arrived:  %s", st.Index, clipTo(a, limit)))
 		}
 	}
 	return out
@@ -337,7 +345,11 @@ func (t *runText) failure(sc *harness.ScenarioResult) {
 			fmt.Fprintf(w, "        %s %s\n", p.faint.Sprint("note:"), firstLine(n))
 		}
 	}
-	for _, l := range stepEvidence(sc) {
+	limit, whole := evidenceClip, exchangedClip
+	if t.o.Verbose {
+		limit, whole = 0, 0
+	}
+	for _, l := range stepEvidence(sc, limit) {
 		fmt.Fprintf(w, "        %s\n", l)
 	}
 	if len(sc.Exchanged) > 0 {
@@ -351,7 +363,7 @@ func (t *runText) failure(sc *harness.ScenarioResult) {
 			if body == "" {
 				body = e.Raw
 			}
-			fmt.Fprintf(w, "          %7s %-10s %s %s\n", "+"+runDur(e.At.D()), who, p.faint.Sprint(e.Subject), clip(body, 400))
+			fmt.Fprintf(w, "          %7s %-10s %s %s\n", "+"+runDur(e.At.D()), who, p.faint.Sprint(e.Subject), clipTo(body, whole))
 			for _, f := range e.Findings {
 				fmt.Fprintf(w, "                             %s %s\n", p.red.Sprint("!"), f)
 			}
@@ -413,6 +425,14 @@ func (t *runText) tables(rep *harness.Report) {
 			print(l, levels[l])
 		}
 	}
+}
+
+// clipTo is clip, or s whole when n is 0.
+func clipTo(s string, n int) string {
+	if n == 0 {
+		return s
+	}
+	return clip(s, n)
 }
 
 // clip shortens s to at most n bytes, never splitting a UTF-8 character.

@@ -355,7 +355,7 @@ outside it, no stale entry.`,
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(reporter.Run.Names()...))
 	f.StringVarP(&output, "output", "o", "", "write the report to `FILE` instead of stdout")
 	f.BoolVar(&strict, "strict", false, "treat warnings (SHOULD not met) as failures")
-	f.BoolVarP(&verbose, "verbose", "v", false, "list every skipped scenario and every reason a claim was not earned")
+	f.BoolVarP(&verbose, "verbose", "v", false, "list every skipped scenario and every reason a claim was not earned, and show envelopes whole")
 	f.BoolVar(&noColor, "no-color", false, "plain text output (also when NO_COLOR is set or stdout is not a terminal)")
 	f.IntVar(&parallel, "parallel", 0, "scenarios played at once (0: all of them)")
 	f.DurationVar(&timeout, "timeout", 0, "ceiling per scenario (0: none; every expect has --step-timeout)")
