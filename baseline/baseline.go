@@ -1,8 +1,8 @@
 // Package baseline holds a peer's known deviations — the --baseline file of
-// `aghcheck run` — and applies them to a run's report: a recorded failure is
-// reported as expected-fail and does not fail the run, a new failure does,
-// and so does an entry that no longer holds (stale), so the file can only
-// shrink honestly.
+// `aghcheck run` — and applies them to a run's report: a recorded failure or
+// warning is reported as expected-fail and does not fail the run, a new
+// failure or warning does, and so does an entry that no longer holds
+// (stale), so the file can only shrink honestly.
 package baseline
 
 import (
@@ -174,7 +174,7 @@ func (b *Baseline) Preview(sc *harness.ScenarioResult) *harness.ScenarioResult {
 	if b == nil {
 		return sc
 	}
-	m := b.mark(sc.ID, sc.Outcome)
+	m := b.mark(sc.ID, judged(sc))
 	if m == nil {
 		return sc
 	}
@@ -186,9 +186,30 @@ func (b *Baseline) Preview(sc *harness.ScenarioResult) *harness.ScenarioResult {
 	return &c
 }
 
+// judged is the outcome an entry is compared with: the scenario's own,
+// before a baseline rewrote it and before --strict made a warning a
+// failure, so that one file serves runs with and without --strict.
+func judged(sc *harness.ScenarioResult) harness.Outcome {
+	o := actual(sc.Outcome, sc.Baseline)
+	if o == harness.Fail && sc.StrictFail {
+		return harness.Warn
+	}
+	return o
+}
+
+// levelOutcome is what a passive finding is at its rule's level, without
+// --strict: fail for a MUST, warn otherwise.
+func levelOutcome(f *harness.PassiveFinding) harness.Outcome {
+	if f.Level == "MUST" {
+		return harness.Fail
+	}
+	return harness.Warn
+}
+
 // Apply marks every scenario and passive finding an entry names, reports a
-// recorded failure as expected-fail, and sets the run's verdict: passed
-// when nothing failed or errored outside the baseline and no entry is
+// recorded failure or warning as expected-fail, and sets the run's
+// verdict: passed when nothing failed, errored or warned outside the
+// baseline (a new SHOULD shortfall is a regression too) and no entry is
 // stale. Claims stay as graded on the real outcomes.
 func (b *Baseline) Apply(rep *harness.Report) {
 	sum := &harness.BaselineSummary{File: b.File, Entries: len(b.Entries)}
@@ -206,19 +227,20 @@ func (b *Baseline) Apply(rep *harness.Report) {
 		}
 	}
 	for _, sc := range rep.Scenarios {
-		m := b.mark(sc.ID, sc.Outcome)
-		if m == nil {
-			continue
+		m := b.mark(sc.ID, judged(sc))
+		if m != nil {
+			sc.Baseline = m
+			tally(sc.ID, m)
 		}
-		sc.Baseline = m
-		tally(sc.ID, m)
-		if m.Status == harness.BaselineExpected {
+		if m != nil && m.Status == harness.BaselineExpected {
 			count(s, sc.Outcome, -1)
 			sc.Outcome = harness.ExpectedFail
 			s.ExpectedFail++
+		} else if m == nil && (sc.Outcome == harness.Fail || sc.Outcome == harness.Warn || sc.Outcome == harness.Error) {
+			sum.New = append(sum.New, sc.ID) // with an entry it is stale, and named so
 		}
 	}
-	b.applyPassive(rep, tally)
+	b.applyPassive(rep, tally, sum)
 	for _, e := range b.Entries {
 		if seen[e.ID] {
 			continue
@@ -232,27 +254,32 @@ func (b *Baseline) Apply(rep *harness.Report) {
 	}
 	rep.Baseline = sum
 	s.Stale = len(sum.Stale)
-	s.Passed = rep.Error == "" && s.Fail == 0 && s.Error == 0 && rep.Passive.Outcome != harness.Fail &&
-		s.Stale == 0 && s.Pass+s.Warn+s.ExpectedFail > 0
+	s.Passed = rep.Error == "" && len(sum.New) == 0 && rep.Passive.Outcome != harness.Fail &&
+		s.Stale == 0 && s.Pass+s.ExpectedFail > 0
 }
 
-// applyPassive marks the passive findings and grades the passive verdict
-// on the findings the baseline does not expect.
-func (b *Baseline) applyPassive(rep *harness.Report, tally func(string, *harness.BaselineMark)) {
+// applyPassive marks the passive findings, grades the passive verdict on
+// the findings the baseline does not expect, and lists those as new.
+func (b *Baseline) applyPassive(rep *harness.Report, tally func(string, *harness.BaselineMark), sum *harness.BaselineSummary) {
 	p := &rep.Passive
 	rest, expected := harness.Pass, false
 	for i := range p.Findings {
 		f := &p.Findings[i]
-		actual := findingOutcome(f, rep.Strict)
-		m := b.mark(PassivePrefix+f.Rule, actual)
+		id := PassivePrefix + f.Rule
+		m := b.mark(id, levelOutcome(f))
 		if m != nil {
 			f.Baseline = m
-			tally(PassivePrefix+f.Rule, m)
+			tally(id, m)
 		}
 		if m != nil && m.Status == harness.BaselineExpected {
 			expected = true
-		} else if actual == harness.Fail || (actual == harness.Warn && rest != harness.Fail) {
-			rest = actual
+			continue
+		}
+		if m == nil {
+			sum.New = append(sum.New, id)
+		}
+		if o := findingOutcome(f, rep.Strict); o == harness.Fail || (o == harness.Warn && rest != harness.Fail) {
+			rest = o
 		}
 	}
 	if expected && (p.Outcome == harness.Fail || p.Outcome == harness.Warn) {
@@ -265,10 +292,10 @@ func (b *Baseline) applyPassive(rep *harness.Report, tally func(string, *harness
 
 // findingOutcome is what a passive finding makes of the verdict.
 func findingOutcome(f *harness.PassiveFinding, strict bool) harness.Outcome {
-	if f.Level == "MUST" || strict {
+	if strict {
 		return harness.Fail
 	}
-	return harness.Warn
+	return levelOutcome(f)
 }
 
 func count(s *harness.Summary, o harness.Outcome, d int) {

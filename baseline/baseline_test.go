@@ -48,82 +48,134 @@ const failuresRecorded = `entries:
   - {id: e.errors, outcome: error, reason: r}
   - {id: "passive:ENV-WORK-ID", outcome: fail, reason: r}`
 
+// allRecorded records every deviation of report(): failuresRecorded plus
+// the warning scenario and the SHOULD passive finding.
+const allRecorded = failuresRecorded + `
+  - {id: b.warns, outcome: warn, reason: r}
+  - {id: "passive:NATS-GREET-RECONNECT", outcome: warn, reason: r}`
+
+// strictReport is report() as a --strict run leaves it: the warning
+// scenario fails (for --strict only) and so does passive validation.
+func strictReport() *harness.Report {
+	rep := report()
+	rep.Strict = true
+	w := rep.Scenarios[1]
+	w.Outcome, w.StrictFail = harness.Fail, true
+	rep.Summary.Warn, rep.Summary.Fail = 0, 2
+	return rep
+}
+
 func TestApply(t *testing.T) {
 	tests := []struct {
-		name                 string
-		entries              string
-		strict               bool
-		passed               bool
-		expected, stale      []string // entry ids by status
-		unjudged             []string
-		fail, xfail, errs    int // summary after the baseline
-		passive              harness.Outcome
-		outcomeOf            map[string]harness.Outcome
-		noPassiveBaselineFor string
+		name              string
+		entries           string
+		strict            bool
+		passed            bool
+		expected, stale   []string // entry ids by status
+		unjudged          []string
+		new               []string // deviations the baseline does not record
+		fail, xfail, errs int      // summary after the baseline
+		passive           harness.Outcome
+		outcomeOf         map[string]harness.Outcome
 	}{
 		{
-			name:    "no entries: a new failure fails the run",
+			name:    "no entries: every deviation is new and fails the run",
 			entries: `entries: []`, fail: 1, errs: 1, passive: harness.Fail,
+			new: []string{"a.fails", "b.warns", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"},
 		},
 		{
-			name: "every failure recorded, the error too",
-			entries: `entries:
-  - {id: a.fails, outcome: fail, reason: erratum 3}
-  - {id: e.errors, outcome: error, reason: "https://example.org/issues/1"}
-  - {id: "passive:ENV-WORK-ID", outcome: fail, reason: erratum 1}`,
-			passed: true, expected: []string{"a.fails", "e.errors", "passive:ENV-WORK-ID"}, xfail: 2,
+			name:    "every deviation recorded, warnings and the error too",
+			entries: allRecorded,
+			passed:  true, expected: []string{"a.fails", "b.warns", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"}, xfail: 3,
+			passive:   harness.ExpectedFail,
+			outcomeOf: map[string]harness.Outcome{"a.fails": harness.ExpectedFail, "b.warns": harness.ExpectedFail, "e.errors": harness.ExpectedFail},
+		},
+		{
+			name:     "every failure recorded: a new warning fails the run",
+			entries:  failuresRecorded,
+			expected: []string{"a.fails", "e.errors", "passive:ENV-WORK-ID"}, xfail: 2,
+			new:       []string{"b.warns", "passive:NATS-GREET-RECONNECT"},
 			passive:   harness.Warn, // the unrecorded SHOULD finding still warns
-			outcomeOf: map[string]harness.Outcome{"a.fails": harness.ExpectedFail, "e.errors": harness.ExpectedFail},
+			outcomeOf: map[string]harness.Outcome{"a.fails": harness.ExpectedFail, "b.warns": harness.Warn},
 		},
 		{
 			name: "a recorded warning; the rest is new",
 			entries: `entries:
   - {id: b.warns, outcome: warn, reason: erratum 7}`,
 			expected: []string{"b.warns"}, fail: 1, errs: 1, xfail: 1, passive: harness.Fail,
+			new: []string{"a.fails", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"},
 		},
 		{
 			name: "stale: the scenario passes now",
-			entries: `entries:
-  - {id: a.fails, outcome: fail, reason: erratum 3}
-  - {id: e.errors, outcome: error, reason: erratum 4}
-  - {id: "passive:ENV-WORK-ID", outcome: fail, reason: erratum 1}
+			entries: allRecorded + `
   - {id: c.passes, outcome: fail, reason: erratum 9}`,
-			expected: []string{"a.fails", "e.errors", "passive:ENV-WORK-ID"}, stale: []string{"c.passes"}, xfail: 2,
-			passive: harness.Warn, outcomeOf: map[string]harness.Outcome{"c.passes": harness.Pass},
+			expected: []string{"a.fails", "b.warns", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"}, stale: []string{"c.passes"}, xfail: 3,
+			passive: harness.ExpectedFail, outcomeOf: map[string]harness.Outcome{"c.passes": harness.Pass},
 		},
 		{
-			name: "stale: it falls short differently (recorded fail, now warn)",
+			name: "stale, not new: it falls short differently (recorded fail, now warn)",
 			entries: failuresRecorded + `
+  - {id: "passive:NATS-GREET-RECONNECT", outcome: warn, reason: r}
   - {id: b.warns, outcome: fail, reason: r}`,
-			expected: []string{"a.fails", "e.errors", "passive:ENV-WORK-ID"}, stale: []string{"b.warns"}, xfail: 2, passive: harness.Warn,
+			expected: []string{"a.fails", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"}, stale: []string{"b.warns"}, xfail: 2,
+			passive: harness.ExpectedFail,
+		},
+		{
+			name: "stale: recorded warn, now fail (a regression)",
+			entries: `entries:
+  - {id: a.fails, outcome: warn, reason: r}
+  - {id: e.errors, outcome: error, reason: r}
+  - {id: "passive:ENV-WORK-ID", outcome: fail, reason: r}
+  - {id: b.warns, outcome: warn, reason: r}
+  - {id: "passive:NATS-GREET-RECONNECT", outcome: warn, reason: r}`,
+			expected: []string{"b.warns", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"}, stale: []string{"a.fails"}, fail: 1, xfail: 2,
+			passive: harness.ExpectedFail, outcomeOf: map[string]harness.Outcome{"a.fails": harness.Fail},
 		},
 		{
 			name: "stale: a passive rule no longer broken",
-			entries: failuresRecorded + `
+			entries: allRecorded + `
   - {id: "passive:ENV-THREAD-ID", outcome: fail, reason: r}`,
-			expected: []string{"a.fails", "e.errors", "passive:ENV-WORK-ID"}, stale: []string{"passive:ENV-THREAD-ID"}, xfail: 2, passive: harness.Warn,
+			expected: []string{"a.fails", "b.warns", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"},
+			stale:    []string{"passive:ENV-THREAD-ID"}, xfail: 3, passive: harness.ExpectedFail,
 		},
 		{
 			name: "a skipped scenario neither confirms nor staleness",
-			entries: failuresRecorded + `
-  - {id: "passive:NATS-GREET-RECONNECT", outcome: warn, reason: r}
+			entries: allRecorded + `
   - {id: d.skipped, outcome: fail, reason: r}`,
-			passed: true, expected: []string{"a.fails", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"},
-			unjudged: []string{"d.skipped"}, xfail: 2, passive: harness.ExpectedFail,
+			passed: true, expected: []string{"a.fails", "b.warns", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"},
+			unjudged: []string{"d.skipped"}, xfail: 3, passive: harness.ExpectedFail,
 		},
 		{
-			name: "--strict: a SHOULD finding is a failure; recorded as warn it is stale",
-			entries: failuresRecorded + `
-  - {id: "passive:NATS-GREET-RECONNECT", outcome: warn, reason: r}`,
-			strict:   true,
-			expected: []string{"a.fails", "e.errors", "passive:ENV-WORK-ID"}, stale: []string{"passive:NATS-GREET-RECONNECT"}, xfail: 2,
+			name:    "--strict: the recorded warnings still hold",
+			entries: allRecorded, strict: true,
+			passed: true, expected: []string{"a.fails", "b.warns", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"}, xfail: 3,
+			passive: harness.ExpectedFail, outcomeOf: map[string]harness.Outcome{"b.warns": harness.ExpectedFail},
+		},
+		{
+			name:    "--strict: an unrecorded warning is new, and a failure",
+			entries: failuresRecorded, strict: true,
+			expected: []string{"a.fails", "e.errors", "passive:ENV-WORK-ID"}, fail: 1, xfail: 2,
+			new:     []string{"b.warns", "passive:NATS-GREET-RECONNECT"},
+			passive: harness.Fail, outcomeOf: map[string]harness.Outcome{"b.warns": harness.Fail},
+		},
+		{
+			name: "--strict: a warn entry for a real failure is stale",
+			entries: `entries:
+  - {id: a.fails, outcome: warn, reason: r}
+  - {id: e.errors, outcome: error, reason: r}
+  - {id: b.warns, outcome: warn, reason: r}
+  - {id: "passive:ENV-WORK-ID", outcome: warn, reason: r}
+  - {id: "passive:NATS-GREET-RECONNECT", outcome: warn, reason: r}`, strict: true,
+			expected: []string{"b.warns", "e.errors", "passive:NATS-GREET-RECONNECT"}, stale: []string{"a.fails", "passive:ENV-WORK-ID"}, fail: 1, xfail: 2,
 			passive: harness.Fail,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rep := report()
-			rep.Strict = tt.strict
+			if tt.strict {
+				rep = strictReport()
+			}
 			b := parse(t, tt.entries)
 			b.Apply(rep)
 			s, sum := rep.Summary, rep.Baseline
@@ -146,6 +198,9 @@ func TestApply(t *testing.T) {
 			}
 			if !slices.Equal(sum.Stale, tt.stale) || !slices.Equal(sum.Unjudged, tt.unjudged) {
 				t.Errorf("stale %v unjudged %v, want %v and %v", sum.Stale, sum.Unjudged, tt.stale, tt.unjudged)
+			}
+			if !slices.Equal(sum.New, tt.new) {
+				t.Errorf("new %v, want %v", sum.New, tt.new)
 			}
 			if rep.Passive.Outcome != tt.passive {
 				t.Errorf("passive %s, want %s", rep.Passive.Outcome, tt.passive)
@@ -185,6 +240,11 @@ func TestPreviewLeavesTheResultAlone(t *testing.T) {
 	}
 	if other := report().Scenarios[2]; b.Preview(other) != other {
 		t.Error("a scenario without an entry was copied")
+	}
+	// Under --strict a warning fails, and its warn entry still holds.
+	strict := strictReport().Scenarios[1]
+	if p := parse(t, `entries: [{id: b.warns, outcome: warn, reason: R1}]`).Preview(strict); p.Outcome != harness.ExpectedFail {
+		t.Errorf("--strict preview of a recorded warning: %s %+v", p.Outcome, p.Baseline)
 	}
 	if none := (*Baseline)(nil); none.Preview(sc) != sc {
 		t.Error("no baseline changed the result")
@@ -246,7 +306,7 @@ func TestWrite(t *testing.T) {
 	rep.Scenarios[4].Outcome = harness.Pass
 	rep.Summary.Error, rep.Summary.Pass = 0, 2
 	b.Apply(rep)
-	if !rep.Summary.Passed || rep.Baseline.Expected != 2 {
+	if !rep.Summary.Passed || rep.Baseline.Expected != 4 {
 		t.Errorf("the run does not pass against the baseline it wrote: %+v %+v", rep.Summary, rep.Baseline)
 	}
 	// After a baseline rewrote the outcomes, the real ones are written.
@@ -267,22 +327,32 @@ func TestWrite(t *testing.T) {
 	}
 }
 
-// A warning is written only when the previous baseline pins it, with its
-// reason; an unpinned one is left out (warnings never fail a run).
-func TestWriteKeepsPinnedWarnings(t *testing.T) {
-	rep := report()
-	rep.Scenarios[1].Message, rep.Scenarios[1].Notes = "", []string{"step 3 (SHOULD): no duplicate receipt"}
+// Warnings are written like failures (a new one fails the gate), with the
+// reason a previous baseline gives the same deviation; a --strict run
+// writes the same file as a run without it.
+func TestWriteWarnings(t *testing.T) {
+	todo := func(id, outcome string) string { return id + "=" + outcome + "=" + TODOReason }
 	for _, tc := range []struct {
 		name, prev string
+		strict     bool
 		want       []string // id=outcome=reason, in order
 	}{
-		{"unpinned", `entries: []`, []string{"a.fails=fail=" + TODOReason, "passive:ENV-WORK-ID=fail=" + TODOReason}},
-		{"pinned", `entries: [{id: b.warns, outcome: warn, reason: R1}, {id: passive:NATS-GREET-RECONNECT, outcome: warn, reason: R6}]`,
-			[]string{"a.fails=fail=" + TODOReason, "b.warns=warn=R1", "passive:ENV-WORK-ID=fail=" + TODOReason, "passive:NATS-GREET-RECONNECT=warn=R6"}},
+		{"no previous file", `entries: []`, false,
+			[]string{todo("a.fails", "fail"), todo("b.warns", "warn"), todo("passive:ENV-WORK-ID", "fail"), todo("passive:NATS-GREET-RECONNECT", "warn")}},
+		{"reasons kept", `entries: [{id: b.warns, outcome: warn, reason: R1}, {id: passive:NATS-GREET-RECONNECT, outcome: warn, reason: R6}]`, false,
+			[]string{todo("a.fails", "fail"), "b.warns=warn=R1", todo("passive:ENV-WORK-ID", "fail"), "passive:NATS-GREET-RECONNECT=warn=R6"}},
+		{"reasons kept under --strict", `entries: [{id: b.warns, outcome: warn, reason: R1}, {id: passive:NATS-GREET-RECONNECT, outcome: warn, reason: R6}]`, true,
+			[]string{todo("a.fails", "fail"), "b.warns=warn=R1", todo("passive:ENV-WORK-ID", "fail"), "passive:NATS-GREET-RECONNECT=warn=R6"}},
 		// Recorded as a failure, it warns today: not the same deviation.
-		{"recorded otherwise", `entries: [{id: b.warns, outcome: fail, reason: R1}]`, []string{"a.fails=fail=" + TODOReason, "passive:ENV-WORK-ID=fail=" + TODOReason}},
+		{"recorded otherwise", `entries: [{id: b.warns, outcome: fail, reason: R1}]`, false,
+			[]string{todo("a.fails", "fail"), todo("b.warns", "warn"), todo("passive:ENV-WORK-ID", "fail"), todo("passive:NATS-GREET-RECONNECT", "warn")}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			rep := report()
+			if tc.strict {
+				rep = strictReport()
+			}
+			rep.Scenarios[1].Message, rep.Scenarios[1].Notes = "", []string{"step 3 (SHOULD): no duplicate receipt"}
 			var out bytes.Buffer
 			if err := Write(&out, rep, parse(t, tc.prev)); err != nil {
 				t.Fatal(err)
@@ -298,8 +368,8 @@ func TestWriteKeepsPinnedWarnings(t *testing.T) {
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("written entries\n%q\nwant\n%q", got, tc.want)
 			}
-			if tc.name == "pinned" && !strings.Contains(out.String(), "# step 3 (SHOULD): no duplicate receipt\n  - id: b.warns") {
-				t.Errorf("the pinned warning is not commented with its note:\n%s", out.String())
+			if !strings.Contains(out.String(), "# step 3 (SHOULD): no duplicate receipt\n  - id: b.warns") {
+				t.Errorf("the warning is not commented with its note:\n%s", out.String())
 			}
 		})
 	}

@@ -13,12 +13,13 @@ import (
 // TODOReason is the reason Write gives an entry it cannot know the reason of.
 const TODOReason = "TODO: name the erratum or link the issue"
 
-// Write writes today's failures of rep — its failing scenarios and the
-// rules its passive verdict fails on — as a baseline file to start from.
-// An entry of prev that still holds keeps its reason; a new one gets
-// TODOReason, and each carries the failure as a comment. A warning is
-// written only when prev records it as one: warnings never fail a run, so
-// pinning one is a choice the file's author made, kept when rewritten.
+// Write writes today's deviations of rep — its failing and warning
+// scenarios and the rules its passive validation finds broken — as a
+// baseline file to start from: the same run passes against it, with or
+// without --strict. An entry of prev that still holds keeps its reason; a
+// new one gets TODOReason, and each carries the shortfall as a comment.
+// Errors are left out: a scenario that could not run says nothing about
+// the peer.
 func Write(w io.Writer, rep *harness.Report, prev *Baseline) error {
 	var entries []*yaml.Node
 	add := func(id string, outcome harness.Outcome, why string) {
@@ -34,11 +35,9 @@ func Write(w io.Writer, rep *harness.Report, prev *Baseline) error {
 		}
 		entries = append(entries, n)
 	}
-	keep := func(id string, o harness.Outcome) bool {
-		return o == harness.Fail || (o == harness.Warn && prev.recorded(id, o) != nil)
-	}
+	keep := func(o harness.Outcome) bool { return o == harness.Fail || o == harness.Warn }
 	for _, sc := range rep.Scenarios {
-		if o := actual(sc.Outcome, sc.Baseline); keep(sc.ID, o) {
+		if o := judged(sc); keep(o) {
 			why := sc.Message
 			if why == "" && len(sc.Notes) > 0 {
 				why = sc.Notes[0] // a warning's message is empty; its first SHOULD note says why
@@ -48,7 +47,7 @@ func Write(w io.Writer, rep *harness.Report, prev *Baseline) error {
 	}
 	for i := range rep.Passive.Findings {
 		f := &rep.Passive.Findings[i]
-		if o := findingOutcome(f, rep.Strict); keep(PassivePrefix+f.Rule, o) {
+		if o := levelOutcome(f); keep(o) {
 			add(PassivePrefix+f.Rule, o, fmt.Sprintf("passive, ×%d: %s", f.Count, f.Example))
 		}
 	}
@@ -60,7 +59,7 @@ func Write(w io.Writer, rep *harness.Report, prev *Baseline) error {
 		Kind: yaml.MappingNode,
 		HeadComment: "Known deviations for aghcheck run --baseline (written by --write-baseline).\n" +
 			"Each entry: a scenario id or passive:RULE-ID, the outcome it has today, and why\n" +
-			"(an erratum id or an issue link). A run passes when its failures are exactly these.",
+			"(an erratum id or an issue link). A run passes when its failures and warnings are exactly these.",
 		Content: []*yaml.Node{{Kind: yaml.ScalarNode, Value: "entries"}, list},
 	}}}
 	enc := yaml.NewEncoder(w)

@@ -245,6 +245,9 @@ type ScenarioResult struct {
 	Latency *Latency `json:"latency,omitempty"`
 	// Killed marks a scenario that kills the IUT when played alone.
 	Killed bool `json:"killed_iut,omitempty"`
+	// StrictFail marks a failure that is only --strict's: without it the
+	// scenario warns (a baseline's warn entry still holds for it).
+	StrictFail bool `json:"strict_fail,omitempty"`
 
 	// unplayed marks a scenario the run could not play (the IUT gone).
 	unplayed bool
@@ -279,6 +282,9 @@ type BaselineSummary struct {
 	Expected int      `json:"expected"`
 	Stale    []string `json:"stale,omitempty"`    // ids of entries that no longer hold
 	Unjudged []string `json:"unjudged,omitempty"` // ids of entries this run could not judge
+	// New are the failures, errors and warnings the file does not record
+	// (scenario ids, passive:RULE-ID): each fails the run.
+	New []string `json:"new,omitempty"`
 }
 
 // StepResult is one step's outcome.

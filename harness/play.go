@@ -305,7 +305,7 @@ func (p *player) judge() {
 		res.Outcome = worse(res.Outcome, Warn)
 	}
 	if res.Outcome == Warn && p.r.cfg.Strict {
-		res.Outcome = Fail
+		res.Outcome, res.StrictFail = Fail, true
 		if res.Message == "" && len(res.Notes) > 0 {
 			res.Message = res.Notes[0] + " (--strict)"
 		}

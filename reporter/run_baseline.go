@@ -1,9 +1,12 @@
 package reporter
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"strings"
 
+	"github.com/aghcheck/aghcheck/baseline"
 	"github.com/aghcheck/aghcheck/harness"
 )
 
@@ -12,6 +15,9 @@ type baselineRow struct {
 	id      string
 	mark    *harness.BaselineMark
 	message string
+	// passes is, for a new deviation, whether its own test case passes in
+	// JUnit (a warning): the baseline suite then fails for it.
+	passes bool
 }
 
 // baselineRows lists the entries the run judged: scenarios, then passive
@@ -21,13 +27,37 @@ func baselineRows(rep *harness.Report) []baselineRow {
 	var rows []baselineRow
 	for _, sc := range rep.Scenarios {
 		if sc.Baseline != nil {
-			rows = append(rows, baselineRow{sc.ID, sc.Baseline, sc.Message})
+			rows = append(rows, baselineRow{id: sc.ID, mark: sc.Baseline, message: sc.Message})
 		}
 	}
 	for _, f := range rep.Passive.Findings {
 		if f.Baseline != nil {
-			rows = append(rows, baselineRow{"passive:" + f.Rule, f.Baseline, f.Example})
+			rows = append(rows, baselineRow{id: baseline.PassivePrefix + f.Rule, mark: f.Baseline, message: f.Example})
 		}
+	}
+	return rows
+}
+
+// newRows lists what the baseline does not record, in the order of
+// rep.Baseline.New: each fails the run. The mark is nil.
+func newRows(rep *harness.Report) []baselineRow {
+	if rep.Baseline == nil {
+		return nil
+	}
+	what := map[string]baselineRow{}
+	for _, sc := range rep.Scenarios {
+		what[sc.ID] = baselineRow{id: sc.ID, message: fmt.Sprintf("%s: %s", sc.Outcome, cmp.Or(sc.Message, strings.Join(sc.Notes, "; "))),
+			passes: sc.Outcome == harness.Warn}
+	}
+	for _, f := range rep.Passive.Findings {
+		id := baseline.PassivePrefix + f.Rule
+		what[id] = baselineRow{id: id, message: fmt.Sprintf("%s, ×%d: %s", f.Level, f.Count, f.Example),
+			passes: rep.Passive.Outcome != harness.Fail}
+	}
+	rows := make([]baselineRow, len(rep.Baseline.New))
+	for i, id := range rep.Baseline.New {
+		rows[i] = what[id]
+		rows[i].id = id
 	}
 	return rows
 }
@@ -47,8 +77,8 @@ func writeRunBaseline(w io.Writer, p palette, rep *harness.Report) {
 	if b == nil {
 		return
 	}
-	fmt.Fprintf(w, "\nBaseline %s: %s, %d expected-fail, %d stale, %d not judged\n",
-		b.File, Plural(b.Entries, "entry"), b.Expected, len(b.Stale), len(b.Unjudged))
+	fmt.Fprintf(w, "\nBaseline %s: %s, %d expected-fail, %d stale, %d not judged, %d new\n",
+		b.File, Plural(b.Entries, "entry"), b.Expected, len(b.Stale), len(b.Unjudged), len(b.New))
 	marked := map[string]bool{}
 	for _, r := range baselineRows(rep) {
 		marked[r.id] = true
@@ -66,6 +96,9 @@ func writeRunBaseline(w io.Writer, p palette, rep *harness.Report) {
 			fmt.Fprintf(w, "  %s %-46s %s\n", p.red.Sprint("STALE"), id, staleWhy(nil))
 		}
 	}
+	for _, r := range newRows(rep) {
+		fmt.Fprintf(w, "  %s %-46s %s\n", p.red.Sprint("NEW  "), r.id, firstLine("not in the baseline: "+r.message))
+	}
 }
 
 // baselineVerdict is what the final line adds for a run with a baseline.
@@ -74,13 +107,23 @@ func baselineVerdict(rep *harness.Report) string {
 		return ""
 	}
 	s := rep.Summary
-	return fmt.Sprintf(", %d expected-fail, %d stale (baseline %s)", s.ExpectedFail, s.Stale, rep.Baseline.File)
+	return fmt.Sprintf(", %d expected-fail, %d stale, %d new (baseline %s)", s.ExpectedFail, s.Stale, len(rep.Baseline.New), rep.Baseline.File)
 }
 
 // junitBaseline adds a testsuite "baseline" with one failing testcase per
-// stale entry: the run fails on them although their scenarios passed.
+// stale entry and per new warning: the run fails on them although their
+// scenarios passed or only warned (a new failure fails its own testcase).
 func junitBaseline(rep *harness.Report, get func(string) *JUnitSuite) {
-	if rep.Baseline == nil || len(rep.Baseline.Stale) == 0 {
+	if rep.Baseline == nil {
+		return
+	}
+	var warned []baselineRow
+	for _, r := range newRows(rep) {
+		if r.passes {
+			warned = append(warned, r)
+		}
+	}
+	if len(rep.Baseline.Stale)+len(warned) == 0 {
 		return
 	}
 	marks := map[string]*harness.BaselineMark{}
@@ -93,6 +136,12 @@ func junitBaseline(rep *harness.Report, get func(string) *JUnitSuite) {
 		s.Failures++
 		s.Cases = append(s.Cases, JUnitCase{Name: "stale: " + id, Classname: "baseline", Time: "0",
 			Failure: &JUnitFailure{Escaped: true, Message: "stale baseline entry " + id + ": " + staleWhy(marks[id]), Type: "baseline"}})
+	}
+	for _, r := range warned {
+		s.Tests++
+		s.Failures++
+		s.Cases = append(s.Cases, JUnitCase{Name: "new: " + r.id, Classname: "baseline", Time: "0",
+			Failure: &JUnitFailure{Escaped: true, Message: "not in the baseline: " + r.id + " " + r.message, Type: "baseline"}})
 	}
 }
 

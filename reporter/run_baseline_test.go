@@ -3,6 +3,7 @@ package reporter
 import (
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/aghcheck/aghcheck/baseline"
@@ -12,7 +13,8 @@ import (
 
 // The run fixture against a baseline with an entry of every status:
 // expected (a scenario and a passive rule), stale (a scenario that passes,
-// a rule no longer broken) and not judged (a skipped scenario).
+// a rule no longer broken) and not judged (a skipped scenario); the
+// fixture's warning is in none, so it is new.
 func TestRunWritersWithBaseline(t *testing.T) {
 	b, err := baseline.Parse("known.yaml", []byte(`entries:
   - {id: nats.directed-replies-on-peer-subject, outcome: fail, reason: erratum 2}
@@ -29,10 +31,26 @@ func TestRunWritersWithBaseline(t *testing.T) {
 	golden.Check(t, filepath.Join("testdata", "run_baseline_text.golden"), writeRun(t, "text", rep, Options{}))
 
 	junit := writeRun(t, "junit", rep, Options{})
-	// Failures: the two stale entries; skipped: the scenario skipped by the
-	// run, the expected-fail scenario and the expected passive verdict.
-	checkJUnitCounts(t, junit, 7, 2, 3)
+	// Failures: the two stale entries and the new warning; skipped: the
+	// scenario skipped by the run, the expected-fail scenario and the
+	// expected passive verdict.
+	checkJUnitCounts(t, junit, 8, 3, 3)
 	golden.Check(t, filepath.Join("testdata", "run_baseline_junit.golden"), junit)
+	// GitHub: the known deviations are notices with their reasons; the new
+	// warning and the stale entries are errors, as they fail the run.
+	gh := writeRun(t, "github", rep, Options{})
+	golden.Check(t, filepath.Join("testdata", "run_baseline_github.golden"), gh)
+	for _, want := range []string{
+		"::notice title=nats.directed-replies-on-peer-subject (MUST EXPECTED-FAIL)::Replies on the peer subject (expected-fail: erratum 2): ",
+		"::error title=delivery.duplicate-id (SHOULD WARN)::",
+		"::notice title=passive NATS-PUBLISH-SUBJECT::1 IUT envelope broke NATS-PUBLISH-SUBJECT (MUST) (expected-fail: erratum 2), ",
+		"::error title=stale baseline entry passive%3AENV-WORK-ID::the rule is no longer broken: remove the entry\n",
+		", 1 expected-fail, 2 stale, 1 new (baseline known.yaml)\n",
+	} {
+		if !strings.Contains(string(gh), want) {
+			t.Errorf("github log lacks %q", want)
+		}
+	}
 	// The record's deviations are the entries the run confirmed.
 	r, err := NewRecord(rep, recordInput(rep))
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aghcheck/aghcheck/baseline"
 	"github.com/aghcheck/aghcheck/harness"
 )
 
@@ -27,12 +28,22 @@ func writeRunGitHub(w io.Writer, rep *harness.Report) error {
 	if rep.Error != "" {
 		b.WriteString(Annotation("error", "aghcheck run", "the run could not be carried out: "+rep.Error) + "\n")
 	}
+	// Under a baseline, a known deviation is a notice and a new warning an
+	// error: it fails the run like a new failure.
+	isNew := map[string]bool{}
+	if rep.Baseline != nil {
+		for _, id := range rep.Baseline.New {
+			isNew[id] = true
+		}
+	}
 	for _, sc := range rep.Scenarios {
 		cmd := "error"
-		switch sc.Outcome {
-		case harness.Pass, harness.Skip:
+		switch {
+		case sc.Outcome == harness.Pass, sc.Outcome == harness.Skip:
 			continue
-		case harness.Warn:
+		case sc.Outcome == harness.ExpectedFail:
+			cmd = "notice"
+		case sc.Outcome == harness.Warn && !isNew[sc.ID]:
 			cmd = "warning"
 		}
 		var props []string
@@ -46,14 +57,27 @@ func writeRunGitHub(w io.Writer, rep *harness.Report) error {
 		fmt.Fprintf(&b, "::%s %s::%s\n", cmd, strings.Join(props, ","), escapeData(githubDetail(sc)))
 	}
 	for _, f := range rep.Passive.Findings {
-		cmd := "error"
-		if f.Level != "MUST" {
+		cmd, why := "error", ""
+		switch {
+		case f.Baseline != nil && f.Baseline.Status == harness.BaselineExpected:
+			cmd, why = "notice", " (expected-fail: "+f.Baseline.Reason+")"
+		case f.Level != "MUST" && !isNew[baseline.PassivePrefix+f.Rule]:
 			cmd = "warning"
 		}
-		b.WriteString(Annotation(cmd, "passive "+f.Rule, fmt.Sprintf("%s broke %s (%s), e.g. %s", Plural(f.Count, "IUT envelope"), f.Rule, f.Level, f.Example)) + "\n")
+		b.WriteString(Annotation(cmd, "passive "+f.Rule, fmt.Sprintf("%s broke %s (%s)%s, e.g. %s", Plural(f.Count, "IUT envelope"), f.Rule, f.Level, why, f.Example)) + "\n")
+	}
+	if rep.Baseline != nil {
+		marks := map[string]*harness.BaselineMark{}
+		for _, r := range baselineRows(rep) {
+			marks[r.id] = r.mark
+		}
+		for _, id := range rep.Baseline.Stale {
+			b.WriteString(Annotation("error", "stale baseline entry "+id, staleWhy(marks[id])) + "\n")
+		}
 	}
 	s := rep.Summary
-	verdict := fmt.Sprintf("%s (%s): claim earned: %s (target %s); %d pass, %d fail, %d warn, %d skip, %d error", implementation(rep), checker(rep), s.Claim, s.Target, s.Pass, s.Fail, s.Warn, s.Skip, s.Error)
+	verdict := fmt.Sprintf("%s (%s): claim earned: %s (target %s); %d pass, %d fail, %d warn, %d skip, %d error%s",
+		implementation(rep), checker(rep), s.Claim, s.Target, s.Pass, s.Fail, s.Warn, s.Skip, s.Error, baselineVerdict(rep))
 	cmd, word := "notice", runVerdict(rep)
 	if !s.Passed {
 		cmd = "error"
@@ -79,6 +103,9 @@ func writeRunGitHub(w io.Writer, rep *harness.Report) error {
 func githubDetail(sc *harness.ScenarioResult) string {
 	var b strings.Builder
 	b.WriteString(sc.Title)
+	if m := sc.Baseline; m != nil && m.Status == harness.BaselineExpected {
+		b.WriteString(" (expected-fail: " + m.Reason + ")")
+	}
 	if sc.Message != "" {
 		b.WriteString(": " + sc.Message)
 	}

@@ -71,7 +71,11 @@ func (t *runText) Item(sc *harness.ScenarioResult) error {
 // implementation names what a run certified and its version, as every
 // format prints it.
 func implementation(rep *harness.Report) string {
-	return cmp.Or(rep.IUT.Implementation, harness.Unknown) + " " + cmp.Or(rep.IUT.ImplementationVersion, harness.Unknown)
+	name := cmp.Or(rep.IUT.Implementation, harness.Unknown)
+	if v := rep.IUT.ImplementationVersion; v != "" && v != harness.Unknown {
+		return name + " " + v
+	}
+	return name + " (version unknown)"
 }
 
 // checker names aghcheck and its version, beside implementation.
