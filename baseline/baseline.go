@@ -174,7 +174,7 @@ func (b *Baseline) Preview(sc *harness.ScenarioResult) *harness.ScenarioResult {
 	if b == nil {
 		return sc
 	}
-	m := b.mark(sc.ID, judged(sc))
+	m := b.mark(sc.ID, sc.Actual())
 	if m == nil {
 		return sc
 	}
@@ -184,17 +184,6 @@ func (b *Baseline) Preview(sc *harness.ScenarioResult) *harness.ScenarioResult {
 		c.Outcome = harness.ExpectedFail
 	}
 	return &c
-}
-
-// judged is the outcome an entry is compared with: the scenario's own,
-// before a baseline rewrote it and before --strict made a warning a
-// failure, so that one file serves runs with and without --strict.
-func judged(sc *harness.ScenarioResult) harness.Outcome {
-	o := actual(sc.Outcome, sc.Baseline)
-	if o == harness.Fail && sc.StrictFail {
-		return harness.Warn
-	}
-	return o
 }
 
 // levelOutcome is what a passive finding is at its rule's level, without
@@ -227,7 +216,7 @@ func (b *Baseline) Apply(rep *harness.Report) {
 		}
 	}
 	for _, sc := range rep.Scenarios {
-		m := b.mark(sc.ID, judged(sc))
+		m := b.mark(sc.ID, sc.Actual())
 		if m != nil {
 			sc.Baseline = m
 			tally(sc.ID, m)

@@ -37,7 +37,7 @@ func Write(w io.Writer, rep *harness.Report, prev *Baseline) error {
 	}
 	keep := func(o harness.Outcome) bool { return o == harness.Fail || o == harness.Warn }
 	for _, sc := range rep.Scenarios {
-		if o := judged(sc); keep(o) {
+		if o := sc.Actual(); keep(o) {
 			why := sc.Message
 			if why == "" && len(sc.Notes) > 0 {
 				why = sc.Notes[0] // a warning's message is empty; its first SHOULD note says why
@@ -79,14 +79,6 @@ func (b *Baseline) recorded(id string, o harness.Outcome) *Entry {
 		return e
 	}
 	return nil
-}
-
-// actual is the outcome a scenario had, before any baseline rewrote it.
-func actual(o harness.Outcome, m *harness.BaselineMark) harness.Outcome {
-	if o == harness.ExpectedFail && m != nil {
-		return m.Actual
-	}
-	return o
 }
 
 func firstLine(s string) string {

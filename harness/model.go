@@ -322,5 +322,16 @@ func (m Millis) MarshalJSON() ([]byte, error) {
 	return json.Marshal(float64(time.Duration(m).Microseconds()) / 1000)
 }
 
+// UnmarshalJSON reads what MarshalJSON wrote, so a JSON report reads back
+// (aghcheck diff).
+func (m *Millis) UnmarshalJSON(b []byte) error {
+	var ms float64
+	if err := json.Unmarshal(b, &ms); err != nil {
+		return err
+	}
+	*m = Millis(time.Duration(ms * float64(time.Millisecond)))
+	return nil
+}
+
 // D is m as a time.Duration.
 func (m Millis) D() time.Duration { return time.Duration(m) }

@@ -16,3 +16,18 @@ func (r *Report) NameImplementation(name, version string) {
 	r.IUT.Implementation = cmp.Or(name, card("display_name"), r.IUT.PeerID, Unknown)
 	r.IUT.ImplementationVersion = cmp.Or(version, card("version"), Unknown)
 }
+
+// Actual is the outcome the scenario had on its own: before a baseline
+// rewrote it (expected-fail), and without --strict, which makes a warning a
+// failure. Baselines and run comparisons judge this, so that one baseline
+// file or one old report serves runs with and without --strict.
+func (sc *ScenarioResult) Actual() Outcome {
+	o := sc.Outcome
+	if o == ExpectedFail && sc.Baseline != nil {
+		o = sc.Baseline.Actual
+	}
+	if o == Fail && sc.StrictFail {
+		return Warn
+	}
+	return o
+}
