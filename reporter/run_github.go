@@ -76,7 +76,7 @@ func writeRunGitHub(w io.Writer, rep *harness.Report) error {
 		}
 	}
 	s := rep.Summary
-	verdict := fmt.Sprintf("%s (%s): claim earned: %s (target %s); %d pass, %d fail, %d warn, %d skip, %d error%s",
+	verdict := fmt.Sprintf("%s, by %s: claim earned: %s (target %s); %d pass, %d fail, %d warn, %d skip, %d error%s",
 		implementation(rep), checker(rep), s.Claim, s.Target, s.Pass, s.Fail, s.Warn, s.Skip, s.Error, baselineVerdict(rep))
 	cmd, word := "notice", runVerdict(rep)
 	if !s.Passed {

@@ -25,7 +25,7 @@ func TestRunGitHubGolden(t *testing.T) {
 		"::error title=nats.directed-replies-on-peer-subject (MUST FAIL)::Replies on the peer subject: step 2 (expect)",
 		`%0Astep 2 expected: {"kind":"receipt"}%0Astep 2 arrived:  receipt(accepted) msg_1`,
 		"::error title=passive NATS-PUBLISH-SUBJECT::1 IUT envelope broke NATS-PUBLISH-SUBJECT (MUST)",
-		"::error title=aghcheck run%3A NOT PASSED::my-agent 1.2.3 (aghcheck test): claim earned: Core Receiver (target Full Peer)",
+		"::error title=aghcheck run%3A NOT PASSED::my-agent 1.2.3, by aghcheck test: claim earned: Core Receiver (target Full Peer)",
 		"✘ NATS Peer nats.directed-replies-on-peer-subject: fail\n",
 	} {
 		if !strings.Contains(out, want) {
@@ -40,8 +40,8 @@ func TestRunGitHubGolden(t *testing.T) {
 
 	ok := &harness.Report{Version: "v1", IUT: harness.IUTInfo{Implementation: "p", ImplementationVersion: "2"}, Summary: harness.Summary{Pass: 1, Claim: "Full Peer", Target: "Full Peer", Passed: true},
 		Scenarios: []*harness.ScenarioResult{{ID: "lifecycle.work-completes", Outcome: harness.Pass}}}
-	if got := string(writeRun(t, "github", ok, Options{})); got != "::notice title=aghcheck run%3A PASSED::p 2 (aghcheck v1): claim earned: Full Peer (target Full Peer); 1 pass, 0 fail, 0 warn, 0 skip, 0 error\n"+
-		"PASSED  p 2 (aghcheck v1): claim earned: Full Peer (target Full Peer); 1 pass, 0 fail, 0 warn, 0 skip, 0 error\n" {
+	if got := string(writeRun(t, "github", ok, Options{})); got != "::notice title=aghcheck run%3A PASSED::p 2, by aghcheck v1: claim earned: Full Peer (target Full Peer); 1 pass, 0 fail, 0 warn, 0 skip, 0 error\n"+
+		"PASSED  p 2, by aghcheck v1: claim earned: Full Peer (target Full Peer); 1 pass, 0 fail, 0 warn, 0 skip, 0 error\n" {
 		t.Errorf("a passing run:\n%s", got)
 	}
 }

@@ -71,9 +71,14 @@ func (t *runText) Item(sc *harness.ScenarioResult) error {
 // implementation names what a run certified and its version, as every
 // format prints it.
 func implementation(rep *harness.Report) string {
-	name := cmp.Or(rep.IUT.Implementation, harness.Unknown)
-	if v := rep.IUT.ImplementationVersion; v != "" && v != harness.Unknown {
-		return name + " " + v
+	return nameVersion(rep.IUT.Implementation, rep.IUT.ImplementationVersion)
+}
+
+// nameVersion is "name version", or "name (version unknown)".
+func nameVersion(name, version string) string {
+	name = cmp.Or(name, harness.Unknown)
+	if version != "" && version != harness.Unknown {
+		return name + " " + version
 	}
 	return name + " (version unknown)"
 }

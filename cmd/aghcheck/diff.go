@@ -1,0 +1,90 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/fatih/color"
+	"github.com/spf13/cobra"
+
+	"github.com/aghcheck/aghcheck/reporter"
+	"github.com/aghcheck/aghcheck/rundiff"
+)
+
+func init() { subcommands = append(subcommands, newDiffCmd) }
+
+func newDiffCmd() *cobra.Command {
+	var format, output string
+	var noColor bool
+	cmd := &cobra.Command{
+		Use:   "diff OLD.json NEW.json",
+		Short: "Compare two runs from their JSON reports: what regressed, improved, appeared or vanished",
+		Long: `diff compares two JSON reports of aghcheck run (--format json), scenario by
+scenario and requirement by requirement, and names the implementation
+version and aghcheck version of each side:
+
+  regressed  pass → warn or fail, warn → fail
+  improved   the other way
+  appeared   only in NEW (a new scenario or requirement)
+  vanished   only in OLD
+  not judged skipped or errored in one of the runs
+
+Each scenario's own outcome is compared: a baseline's expected-fail counts
+as what it was, and a failure that was only --strict's as a warning, so
+runs with different baselines or strictness compare fairly. Message ids,
+timings and messages differ from run to run and are never compared.
+
+--format markdown is a pull request comment; json is for tools.
+
+Exit status: 0 when nothing regressed, 1 when anything did, 2 for usage
+errors (a file that is not a JSON run report, or one of a run that could
+not be carried out).`,
+		Example: `  aghcheck run --iut ./my-agent --format json -o main.json     # on main
+  aghcheck run --iut ./my-agent --format json -o branch.json   # on the branch
+  aghcheck diff main.json branch.json
+  aghcheck diff main.json branch.json --format markdown > comment.md`,
+		Args: nArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if noColor {
+				color.NoColor = true
+			}
+			f, err := reporter.Diff.Get(format)
+			if err != nil {
+				return &exitError{code: exitUsageErr, err: fmt.Errorf("--format: %w", err)}
+			}
+			old, err := rundiff.Load(args[0])
+			if err != nil {
+				return &exitError{code: exitUsageErr, err: err}
+			}
+			cur, err := rundiff.Load(args[1])
+			if err != nil {
+				return &exitError{code: exitUsageErr, err: err}
+			}
+			var out io.Writer = cmd.OutOrStdout()
+			if output != "" && output != "-" {
+				file, err := os.Create(output)
+				if err != nil {
+					return &exitError{code: exitUsageErr, err: err}
+				}
+				defer file.Close()
+				out = file
+			}
+			d := rundiff.Compare(args[0], old, args[1], cur)
+			w := f.New(out, reporter.Options{Color: out == os.Stdout && !color.NoColor})
+			if err := w.Finish(d); err != nil {
+				return &exitError{code: exitUsageErr, err: fmt.Errorf("write: %w", err)}
+			}
+			if d.Regressed() {
+				return &exitError{code: exitInvalid}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&format, "format", "f", "text", "output `FORMAT`: "+reporter.Diff.List())
+	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(reporter.Diff.Names()...))
+	f.StringVarP(&output, "output", "o", "", "write to `FILE` instead of stdout")
+	f.BoolVar(&noColor, "no-color", false, "plain text output (also when NO_COLOR is set or stdout is not a terminal)")
+	return cmd
+}

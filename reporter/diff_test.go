@@ -1,0 +1,83 @@
+package reporter
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/internal/golden"
+	"github.com/aghcheck/aghcheck/rundiff"
+)
+
+// diffFixture compares the run fixture (old) with a later run of a dirty
+// tree: lifecycle regressed, nats was fixed, the warning is gone with its
+// scenario, a new scenario fails and trust was played this time.
+func diffFixture() *rundiff.Diff {
+	old := runFixture()
+	cur := runFixture()
+	cur.IUT.ImplementationVersion = "v0.0.5-3-g8cb155af-dirty"
+	cur.Started = cur.Started.Add(time.Hour)
+	cur.Scenarios[0].Outcome, cur.Scenarios[0].Message = harness.Fail, "step 3 (expect_silence): expected silence for 300ms, but the IUT sent receipt(accepted) | piped"
+	cur.Scenarios[1].Outcome, cur.Scenarios[1].Message = harness.Pass, ""
+	cur.Scenarios[3].Outcome, cur.Scenarios[3].Message = harness.Pass, ""
+	cur.Scenarios = append(cur.Scenarios[:2], cur.Scenarios[3],
+		&harness.ScenarioResult{ID: "delivery.expired-refused", Level: "MUST", Outcome: harness.Fail, Message: "step 3 (expect_silence): the IUT sent receipt(accepted)"})
+	old.Requirements = []harness.RequirementResult{{ID: "FRESH-EXPIRED", Level: "MUST", Outcome: harness.Pass}, {ID: "NATS-PUBLISH-SUBJECT", Level: "MUST", Outcome: harness.Fail}}
+	cur.Requirements = []harness.RequirementResult{{ID: "FRESH-EXPIRED", Level: "MUST", Outcome: harness.Fail}, {ID: "NATS-PUBLISH-SUBJECT", Level: "MUST", Outcome: harness.Pass}}
+	return rundiff.Compare("main.json", old, "branch.json", cur)
+}
+
+func writeDiff(t *testing.T, format string, d *rundiff.Diff) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w, err := Diff.New(format, &b, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Finish(d); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestDiffGolden(t *testing.T) {
+	d := diffFixture()
+	text := writeDiff(t, "text", d)
+	golden.Check(t, filepath.Join("testdata", "diff_text.golden"), text)
+	md := writeDiff(t, "markdown", d)
+	golden.Check(t, filepath.Join("testdata", "diff_markdown.golden"), md)
+	if !bytes.Equal(writeDiff(t, "md", d), md) {
+		t.Error("md is not markdown")
+	}
+	js := writeDiff(t, "json", d)
+	golden.Check(t, filepath.Join("testdata", "diff_json.golden"), js)
+
+	var doc struct {
+		Regressed bool             `json:"regressed"`
+		Changes   []rundiff.Change `json:"changes"`
+		New       rundiff.Side     `json:"new"`
+	}
+	if err := json.Unmarshal(js, &doc); err != nil || !doc.Regressed || len(doc.Changes) != len(d.Changes) || doc.New.ImplementationVersion != "v0.0.5-3-g8cb155af-dirty" {
+		t.Errorf("json: %+v (%v)", doc, err)
+	}
+	for _, want := range []string{"\nREGRESSED  2 regressed, 2 improved, 1 appeared, 1 vanished, 1 not judged in one run;", "v0.0.5-3-g8cb155af-dirty"} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("text lacks %q", want)
+		}
+	}
+	// A table cell keeps its row: the message's pipe is escaped.
+	if !strings.Contains(string(md), `receipt(accepted) \| piped |`) {
+		t.Errorf("markdown does not escape a pipe:\n%s", md)
+	}
+	same := rundiff.Compare("a.json", runFixture(), "b.json", runFixture())
+	if out := string(writeDiff(t, "text", same)); !strings.Contains(out, "\nNO REGRESSION  0 regressed, 0 improved, 0 appeared, 0 vanished, 0 not judged in one run; 4 scenarios and 0 requirements unchanged\n") {
+		t.Errorf("a run against itself:\n%s", out)
+	}
+	if out := string(writeDiff(t, "markdown", same)); !strings.HasPrefix(out, "### aghcheck diff: no regression\n") {
+		t.Errorf("markdown of no change:\n%s", out)
+	}
+}

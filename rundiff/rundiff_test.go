@@ -1,0 +1,162 @@
+package rundiff
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aghcheck/aghcheck/harness"
+)
+
+func sc(id string, o harness.Outcome, msg string) *harness.ScenarioResult {
+	return &harness.ScenarioResult{ID: id, Level: "MUST", Outcome: o, Message: msg, Duration: harness.Millis(time.Millisecond)}
+}
+
+func report(version string, scs []*harness.ScenarioResult, reqs ...harness.RequirementResult) *harness.Report {
+	return &harness.Report{Tool: "aghcheck", Version: "v1", Level: "full",
+		IUT:       harness.IUTInfo{Implementation: "acme", ImplementationVersion: version},
+		Scenarios: scs, Requirements: reqs}
+}
+
+// Every class of change, and what is never one: a changed message or
+// timing, a baseline's expected-fail for the failure it records, a failure
+// that is only --strict's for a warning.
+func TestCompare(t *testing.T) {
+	strictFail := sc("k.warns", harness.Fail, "step 2 (SHOULD) (--strict)")
+	strictFail.StrictFail = true
+	xfail := sc("j.known", harness.ExpectedFail, "step 3: accepted")
+	xfail.Baseline = &harness.BaselineMark{Status: harness.BaselineExpected, Recorded: harness.Fail, Actual: harness.Fail}
+	old := report("1.0", []*harness.ScenarioResult{
+		sc("a.regresses", harness.Pass, ""),
+		sc("b.improves", harness.Fail, "step 2: no receipt msg_111"),
+		sc("c.warns-now", harness.Pass, ""),
+		sc("d.was-skipped", harness.Skip, "not advertised"),
+		sc("e.vanishes", harness.Warn, "step 4: old"),
+		sc("g.same", harness.Fail, "step 2: nothing from msg_aaa"),
+		sc("j.known", harness.Fail, "step 3: accepted"),
+		sc("k.warns", harness.Warn, "step 2 (SHOULD)"),
+		sc("l.fail-to-warn", harness.Fail, "x"),
+	}, harness.RequirementResult{ID: "REQ-A", Level: "MUST", Outcome: harness.Pass},
+		harness.RequirementResult{ID: "REQ-B", Level: "SHOULD", Outcome: harness.Warn},
+		harness.RequirementResult{ID: "REQ-GONE", Level: "MUST", Outcome: harness.Pass})
+	cur := report("1.1-dirty", []*harness.ScenarioResult{
+		sc("a.regresses", harness.Fail, "step 3: accepted expired work"),
+		sc("b.improves", harness.Pass, ""),
+		sc("c.warns-now", harness.Warn, "step 2 (SHOULD): no receipt"),
+		sc("d.was-skipped", harness.Pass, ""),
+		sc("f.appears", harness.Fail, "new"),
+		sc("g.same", harness.Fail, "step 2: nothing from msg_bbb"), // another message id: the same
+		xfail,
+		strictFail,
+		sc("l.fail-to-warn", harness.Warn, "y"),
+	}, harness.RequirementResult{ID: "REQ-A", Level: "MUST", Outcome: harness.Fail},
+		harness.RequirementResult{ID: "REQ-B", Level: "SHOULD", Outcome: harness.Warn},
+		harness.RequirementResult{ID: "REQ-NEW", Level: "MUST", Outcome: harness.Skip})
+	cur.Scenarios[5].Duration = harness.Millis(time.Second)
+
+	d := Compare("old.json", old, "new.json", cur)
+	var got []string
+	for _, c := range d.Changes {
+		got = append(got, c.Kind+" "+c.ID+" "+string(c.Old)+">"+string(c.New)+" "+string(c.Class)+" "+c.Message)
+	}
+	want := []string{
+		"scenario a.regresses pass>fail regressed step 3: accepted expired work",
+		"scenario b.improves fail>pass improved step 2: no receipt msg_111",
+		"scenario c.warns-now pass>warn regressed step 2 (SHOULD): no receipt",
+		"scenario d.was-skipped skip>pass unjudged ",
+		"scenario e.vanishes warn> vanished step 4: old",
+		"scenario f.appears >fail appeared new",
+		"scenario l.fail-to-warn fail>warn improved y",
+		"requirement REQ-A pass>fail regressed ",
+		"requirement REQ-GONE pass> vanished ",
+		"requirement REQ-NEW >skip appeared ",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("changes\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if !d.Regressed() || d.Count(Regressed) != 3 || d.Count(Improved) != 2 || d.Same[Scenario] != 3 || d.Same[Requirement] != 1 {
+		t.Errorf("regressed %v, %d regressed, %d improved, same %v", d.Regressed(), d.Count(Regressed), d.Count(Improved), d.Same)
+	}
+	if d.Old.ImplementationVersion != "1.0" || d.New.ImplementationVersion != "1.1-dirty" || d.New.Counts["warn"] != 3 || d.New.Counts["fail"] != 4 {
+		t.Errorf("sides %+v %+v", d.Old, d.New)
+	}
+
+	// A run compared with itself: nothing changed, nothing regressed.
+	if same := Compare("a", cur, "b", cur); same.Regressed() || len(same.Changes) != 0 {
+		t.Errorf("a run differs from itself: %+v", same.Changes)
+	}
+}
+
+func TestClassify(t *testing.T) {
+	P, W, F, S, E := harness.Pass, harness.Warn, harness.Fail, harness.Skip, harness.Error
+	for _, c := range []struct {
+		old, cur harness.Outcome
+		want     Class
+	}{
+		{P, W, Regressed}, {P, F, Regressed}, {W, F, Regressed},
+		{F, W, Improved}, {F, P, Improved}, {W, P, Improved},
+		{"", F, Appeared}, {P, "", Vanished},
+		{P, S, Unjudged}, {S, F, Unjudged}, {F, E, Unjudged}, {E, P, Unjudged},
+	} {
+		if got := classify(c.old, c.cur); got != c.want {
+			t.Errorf("%s → %s: %s, want %s", c.old, c.cur, got, c.want)
+		}
+	}
+}
+
+// A JSON report reads back; what is not one is a one-line usage error.
+func TestParse(t *testing.T) {
+	good := report("1.0", []*harness.ScenarioResult{sc("a.one", harness.Pass, "")})
+	good.Duration = harness.Millis(1500 * time.Microsecond)
+	js, err := json.Marshal(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Parse("good.json", js)
+	if err != nil || rep.IUT.ImplementationVersion != "1.0" || rep.Duration != good.Duration || rep.Scenarios[0].ID != "a.one" {
+		t.Fatalf("read back %+v (%v)", rep, err)
+	}
+	for _, c := range []struct{ data, want string }{
+		{``, "is not a JSON report of aghcheck run (--format json): EOF"},
+		{`[1,2]`, "is not a JSON report of aghcheck run"},
+		{`{"tool":"aghcheck"}`, "no tool aghcheck and scenarios list"},
+		{`{"tool":"other","scenarios":[]}`, "no tool aghcheck and scenarios list"},
+		{`{"tool":"aghcheck","scenarios":[],"error":"the IUT exited before greeting"}`, "x.json is a run that could not be carried out (the IUT exited before greeting): nothing to compare"},
+		{`{"tool":"aghcheck","scenarios":[{"outcome":"pass"}]}`, "x.json: scenario 1 has no id"},
+		{`{"tool":"aghcheck","scenarios":[null]}`, "scenario 1 has no id"},
+		{`{"tool":"aghcheck","scenarios":[],"duration_ms":"1s"}`, "is not a JSON report"},
+		{"<html>\n</html>", "is not a JSON report"},
+	} {
+		_, err := Parse("x.json", []byte(c.data))
+		if !errors.Is(err, ErrNotReport) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: %v, want one line with %q", c.data, err, c.want)
+		}
+	}
+	if _, err := Load("no/such/file.json"); err == nil {
+		t.Error("a missing file loaded")
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(`{"tool":"aghcheck","scenarios":[{"id":"a","outcome":"pass"}],"requirements":[{"id":"R","outcome":"fail"}]}`))
+	f.Add([]byte(`{"tool":"aghcheck","scenarios":[{"id":"a","outcome":"expected-fail","baseline":{"actual":"fail"}}]}`))
+	f.Add([]byte(`{"tool":"aghcheck","scenarios":[],"duration_ms":12.5}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rep, err := Parse("f.json", data)
+		if err != nil {
+			if !errors.Is(err, ErrNotReport) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("error %q", err)
+			}
+			return
+		}
+		// A parsed report compares with itself and with an empty run
+		// without panicking, and never differs from itself.
+		if d := Compare("a", rep, "b", rep); len(d.Changes) != 0 {
+			t.Errorf("differs from itself: %+v", d.Changes)
+		}
+		Compare("a", rep, "b", &harness.Report{})
+	})
+}
