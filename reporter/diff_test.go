@@ -81,3 +81,26 @@ func TestDiffGolden(t *testing.T) {
 		t.Errorf("markdown of no change:\n%s", out)
 	}
 }
+
+// The matrix of three versions, the first of which could not be run.
+func TestMatrixGolden(t *testing.T) {
+	notRun := &harness.Report{Tool: "aghcheck", Error: "the adapter does not build against it", IUT: harness.IUTInfo{ImplementationVersion: "v0.0.3-0-g11111111"}}
+	old, cur := runFixture(), runFixture()
+	old.IUT.ImplementationVersion, cur.IUT.ImplementationVersion = "v0.0.5-0-gcd4b1551", "v0.0.5-3-g8cb155af"
+	cur.Scenarios[1].Outcome = harness.Pass
+	m := rundiff.NewMatrix([]string{"v0.0.3", "v0.0.5", "main"}, []*harness.Report{notRun, old, cur})
+	for _, format := range []string{"text", "markdown", "json"} {
+		var b bytes.Buffer
+		w, err := Matrix.New(format, &b, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Finish(m); err != nil {
+			t.Fatal(err)
+		}
+		golden.Check(t, filepath.Join("testdata", "matrix_"+format+".golden"), b.Bytes())
+		if format == "markdown" && !strings.Contains(b.String(), "| `nats.directed-replies-on-peer-subject` | MUST | — | fail | **pass** |") {
+			t.Errorf("markdown lacks the changed row:\n%s", b.String())
+		}
+	}
+}

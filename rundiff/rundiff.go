@@ -34,6 +34,15 @@ func Load(path string) (*harness.Report, error) {
 // Parse checks that data is a JSON report of a run that was carried out;
 // name is used in errors, each one line.
 func Parse(name string, data []byte) (*harness.Report, error) {
+	rep, err := parseAny(name, data)
+	if err == nil && rep.Error != "" {
+		return nil, fmt.Errorf("%w: %s is a run that could not be carried out (%s): nothing to compare", ErrNotReport, name, rep.Error)
+	}
+	return rep, err
+}
+
+// parseAny is Parse that also takes a run that could not be carried out.
+func parseAny(name string, data []byte) (*harness.Report, error) {
 	var rep harness.Report
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&rep); err != nil {
@@ -42,8 +51,6 @@ func Parse(name string, data []byte) (*harness.Report, error) {
 	switch {
 	case rep.Tool != "aghcheck" || rep.Scenarios == nil:
 		return nil, fmt.Errorf("%w: %s is not a JSON report of aghcheck run (--format json): no tool aghcheck and scenarios list", ErrNotReport, name)
-	case rep.Error != "":
-		return nil, fmt.Errorf("%w: %s is a run that could not be carried out (%s): nothing to compare", ErrNotReport, name, rep.Error)
 	}
 	for i, sc := range rep.Scenarios {
 		if sc == nil || sc.ID == "" {
