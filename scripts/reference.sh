@@ -1,28 +1,33 @@
 #!/usr/bin/env bash
-# Certify the reference runtime, github.com/compozy/agh at a pinned release,
-# with aghcheck's full suites and compare the outcome with its baseline of
-# known deviations. Usage (docs/reference.md):
+# Certify the reference runtime, github.com/compozy/agh, with aghcheck's full
+# suites and compare the outcome with its baseline of known deviations.
+# Usage (docs/reference.md):
 #
-#   make reference REF=<checkout or bare git dir of github.com/compozy/agh>
-#   make reference                          # tries git clone of the public repository
+#   make reference REF=<working tree of github.com/compozy/agh>   # that tree, uncommitted changes included
+#   make reference REF=<git dir or working tree> REV=<commit, tag or branch>
+#   make reference REF=<bare git dir>       # the pinned release
+#   make reference                          # the pinned release, cloned from the public repository
 #
-# Environment: REF, GO (default go), BASELINE (default
+# Environment: REF, REV, GO (default go), BASELINE (default
 # baselines/compozy-agh.yaml), RUN_ARGS (more `aghcheck run` flags, e.g.
 # '--format json'), WRITE_BASELINE=FILE (write today's deviations to FILE,
 # keeping the reasons BASELINE gives those that still hold: the first step of
-# bumping the pin), KEEP=DIR (copy
-# the built adapter and aghcheck there, for runs of your own).
+# bumping the pin), KEEP=DIR (copy the built adapter and aghcheck there, for
+# runs of your own), VERSION (aghcheck's version stamp; make passes its own).
 #
-# Nothing is written into this repository: the runtime's source, the
-# adapter build and aghcheck's binary live in one temporary directory that
-# is removed on exit. The runtime's own dependencies come through the Go
-# module proxy; the runtime itself never does (the proxy refuses it).
+# Only the report goes to stdout; everything the script says goes to stderr.
+# Nothing is written into this repository or into REF: the runtime's source,
+# the adapter build and aghcheck's binary live in one temporary directory
+# that is removed on exit. The runtime's own dependencies come through the
+# Go module proxy; the runtime itself never does (the proxy refuses it).
 set -euo pipefail
 
-# The pin. Bumping it: docs/reference.md, "Bumping the pin".
+# The pin: what is tested when neither REV nor a working tree says
+# otherwise. Bumping it: docs/reference.md, "Bumping the pin".
 PIN_TAG=v0.0.5
 PIN_COMMIT=cd4b155166e332c542516b3bbc55adf65bf86ece
 REPO_URL=https://github.com/compozy/agh.git
+MODULE=github.com/compozy/agh
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 GO=${GO:-go}
@@ -30,6 +35,7 @@ GO=${GO:-go}
 # writes every entry with reason TODO.
 BASELINE=${BASELINE-$ROOT/baselines/compozy-agh.yaml}
 REF=${REF:-}
+REV=${REV:-}
 # The adapter's files that go into the runtime's copy; stub.go and the tests
 # stay behind (stub.go is what the adapter is without the runtime).
 ADAPTER_FILES=(main.go config.go runtime.go)
@@ -48,8 +54,8 @@ command -v "$GO" >/dev/null || die "$GO is not installed"
 if [ -n "${WRITE_BASELINE:-}" ]; then
 	compare=(--write-baseline "$WRITE_BASELINE")
 	# The current baseline, when there is one, lends its reasons to the
-	# entries that still hold (and keeps the warnings it pins); the rest get
-	# TODO. The exit status is then that of the comparison with it.
+	# entries that still hold; the rest get TODO. The exit status is then
+	# that of the comparison with it.
 	if [ -n "$BASELINE" ]; then
 		[ -f "$BASELINE" ] || die "no baseline at $BASELINE (BASELINE= for none)"
 		compare+=(--baseline "$BASELINE")
@@ -59,54 +65,112 @@ else
 	[ -f "$BASELINE" ] || die "no baseline at $BASELINE (write one with WRITE_BASELINE=FILE)"
 	compare=(--baseline "$BASELINE")
 fi
+if [ -n "$REV" ] && [ -z "$REF" ]; then
+	die "REV=$REV needs REF=<git dir or working tree of $MODULE> to find it in"
+fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/aghcheck-reference.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 start=$(date +%s)
 
-# 1. The runtime's git directory: REF (a checkout or a bare git dir), else a
-#    shallow clone of the pinned tag.
+# 1. The runtime's git directory: REF (a working tree or a git directory,
+#    bare or not), else a shallow clone of the pinned tag.
 if [ -z "$REF" ]; then
 	if ! GIT_TERMINAL_PROMPT=0 git clone --quiet --bare --depth 1 --branch "$PIN_TAG" \
 		"$REPO_URL" "$tmp/agh.git" 2>"$tmp/clone.err"; then
-		die "cannot clone $REPO_URL ($(tail -n 1 "$tmp/clone.err")); pass a checkout or bare git dir of github.com/compozy/agh that has $PIN_TAG: make reference REF=/path/to/agh"
+		die "cannot clone $REPO_URL ($(tail -n 1 "$tmp/clone.err")); pass a working tree or git dir of $MODULE: make reference REF=/path/to/agh"
 	fi
 	REF=$tmp/agh.git
 fi
-[ -d "$REF" ] || die "REF=$REF is not a directory (want a checkout or bare git dir of github.com/compozy/agh)"
+[ -d "$REF" ] || die "REF=$REF is not a directory (want a working tree or git dir of $MODULE)"
 gitdir=$(git -C "$REF" rev-parse --absolute-git-dir 2>/dev/null) ||
-	die "REF=$REF is not a git checkout or git directory (want one of github.com/compozy/agh)"
+	die "REF=$REF is not a git working tree or git directory (want one of $MODULE)"
 g() { git --git-dir="$gitdir" "$@"; }
-
-# 2. The pinned commit: the tag when the copy has it (and it must still name
-#    the pinned commit), else the commit itself.
-if tagged=$(g rev-parse --verify --quiet "refs/tags/$PIN_TAG^{commit}"); then
-	[ "$tagged" = "$PIN_COMMIT" ] ||
-		die "$PIN_TAG in $REF is commit $tagged, not the pinned $PIN_COMMIT (docs/reference.md, \"Bumping the pin\")"
+top=""
+if [ "$(git -C "$REF" rev-parse --is-inside-work-tree 2>/dev/null)" = true ]; then
+	top=$(git -C "$REF" rev-parse --show-toplevel)
 fi
-g cat-file -e "$PIN_COMMIT^{commit}" 2>/dev/null ||
-	die "REF=$REF has neither $PIN_TAG nor commit $PIN_COMMIT (fetch the tag, or pass another copy of github.com/compozy/agh)"
 
-# 3. Its tree into the temporary directory. A mirror may lack blobs the build
-#    never reads (images, the OpenAPI document): such paths are left out.
+# 2. What to test, said before anything is built. version names it for
+#    every report: git describe's nearest tag, commits since it, the short
+#    commit (g…), and -dirty for a working tree with changes.
+describe() { g describe --tags --long --always --abbrev=8 "$1" 2>/dev/null || g rev-parse --short=8 "$1"; }
+if [ -n "$REV" ]; then
+	commit=$(g rev-parse --verify --quiet "$REV^{commit}") ||
+		die "REF=$REF has no commit, tag or branch $REV (git fetch it there first)"
+	mode=rev
+	what="commit $commit ($REV)"
+	[ -n "$top" ] && what="$what from the git directory of $top (REV given: its working tree is not used)"
+elif [ -n "$top" ]; then
+	commit=$(git -C "$top" rev-parse --verify --quiet "HEAD^{commit}") ||
+		die "REF=$top is a working tree without a commit (HEAD is unborn)"
+	mode=tree
+	git -C "$top" status --porcelain --untracked-files=normal >"$tmp/status"
+	what="the working tree $top at commit $commit"
+else
+	# A git directory without REV: the pin. The tag, when the copy has it,
+	# must still name the pinned commit.
+	if tagged=$(g rev-parse --verify --quiet "refs/tags/$PIN_TAG^{commit}"); then
+		[ "$tagged" = "$PIN_COMMIT" ] ||
+			die "$PIN_TAG in $REF is commit $tagged, not the pinned $PIN_COMMIT (docs/reference.md, \"Bumping the pin\")"
+	fi
+	g cat-file -e "$PIN_COMMIT^{commit}" 2>/dev/null ||
+		die "REF=$REF has neither $PIN_TAG nor commit $PIN_COMMIT (fetch the tag, or pass REV=, or another copy of $MODULE)"
+	commit=$PIN_COMMIT
+	mode=pin
+	what="the pinned $PIN_TAG, commit $commit"
+fi
+if [ "$mode" = tree ]; then
+	gomod=$(cat "$top/go.mod" 2>/dev/null || true)
+else
+	gomod=$(g show "$commit:go.mod" 2>/dev/null || true)
+fi
+module=$(awk '$1 == "module" { print $2; exit }' <<<"$gomod")
+[ "$module" = "$MODULE" ] ||
+	die "$what is not $MODULE (its go.mod names module ${module:-none})"
+version=$(describe "$commit")
+if [ "$mode" = tree ] && [ -s "$tmp/status" ]; then
+	version="$version-dirty"
+	what="$what, with uncommitted changes:"
+fi
+say "testing $MODULE $version: $what"
+if [ "$mode" = tree ] && [ -s "$tmp/status" ]; then
+	head -n 20 "$tmp/status" | sed 's/^/reference:     /' >&2
+	n=$(wc -l <"$tmp/status")
+	[ "$n" -le 20 ] || say "    … and $((n - 20)) more (git status in $top)"
+fi
+
+# 3. Its source into the temporary directory.
 src=$tmp/agh
 mkdir -p "$src"
-g ls-tree -r "$PIN_COMMIT" | awk -F'\t' '{ split($1, f, " "); if (f[2] == "blob") print f[3] "\t" $2 }' >"$tmp/tree"
-cut -f1 "$tmp/tree" | g cat-file --batch-check | awk '$2 == "missing" { print $1 }' >"$tmp/missing"
-excludes=()
-while IFS=$'\t' read -r sha path; do
-	excludes+=(":(exclude,literal)$path")
-	say "leaving out $path (its blob is not in $REF)"
-done < <(awk -F'\t' 'NR == FNR { miss[$1] = 1; next } ($1 in miss)' "$tmp/missing" "$tmp/tree")
-# git archive may still complain about a left-out blob while exiting 0: its
-# messages are shown only when it fails.
-g archive --format=tar "$PIN_COMMIT" -- . ${excludes[@]+"${excludes[@]}"} 2>"$tmp/archive.err" >"$tmp/agh.tar" || {
-	cat "$tmp/archive.err" >&2
-	die "git archive of $PIN_COMMIT failed"
-}
-tar -xf "$tmp/agh.tar" -C "$src"
-rm "$tmp/agh.tar"
-say "checked out $PIN_TAG ($PIN_COMMIT) in $(elapsed "$start")"
+if [ "$mode" = tree ]; then
+	# Exactly the working tree: tracked files as they are on disk and
+	# untracked ones git does not ignore; deleted files stay deleted.
+	(cd "$top" && git ls-files -z --cached --others --exclude-standard) |
+		while IFS= read -r -d '' path; do
+			if [ -e "$top/$path" ] || [ -L "$top/$path" ]; then printf '%s\0' "$path"; fi
+		done >"$tmp/files"
+	tar -C "$top" --null -T "$tmp/files" -cf - | tar -C "$src" -xf -
+else
+	# A mirror may lack blobs the build never reads (images, the OpenAPI
+	# document): such paths are left out, and named.
+	g ls-tree -r "$commit" | awk -F'\t' '{ split($1, f, " "); if (f[2] == "blob") print f[3] "\t" $2 }' >"$tmp/tree"
+	cut -f1 "$tmp/tree" | g cat-file --batch-check | awk '$2 == "missing" { print $1 }' >"$tmp/missing"
+	excludes=()
+	while IFS=$'\t' read -r sha path; do
+		excludes+=(":(exclude,literal)$path")
+		say "leaving out $path (its blob is not in $REF)"
+	done < <(awk -F'\t' 'NR == FNR { miss[$1] = 1; next } ($1 in miss)' "$tmp/missing" "$tmp/tree")
+	# git archive may still complain about a left-out blob while exiting 0:
+	# its messages are shown only when it fails.
+	g archive --format=tar "$commit" -- . ${excludes[@]+"${excludes[@]}"} 2>"$tmp/archive.err" >"$tmp/agh.tar" || {
+		cat "$tmp/archive.err" >&2
+		die "git archive of $commit failed"
+	}
+	tar -xf "$tmp/agh.tar" -C "$src"
+	rm "$tmp/agh.tar"
+fi
+say "copied its source in $(elapsed "$start")"
 
 # 4. The adapter, built inside the runtime's module (its network package is
 #    internal/). The first build downloads the runtime's dependencies.
@@ -118,33 +182,39 @@ done
 t=$(date +%s)
 # Files named on the command line are built whatever their build constraints
 # (runtime.go carries "ignore" to stay out of aghcheck's own builds);
-# -trimpath keeps the build cache valid across temporary directories.
-(cd "$adapter_dir" && GOWORK=off "$GO" build -trimpath -o "$tmp/bin/aghcheck-adapter" "${ADAPTER_FILES[@]}") ||
-	die "building the adapter inside $PIN_TAG failed (see above)"
+# -trimpath keeps the build cache valid across temporary directories. The
+# adapter names the runtime's version in its Peer Card and on --version.
+(cd "$adapter_dir" && GOWORK=off "$GO" build -trimpath -ldflags "-X main.runtimeVersion=$version" \
+	-o "$tmp/bin/aghcheck-adapter" "${ADAPTER_FILES[@]}") ||
+	die "building the adapter inside $MODULE $version failed (see above)"
 say "built the adapter in $(elapsed "$t")"
 
 # 5. aghcheck itself, from this repository.
 t=$(date +%s)
-(cd "$ROOT" && "$GO" build -o "$tmp/bin/aghcheck" ./cmd/aghcheck) || die "building aghcheck failed"
+ldflags=()
+[ -n "${VERSION:-}" ] && ldflags=(-ldflags "-X main.version=$VERSION")
+(cd "$ROOT" && "$GO" build ${ldflags[@]+"${ldflags[@]}"} -o "$tmp/bin/aghcheck" ./cmd/aghcheck) || die "building aghcheck failed"
 say "built aghcheck in $(elapsed "$t")"
 if [ -n "${KEEP:-}" ]; then
 	mkdir -p "$KEEP" && cp "$tmp/bin/aghcheck-adapter" "$tmp/bin/aghcheck" "$KEEP/" || die "cannot copy the binaries to KEEP=$KEEP"
 	say "kept aghcheck-adapter and aghcheck in $KEEP"
 fi
 
-# 6. The run: every suite, judged against the baseline.
+# 6. The run: every suite, judged against the baseline, every report naming
+#    what was tested.
 # --iut is split like a shell would: quote the path.
 iut="'$tmp/bin/aghcheck-adapter'"
-say "running aghcheck against $PIN_TAG"
+say "running aghcheck against $MODULE $version"
 set +e
 # shellcheck disable=SC2086 # RUN_ARGS is a list of flags
 # A longer step timeout than the default 2 s: the adapter answers one
 # message at a time and flushes every publish, so on a loaded machine a
-# burst of the parallel scenarios' work can queue for seconds (seen once:
-# every expect after a 3-4 s stall timed out). It only lengthens the waits
-# that end in a warning; RUN_ARGS='--step-timeout 2s' restores the default.
-"$tmp/bin/aghcheck" run --iut "$iut" --step-timeout 5s "${compare[@]}" ${RUN_ARGS:-}
+# burst of the parallel scenarios' work can queue for seconds. It only
+# lengthens the waits that end in a warning; RUN_ARGS='--step-timeout 2s'
+# restores the default.
+"$tmp/bin/aghcheck" run --iut "$iut" --step-timeout 5s \
+	--implementation "$MODULE" --implementation-version "$version" "${compare[@]}" ${RUN_ARGS:-}
 status=$?
 set -e
-say "exit $status after $(elapsed "$start") in all"
+say "exit $status after $(elapsed "$start") in all ($MODULE $version)"
 exit "$status"

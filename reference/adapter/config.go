@@ -43,6 +43,11 @@ type config struct {
 	ReplayAge             time.Duration
 }
 
+// runtimeVersion names the runtime source the adapter was built from (git
+// describe of it, -dirty for a working tree with changes): the script sets
+// it with -ldflags -X, and the adapter's Peer Card and --version say it.
+var runtimeVersion = "unknown"
+
 var (
 	errUsage = errors.New("usage")
 	errHelp  = errors.New("help requested")
@@ -77,6 +82,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.StringVar(&greet, "greet-interval", greet, "heartbeat interval: seconds or a Go duration (default $"+envGreetInterval+", else 30s)")
 	replay := ""
 	fs.StringVar(&replay, "replay-age", "", "maximum replay age: seconds or a Go duration (default 300s)")
+	showVersion := fs.Bool("version", false, "print the runtime version the adapter was built from, and exit")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(flagOutput)
@@ -87,6 +93,10 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if *showVersion {
+		fmt.Fprintln(flagOutput, runtimeVersion)
+		return c, errHelp
 	}
 
 	var err error

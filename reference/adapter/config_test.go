@@ -123,6 +123,18 @@ func TestHelp(t *testing.T) {
 	}
 }
 
+// --version prints the runtime version the build was stamped with, and
+// exits 0 without running.
+func TestVersion(t *testing.T) {
+	var out bytes.Buffer
+	flagOutput = &out
+	t.Cleanup(func() { flagOutput, runtimeVersion = os.Stderr, "unknown" })
+	runtimeVersion = "v0.0.5-3-g8cb155af-dirty"
+	if code := mainExit([]string{"--version"}, envOf(nil)); code != 0 || out.String() != "v0.0.5-3-g8cb155af-dirty\n" {
+		t.Errorf("--version: exit %d, printed %q", code, out.String())
+	}
+}
+
 // Built in aghcheck's module the adapter has no runtime: a usage-class exit
 // with the way to build the real one, never a run.
 func TestWithoutRuntime(t *testing.T) {
@@ -137,10 +149,12 @@ func TestWithoutRuntime(t *testing.T) {
 	}
 }
 
-// The script refuses a REF or a BASELINE it cannot use with one line and
-// exit 2, before building anything (no network, no Go build).
-func TestScriptRefusesBadRef(t *testing.T) {
-	for _, tool := range []string{"bash", "git"} {
+// runScript runs scripts/reference.sh with env added to a clean copy of
+// the environment (no REF, REV or baseline settings of the caller's; no
+// module downloads), in a scratch TMPDIR it checks is left empty.
+func runScript(t *testing.T, env ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	for _, tool := range []string{"bash", "git", "tar"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s not installed", tool)
 		}
@@ -149,48 +163,139 @@ func TestScriptRefusesBadRef(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	scratch := t.TempDir()
+	cmd := exec.Command("bash", script)
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "REF", "REV", "BASELINE", "WRITE_BASELINE", "RUN_ARGS", "KEEP", "GOFLAGS", "GOPROXY":
+		default:
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(append(cmd.Env, "TMPDIR="+scratch, "GOFLAGS=-mod=readonly", "GOPROXY=off"), env...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatal(err)
+	}
+	if left, _ := os.ReadDir(scratch); len(left) != 0 {
+		t.Errorf("the script left %s behind", left[0].Name())
+	}
+	return cmd.ProcessState.ExitCode(), out.String(), errOut.String()
+}
+
+// git runs git in dir, failing the test on error.
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.org", "-c", "commit.gpgsign=false"}, args...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// fakeRuntime is a git working tree claiming the runtime's module path but
+// holding none of its code: enough for the script to name what it tests,
+// copy it and fail to build the adapter in it, without any download.
+// Tag v9.9.9, then one more commit.
+func fakeRuntime(t *testing.T, module string) string {
+	dir := t.TempDir()
+	git(t, dir, "init", "--quiet")
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module "+module+"\n\ngo 1.26\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("v1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, dir, "add", ".")
+	git(t, dir, "commit", "--quiet", "-m", "one")
+	git(t, dir, "tag", "v9.9.9")
+	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("v2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, dir, "commit", "--quiet", "-am", "two")
+	return dir
+}
+
+// The script refuses a REF, REV or BASELINE it cannot use with one line and
+// exit 2, before building anything (no network, no Go build).
+func TestScriptRefusesBadRef(t *testing.T) {
 	notGit := t.TempDir()
 	emptyRepo := t.TempDir()
-	if out, err := exec.Command("git", "init", "--quiet", "--bare", emptyRepo).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v\n%s", err, out)
-	}
+	git(t, emptyRepo, "init", "--quiet", "--bare")
+	other := fakeRuntime(t, "example.org/other")
+	absent := filepath.Join(notGit, "absent.yaml")
 	tests := []struct {
-		ref, want string
-		env       []string
+		want string
+		env  []string
 	}{
-		{filepath.Join(notGit, "absent"), "is not a directory", nil},
-		{notGit, "is not a git checkout or git directory", nil},
-		{emptyRepo, "has neither v0.0.5 nor commit cd4b1551", nil},
+		{"is not a directory", []string{"REF=" + filepath.Join(notGit, "absent")}},
+		{"is not a git working tree or git directory", []string{"REF=" + notGit}},
+		{"has neither v0.0.5 nor commit cd4b1551", []string{"REF=" + emptyRepo}},
+		{"REV=v0.0.4 needs REF=", []string{"REV=v0.0.4"}},
+		{"has no commit, tag or branch v0.0.4 (git fetch it there first)", []string{"REF=" + emptyRepo, "REV=v0.0.4"}},
+		{"the working tree " + other + " at commit", []string{"REF=" + other}},
+		{"is not github.com/compozy/agh (its go.mod names module example.org/other)", []string{"REF=" + other}},
+		{"(v9.9.9) from the git directory of " + other, []string{"REF=" + other, "REV=v9.9.9"}},
 		// The baseline is checked before REF, let alone a build.
-		{emptyRepo, "no baseline at " + filepath.Join(notGit, "absent.yaml"), []string{"BASELINE=" + filepath.Join(notGit, "absent.yaml")}},
-		{emptyRepo, "BASELINE is empty", []string{"BASELINE="}},
-		{emptyRepo, "no baseline at " + filepath.Join(notGit, "absent.yaml") + " (BASELINE= for none)",
-			[]string{"BASELINE=" + filepath.Join(notGit, "absent.yaml"), "WRITE_BASELINE=" + filepath.Join(notGit, "new.yaml")}},
+		{"no baseline at " + absent, []string{"REF=" + emptyRepo, "BASELINE=" + absent}},
+		{"BASELINE is empty", []string{"REF=" + emptyRepo, "BASELINE="}},
+		{"no baseline at " + absent + " (BASELINE= for none)", []string{"REF=" + emptyRepo, "BASELINE=" + absent, "WRITE_BASELINE=" + filepath.Join(notGit, "new.yaml")}},
 		// Writing without a baseline to lend reasons is fine: REF is next.
-		{emptyRepo, "has neither v0.0.5 nor commit cd4b1551", []string{"BASELINE=", "WRITE_BASELINE=" + filepath.Join(notGit, "new.yaml")}},
+		{"has neither v0.0.5 nor commit cd4b1551", []string{"REF=" + emptyRepo, "BASELINE=", "WRITE_BASELINE=" + filepath.Join(notGit, "new.yaml")}},
 	}
 	for _, tt := range tests {
-		scratch := t.TempDir()
-		cmd := exec.Command("bash", script)
-		for _, kv := range os.Environ() {
-			if !strings.HasPrefix(kv, "BASELINE=") && !strings.HasPrefix(kv, "WRITE_BASELINE=") {
-				cmd.Env = append(cmd.Env, kv)
+		code, stdout, stderr := runScript(t, tt.env...)
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		if code != 2 || len(lines) != 1 || !strings.Contains(lines[0], tt.want) || stdout != "" {
+			t.Errorf("%v: exit %d, stderr %q stdout %q, want exit 2 and one line containing %q", tt.env, code, stderr, stdout, tt.want)
+		}
+	}
+}
+
+// What is tested is named before anything is built: a working tree at its
+// commit (-dirty with its uncommitted and untracked files listed), or the
+// commit REV names. The fake tree cannot build the adapter, which stops the
+// script with exit 2 after it said so; REF is left as it was.
+func TestScriptNamesWhatItTests(t *testing.T) {
+	dir := fakeRuntime(t, "github.com/compozy/agh")
+	head := git(t, dir, "rev-parse", "HEAD")
+	tagged := git(t, dir, "rev-parse", "v9.9.9^{commit}")
+	short := func(sha string) string { return sha[:8] }
+	check := func(name string, env []string, want ...string) {
+		t.Helper()
+		code, stdout, stderr := runScript(t, env...)
+		if code != 2 || stdout != "" {
+			t.Errorf("%s: exit %d, stdout %q; want exit 2 and nothing on stdout", name, code, stdout)
+		}
+		for _, w := range want {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%s: stderr lacks %q:\n%s", name, w, stderr)
 			}
 		}
-		cmd.Env = append(append(cmd.Env, "REF="+tt.ref, "TMPDIR="+scratch), tt.env...)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) || exit.ExitCode() != 2 {
-			t.Errorf("REF=%s: err = %v, want exit 2", tt.ref, err)
-		}
-		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
-		if len(lines) != 1 || !strings.Contains(lines[0], tt.want) || stdout.Len() != 0 {
-			t.Errorf("REF=%s: stderr %q stdout %q, want one line containing %q", tt.ref, stderr.String(), stdout.String(), tt.want)
-		}
-		if left, _ := os.ReadDir(scratch); len(left) != 0 {
-			t.Errorf("REF=%s: the script left %s behind", tt.ref, left[0].Name())
-		}
+	}
+	check("clean tree", []string{"REF=" + dir},
+		"reference: testing github.com/compozy/agh v9.9.9-1-g"+short(head)+": the working tree "+dir+" at commit "+head+"\n",
+		"reference: building the adapter inside github.com/compozy/agh v9.9.9-1-g"+short(head)+" failed")
+	check("REV", []string{"REF=" + filepath.Join(dir, ".git"), "REV=v9.9.9"},
+		"reference: testing github.com/compozy/agh v9.9.9-0-g"+short(tagged)+": commit "+tagged+" (v9.9.9)\n")
+
+	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("changed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "new.go"), []byte("package agh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := git(t, dir, "status", "--porcelain")
+	check("dirty tree", []string{"REF=" + dir},
+		"reference: testing github.com/compozy/agh v9.9.9-1-g"+short(head)+"-dirty: the working tree "+dir+" at commit "+head+", with uncommitted changes:\n",
+		"reference:      M README\n", "reference:     ?? new.go\n",
+		"inside github.com/compozy/agh v9.9.9-1-g"+short(head)+"-dirty failed")
+	if after := git(t, dir, "status", "--porcelain"); after != before {
+		t.Errorf("the script changed REF: status %q, was %q", after, before)
 	}
 }

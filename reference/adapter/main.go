@@ -18,6 +18,7 @@
 //
 //	adapter [--nats-url URLS] [--workspace ID] [--channel NAME] [--peer-id ID]
 //	        [--greet-interval DUR] [--replay-age DUR]
+//	adapter --version    # the runtime version it was built from
 //
 // Flags default to AGH_NATS_URL, AGH_NATS_TOKEN, AGH_NATS_USER,
 // AGH_NATS_PASSWORD, AGH_WORKSPACE_ID, AGH_CHANNEL, AGH_PEER_ID and

@@ -69,7 +69,7 @@ func run(ctx context.Context, cfg config) error {
 	if err != nil {
 		return fmt.Errorf("peer card: %w", err)
 	}
-	name := "aghcheck adapter for the AGH reference runtime"
+	name := "aghcheck adapter for the AGH reference runtime " + runtimeVersion
 	card.DisplayName = &name
 	local, err := registry.RegisterLocal(sessionID, cfg.Workspace, cfg.Channel, card, time.Now().UTC())
 	if err != nil {
@@ -125,8 +125,8 @@ func run(ctx context.Context, cfg config) error {
 	if err != nil {
 		return fmt.Errorf("greet: %w", err)
 	}
-	a.log.Printf("joined as %s on %s and %s (greet every %s, replay age %s)",
-		local.PeerID, broadcast, direct, cfg.GreetInterval, cfg.ReplayAge)
+	a.log.Printf("runtime %s joined as %s on %s and %s (greet every %s, replay age %s)",
+		runtimeVersion, local.PeerID, broadcast, direct, cfg.GreetInterval, cfg.ReplayAge)
 
 	for {
 		select {
