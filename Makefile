@@ -9,7 +9,7 @@ BIN       ?= bin/aghcheck
 # git checkout).
 VERSION   ?= $(shell git describe --tags --match 'v*' --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build test bench bench-compare bench-process bench-run bench-monitor html-check fuzz lint docs reference example-peer clean
+.PHONY: all build test bench bench-compare bench-process bench-run bench-monitor html-check fuzz lint docs reference reference-matrix example-peer clean
 
 all: build
 
@@ -48,10 +48,17 @@ html-check:
 fuzz:
 	./scripts/fuzz.sh $(FUZZTIME)
 
-## reference: certify the reference runtime (github.com/compozy/agh, pinned release) against
-## baselines/compozy-agh.yaml; REF=<checkout or bare git dir of it> (docs/reference.md).
+## reference: certify the reference runtime (github.com/compozy/agh) against
+## baselines/compozy-agh.yaml: REF=<working tree> tests that tree as it is, REF=<git dir>
+## REV=<commit, tag or branch> that commit, REF=<git dir> alone the pinned release
+## (docs/reference.md). The recipe is not echoed: stdout is the report alone.
 reference:
-	REF="$(REF)" GO="$(GO)" ./scripts/reference.sh
+	@REF="$(REF)" REV="$(REV)" GO="$(GO)" VERSION="$(VERSION)" ./scripts/reference.sh
+
+## reference-matrix: the runtime's versions side by side as a Markdown table:
+## REF=<git dir> REVS='v0.0.4 v0.0.5 main' [OUT=FILE] [REPORTS=DIR] (docs/reference.md).
+reference-matrix:
+	@REF="$(REF)" REVS="$(REVS)" GO="$(GO)" VERSION="$(VERSION)" ./scripts/reference-matrix.sh
 
 ## example-peer: install the Node.js example peer (npm ci) and certify it at level core (needs node/npm).
 example-peer: build

@@ -35,6 +35,7 @@ var diffSections = []struct {
 	{rundiff.Appeared, "Appeared"},
 	{rundiff.Vanished, "Vanished"},
 	{rundiff.Unjudged, "Skipped or errored in one run"},
+	{rundiff.Shifted, "Judged at other steps of scenarios whose outcome did not change"},
 }
 
 // diffSide is one run's line: what was tested, with what, and its counts.
@@ -60,8 +61,11 @@ func diffVerdict(d *rundiff.Diff) string {
 	parts := make([]string, 0, len(diffSections))
 	for _, s := range diffSections {
 		name := string(s.class)
-		if s.class == rundiff.Unjudged {
+		switch s.class {
+		case rundiff.Unjudged:
 			name = "not judged in one run"
+		case rundiff.Shifted:
+			name = "judged at other steps"
 		}
 		parts = append(parts, fmt.Sprintf("%d %s", d.Count(s.class), name))
 	}

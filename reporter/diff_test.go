@@ -26,8 +26,12 @@ func diffFixture() *rundiff.Diff {
 	cur.Scenarios[3].Outcome, cur.Scenarios[3].Message = harness.Pass, ""
 	cur.Scenarios = append(cur.Scenarios[:2], cur.Scenarios[3],
 		&harness.ScenarioResult{ID: "delivery.expired-refused", Level: "MUST", Outcome: harness.Fail, Message: "step 3 (expect_silence): the IUT sent receipt(accepted)"})
-	old.Requirements = []harness.RequirementResult{{ID: "FRESH-EXPIRED", Level: "MUST", Outcome: harness.Pass}, {ID: "NATS-PUBLISH-SUBJECT", Level: "MUST", Outcome: harness.Fail}}
-	cur.Requirements = []harness.RequirementResult{{ID: "FRESH-EXPIRED", Level: "MUST", Outcome: harness.Fail}, {ID: "NATS-PUBLISH-SUBJECT", Level: "MUST", Outcome: harness.Pass}}
+	old.Requirements = []harness.RequirementResult{
+		{ID: "FRESH-EXPIRED", Level: "MUST", Outcome: harness.Pass, Scenarios: []string{"lifecycle.work-completes"}},
+		{ID: "NATS-PUBLISH-SUBJECT", Level: "MUST", Outcome: harness.Fail, Scenarios: []string{"nats.directed-replies-on-peer-subject"}}}
+	cur.Requirements = []harness.RequirementResult{
+		{ID: "FRESH-EXPIRED", Level: "MUST", Outcome: harness.Fail, Scenarios: []string{"lifecycle.work-completes", "delivery.expired-refused"}},
+		{ID: "NATS-PUBLISH-SUBJECT", Level: "MUST", Outcome: harness.Pass, Scenarios: []string{"nats.directed-replies-on-peer-subject"}}}
 	return rundiff.Compare("main.json", old, "branch.json", cur)
 }
 
@@ -64,7 +68,7 @@ func TestDiffGolden(t *testing.T) {
 	if err := json.Unmarshal(js, &doc); err != nil || !doc.Regressed || len(doc.Changes) != len(d.Changes) || doc.New.ImplementationVersion != "v0.0.5-3-g8cb155af-dirty" {
 		t.Errorf("json: %+v (%v)", doc, err)
 	}
-	for _, want := range []string{"\nREGRESSED  2 regressed, 2 improved, 1 appeared, 1 vanished, 1 not judged in one run;", "v0.0.5-3-g8cb155af-dirty"} {
+	for _, want := range []string{"\nREGRESSED  2 regressed, 2 improved, 1 appeared, 1 vanished, 1 not judged in one run, 0 judged at other steps;", "v0.0.5-3-g8cb155af-dirty"} {
 		if !strings.Contains(string(text), want) {
 			t.Errorf("text lacks %q", want)
 		}
@@ -74,7 +78,7 @@ func TestDiffGolden(t *testing.T) {
 		t.Errorf("markdown does not escape a pipe:\n%s", md)
 	}
 	same := rundiff.Compare("a.json", runFixture(), "b.json", runFixture())
-	if out := string(writeDiff(t, "text", same)); !strings.Contains(out, "\nNO REGRESSION  0 regressed, 0 improved, 0 appeared, 0 vanished, 0 not judged in one run; 4 scenarios and 0 requirements unchanged\n") {
+	if out := string(writeDiff(t, "text", same)); !strings.Contains(out, "\nNO REGRESSION  0 regressed, 0 improved, 0 appeared, 0 vanished, 0 not judged in one run, 0 judged at other steps; 4 scenarios and 0 requirements unchanged\n") {
 		t.Errorf("a run against itself:\n%s", out)
 	}
 	if out := string(writeDiff(t, "markdown", same)); !strings.HasPrefix(out, "### aghcheck diff: no regression\n") {

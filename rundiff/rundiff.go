@@ -71,6 +71,12 @@ const (
 	// Unjudged is a change to or from skip or error: one of the runs did
 	// not judge it, so it neither regressed nor improved.
 	Unjudged Class = "unjudged"
+	// Shifted is a requirement whose verdict changed while every scenario
+	// citing it kept its outcome (and no passive finding on it changed):
+	// those scenarios stopped at another step, so the runs judged the
+	// requirement on different steps. It says how far a scenario got, not
+	// that the implementation changed, and is no regression.
+	Shifted Class = "shifted"
 )
 
 // Kinds of compared ids.
@@ -167,6 +173,20 @@ func Compare(oldName string, old *harness.Report, newName string, cur *harness.R
 		outcome harness.Outcome
 		level   string
 		message string
+		cited   []string // a requirement's scenarios ("passive" for a passive finding)
+	}
+	var oldScenarios, newScenarios map[string]entry
+	// steady says whether every scenario citing a requirement in either
+	// run had the same outcome in both, no passive finding among them.
+	steady := func(o, n entry) bool {
+		for _, id := range append(slices.Clone(o.cited), n.cited...) {
+			so, inOld := oldScenarios[id]
+			sn, inNew := newScenarios[id]
+			if !inOld || !inNew || so.outcome != sn.outcome {
+				return false
+			}
+		}
+		return true
 	}
 	compare := func(kind string, olds, news map[string]entry) {
 		ids := make([]string, 0, len(olds)+len(news))
@@ -186,6 +206,9 @@ func Compare(oldName string, old *harness.Report, newName string, cur *harness.R
 				continue
 			}
 			ch := Change{Kind: kind, ID: id, Level: cmp.Or(n.level, o.level), Old: o.outcome, New: n.outcome, Class: classify(o.outcome, n.outcome)}
+			if kind == Requirement && (ch.Class == Regressed || ch.Class == Improved) && steady(o, n) {
+				ch.Class = Shifted
+			}
 			ch.Message = n.message
 			if ch.Class == Vanished || (ch.Class == Improved && n.message == "") {
 				ch.Message = o.message
@@ -207,11 +230,12 @@ func Compare(oldName string, old *harness.Report, newName string, cur *harness.R
 	requirements := func(rep *harness.Report) map[string]entry {
 		m := make(map[string]entry, len(rep.Requirements))
 		for _, r := range rep.Requirements {
-			m[r.ID] = entry{outcome: r.Outcome, level: r.Level}
+			m[r.ID] = entry{outcome: r.Outcome, level: r.Level, cited: r.Scenarios}
 		}
 		return m
 	}
-	compare(Scenario, scenarios(old), scenarios(cur))
+	oldScenarios, newScenarios = scenarios(old), scenarios(cur)
+	compare(Scenario, oldScenarios, newScenarios)
 	compare(Requirement, requirements(old), requirements(cur))
 	return d
 }

@@ -39,9 +39,11 @@ func TestCompare(t *testing.T) {
 		sc("j.known", harness.Fail, "step 3: accepted"),
 		sc("k.warns", harness.Warn, "step 2 (SHOULD)"),
 		sc("l.fail-to-warn", harness.Fail, "x"),
-	}, harness.RequirementResult{ID: "REQ-A", Level: "MUST", Outcome: harness.Pass},
+	}, harness.RequirementResult{ID: "REQ-A", Level: "MUST", Outcome: harness.Pass, Scenarios: []string{"a.regresses", "g.same"}},
 		harness.RequirementResult{ID: "REQ-B", Level: "SHOULD", Outcome: harness.Warn},
-		harness.RequirementResult{ID: "REQ-GONE", Level: "MUST", Outcome: harness.Pass})
+		harness.RequirementResult{ID: "REQ-GONE", Level: "MUST", Outcome: harness.Pass},
+		harness.RequirementResult{ID: "REQ-P", Level: "MUST", Outcome: harness.Pass, Scenarios: []string{"g.same"}},
+		harness.RequirementResult{ID: "REQ-S", Level: "SHOULD", Outcome: harness.Pass, Scenarios: []string{"g.same", "j.known"}})
 	cur := report("1.1-dirty", []*harness.ScenarioResult{
 		sc("a.regresses", harness.Fail, "step 3: accepted expired work"),
 		sc("b.improves", harness.Pass, ""),
@@ -52,9 +54,13 @@ func TestCompare(t *testing.T) {
 		xfail,
 		strictFail,
 		sc("l.fail-to-warn", harness.Warn, "y"),
-	}, harness.RequirementResult{ID: "REQ-A", Level: "MUST", Outcome: harness.Fail},
+	}, harness.RequirementResult{ID: "REQ-A", Level: "MUST", Outcome: harness.Fail, Scenarios: []string{"a.regresses", "g.same"}},
 		harness.RequirementResult{ID: "REQ-B", Level: "SHOULD", Outcome: harness.Warn},
-		harness.RequirementResult{ID: "REQ-NEW", Level: "MUST", Outcome: harness.Skip})
+		harness.RequirementResult{ID: "REQ-NEW", Level: "MUST", Outcome: harness.Skip},
+		// A passive finding on the rule is new: a regression, whatever the scenarios did.
+		harness.RequirementResult{ID: "REQ-P", Level: "MUST", Outcome: harness.Fail, Scenarios: []string{"g.same", "passive"}},
+		// Its scenarios kept their outcomes: g.same stopped at another step.
+		harness.RequirementResult{ID: "REQ-S", Level: "SHOULD", Outcome: harness.Warn, Scenarios: []string{"g.same", "j.known"}})
 	cur.Scenarios[5].Duration = harness.Millis(time.Second)
 
 	d := Compare("old.json", old, "new.json", cur)
@@ -73,11 +79,13 @@ func TestCompare(t *testing.T) {
 		"requirement REQ-A pass>fail regressed ",
 		"requirement REQ-GONE pass> vanished ",
 		"requirement REQ-NEW >skip appeared ",
+		"requirement REQ-P pass>fail regressed ",
+		"requirement REQ-S pass>warn shifted ",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("changes\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if !d.Regressed() || d.Count(Regressed) != 3 || d.Count(Improved) != 2 || d.Same[Scenario] != 3 || d.Same[Requirement] != 1 {
+	if !d.Regressed() || d.Count(Regressed) != 4 || d.Count(Improved) != 2 || d.Count(Shifted) != 1 || d.Same[Scenario] != 3 || d.Same[Requirement] != 1 {
 		t.Errorf("regressed %v, %d regressed, %d improved, same %v", d.Regressed(), d.Count(Regressed), d.Count(Improved), d.Same)
 	}
 	if d.Old.ImplementationVersion != "1.0" || d.New.ImplementationVersion != "1.1-dirty" || d.New.Counts["warn"] != 3 || d.New.Counts["fail"] != 4 {

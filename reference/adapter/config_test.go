@@ -154,12 +154,17 @@ func TestWithoutRuntime(t *testing.T) {
 // module downloads), in a scratch TMPDIR it checks is left empty.
 func runScript(t *testing.T, env ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return runScriptNamed(t, "reference.sh", env...)
+}
+
+func runScriptNamed(t *testing.T, name string, env ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	for _, tool := range []string{"bash", "git", "tar"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s not installed", tool)
 		}
 	}
-	script, err := filepath.Abs("../../scripts/reference.sh")
+	script, err := filepath.Abs("../../scripts/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +173,7 @@ func runScript(t *testing.T, env ...string) (code int, stdout, stderr string) {
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		switch name {
-		case "REF", "REV", "BASELINE", "WRITE_BASELINE", "RUN_ARGS", "KEEP", "GOFLAGS", "GOPROXY":
+		case "REF", "REV", "REVS", "OUT", "REPORTS", "BASELINE", "WRITE_BASELINE", "RUN_ARGS", "KEEP", "GOFLAGS", "GOPROXY":
 		default:
 			cmd.Env = append(cmd.Env, kv)
 		}
@@ -297,5 +302,21 @@ func TestScriptNamesWhatItTests(t *testing.T) {
 		"inside github.com/compozy/agh v9.9.9-1-g"+short(head)+"-dirty failed")
 	if after := git(t, dir, "status", "--porcelain"); after != before {
 		t.Errorf("the script changed REF: status %q, was %q", after, before)
+	}
+}
+
+// The matrix script needs REF and REVS, and says so before building.
+func TestMatrixScriptRefuses(t *testing.T) {
+	for _, tt := range []struct {
+		want string
+		env  []string
+	}{
+		{"REF is empty", []string{"REVS=v0.0.5"}},
+		{"REVS is empty", []string{"REF=" + t.TempDir()}},
+	} {
+		code, stdout, stderr := runScriptNamed(t, "reference-matrix.sh", tt.env...)
+		if code != 2 || stdout != "" || !strings.HasPrefix(stderr, "reference-matrix: "+tt.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q, want exit 2 and one line starting %q", tt.env, code, stderr, tt.want)
+		}
 	}
 }
