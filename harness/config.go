@@ -57,10 +57,16 @@ type Config struct {
 
 	// External, when set, is the broker to use instead of an embedded one.
 	External *broker.Endpoint
-	// Command starts the IUT; IUTPeer attaches to a peer already running.
-	// Exactly one must be set.
+	// Command starts the IUT; IUTPeer attaches to a peer already running;
+	// Start starts an IUT the caller runs itself (an in-process peer of a
+	// Go test: package aghtest). Exactly one must be set.
 	Command []string
 	IUTPeer string
+	// Start is called once the broker is up, with the environment Command
+	// would get (AGH_NATS_URL, ..., AGH_PEER_ID, then Env), and returns once
+	// the IUT is started; its first greet identifies it, as for Command.
+	// The run calls stop when it ends, before it closes the broker.
+	Start func(env []string) (stop func(), err error)
 	// Env is extra environment for the IUT command (KEY=VALUE).
 	Env []string
 	// SuggestedPeerID is AGH_PEER_ID (default generated).
@@ -152,8 +158,14 @@ func (c *Config) level() (Level, error) {
 	if !ok {
 		return Level{}, fmt.Errorf("unknown level %q (core, trust or full)", c.Level)
 	}
-	if (len(c.Command) == 0) == (c.IUTPeer == "") {
-		return Level{}, errors.New("give exactly one of an IUT command or an IUT peer id")
+	n := 0
+	for _, set := range []bool{len(c.Command) > 0, c.IUTPeer != "", c.Start != nil} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return Level{}, errors.New("give exactly one of an IUT command, an IUT peer id or a start function")
 	}
 	return lv, nil
 }

@@ -38,6 +38,7 @@ type runner struct {
 	iutID  string
 	greet  *message
 	proc   *iut.Process
+	stop   func() // stops what Config.Start started
 
 	broker *broker.Broker   // the embedded broker, when the run started one
 	ep     *broker.Endpoint // the broker the run uses
@@ -182,6 +183,9 @@ func (r *runner) close(rep *Report) {
 		rep.IUT.Stdout += r.proc.Stdout()
 		rep.IUT.Stderr += r.proc.Stderr()
 	}
+	if r.stop != nil {
+		r.stop()
+	}
 	if r.js != nil {
 		r.dropStream()
 	}
@@ -260,8 +264,16 @@ func (r *runner) connect(ctx context.Context, rep *Report, needJS bool) error {
 // startIUT starts the IUT command with the contract's environment, or,
 // for an attached peer, asks it for its card.
 func (r *runner) startIUT(rep *Report) error {
-	if len(r.cfg.Command) == 0 {
+	if r.cfg.IUTPeer != "" {
 		return r.askWhois(r.cfg.IUTPeer)
+	}
+	if r.cfg.Start != nil {
+		stop, err := r.cfg.Start(r.iutEnv())
+		if err != nil {
+			return fmt.Errorf("start the IUT: %w", err)
+		}
+		r.stop = stop
+		return nil
 	}
 	rep.IUT.Command = r.cfg.Command
 	proc, err := iut.Start(r.cfg.Command, r.iutEnv())
@@ -308,7 +320,7 @@ func (r *runner) awaitGreet(ctx context.Context) (*message, error) {
 				return nil, fmt.Errorf("the IUT exited before greeting (%s)%s", r.proc.Status(), lastLine(r.proc.Stderr()))
 			}
 		case <-timer.C:
-			if r.proc != nil && !asked {
+			if (r.proc != nil || r.cfg.Start != nil) && !asked {
 				// A spawned IUT that does not greet when it joins may still
 				// answer a whois as the peer id it was given: ask once, so
 				// the run goes on and judges the missing greet
@@ -329,9 +341,9 @@ func (r *runner) awaitGreet(ctx context.Context) (*message, error) {
 // tellWaiting gives Config.Waiting the state of the wait for the greet.
 func (r *runner) tellWaiting(done bool) {
 	w := Wait{Elapsed: time.Since(r.start), Done: done, For: "the IUT's greet"}
-	if r.proc == nil {
+	if r.cfg.IUTPeer != "" {
 		w.For = r.cfg.IUTPeer + " to answer a whois"
-	} else {
+	} else if r.proc != nil {
 		w.LastStderr = strings.TrimPrefix(lastLine(r.proc.Stderr()), ": ")
 	}
 	r.cfg.Waiting(w)

@@ -288,3 +288,17 @@ func TestRunTextVerboseWholeEnvelopes(t *testing.T) {
 		}
 	}
 }
+
+// The plain sections are the text report's own lines.
+func TestPlainSectionsAreTheTextReport(t *testing.T) {
+	rep := runFixture()
+	text := string(writeRun(t, "text", rep, Options{}))
+	for _, part := range []string{ScenarioText(rep.Scenarios[1], false), PassiveText(rep), VerdictText(rep)} {
+		if part == "" || !strings.Contains(text, part+"\n") {
+			t.Errorf("the text report lacks:\n%s", part)
+		}
+	}
+	if BaselineText(rep) != "" {
+		t.Error("a baseline section without a baseline")
+	}
+}

@@ -216,16 +216,8 @@ func (t *runText) Finish(rep *harness.Report) error {
 
 	t.tables(rep)
 
-	pv := rep.Passive
-	fmt.Fprintf(w, "\nPassive validation of everything the IUT published: %s  %s, %d invalid", p.outcome(pv.Outcome), Plural(pv.Envelopes, "envelope"), pv.Invalid)
-	if pv.Dropped > 0 {
-		fmt.Fprintf(w, ", %d dropped by the broker", pv.Dropped)
-	}
 	fmt.Fprintln(w)
-	for _, f := range pv.Findings {
-		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("    %-6s %-28s ×%-4d %s", f.Level, f.Rule, f.Count, firstLine(f.Example)), " "))
-	}
-
+	writePassive(w, p, rep)
 	writeRunBaseline(w, p, rep)
 
 	fmt.Fprintln(w, "\nClaims:")
@@ -260,14 +252,33 @@ func (t *runText) Finish(rep *harness.Report) error {
 	}
 	t.exercised(rep)
 	t.latency(rep)
+	fmt.Fprintf(w, "\n%s\n", closingLine(p, rep))
+	return nil
+}
+
+// closingLine is the text report's last line.
+func closingLine(p palette, rep *harness.Report) string {
 	s := rep.Summary
 	verdict := p.greenBold.Sprint(runVerdict(rep))
 	if !s.Passed {
 		verdict = p.red.Sprint(runVerdict(rep))
 	}
-	fmt.Fprintf(w, "\n%s  %s; claim earned: %s (target %s); %s wall, %s of scenario time\n",
+	return fmt.Sprintf("%s  %s; claim earned: %s (target %s); %s wall, %s of scenario time",
 		verdict, runCounts(rep), p.cyan.Sprint(s.Claim), s.Target, runDur(rep.Duration.D()), runDur(s.ScenarioTime.D()))
-	return nil
+}
+
+// writePassive prints the passive validation of the IUT's envelopes: the
+// verdict, then a line per broken rule.
+func writePassive(w io.Writer, p palette, rep *harness.Report) {
+	pv := rep.Passive
+	fmt.Fprintf(w, "Passive validation of everything the IUT published: %s  %s, %d invalid", p.outcome(pv.Outcome), Plural(pv.Envelopes, "envelope"), pv.Invalid)
+	if pv.Dropped > 0 {
+		fmt.Fprintf(w, ", %d dropped by the broker", pv.Dropped)
+	}
+	fmt.Fprintln(w)
+	for _, f := range pv.Findings {
+		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("    %-6s %-28s ×%-4d %s", f.Level, f.Rule, f.Count, firstLine(f.Example)), " "))
+	}
 }
 
 // runVerdict is the run's verdict in a word or two.
@@ -338,8 +349,15 @@ func (t *runText) stderrTail(rep *harness.Report) {
 }
 
 func (t *runText) failure(sc *harness.ScenarioResult) {
-	w, p := t.w, t.p
-	fmt.Fprintf(w, "\n  %s %s  %s\n", p.outcome(sc.Outcome), sc.ID, sc.Title)
+	fmt.Fprintln(t.w)
+	writeScenario(t.w, t.p, sc, t.o.Verbose)
+}
+
+// writeScenario prints why a scenario did not pass: its outcome and
+// message, notes, each failing step's expectation beside what arrived,
+// and the envelopes exchanged (whole when verbose).
+func writeScenario(w io.Writer, p palette, sc *harness.ScenarioResult, verbose bool) {
+	fmt.Fprintf(w, "  %s %s  %s\n", p.outcome(sc.Outcome), sc.ID, sc.Title)
 	where := sc.File
 	if strings.HasPrefix(where, "embedded:") {
 		// Built into the binary: say how to read it.
@@ -355,7 +373,7 @@ func (t *runText) failure(sc *harness.ScenarioResult) {
 		}
 	}
 	limit, whole := evidenceClip, exchangedClip
-	if t.o.Verbose {
+	if verbose {
 		limit, whole = 0, 0
 	}
 	for _, l := range stepEvidence(sc, limit) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"regexp"
@@ -73,34 +74,28 @@ func (s *suiteFlags) load() ([]*scenario.Scenario, *regexp.Regexp, error) {
 			return nil, nil, &exitError{code: exitUsageErr, err: fmt.Errorf("--run: %w", err)}
 		}
 	}
-	var set scenario.Set
+	var builtin fs.FS
 	if s.embedded {
-		set = scenario.LoadFS(suites.FS(), ".", "embedded:")
+		builtin = suites.FS()
 	}
-	for _, d := range s.dirs {
-		st, err := os.Stat(d)
-		if err != nil || !st.IsDir() {
-			return nil, nil, &exitError{code: exitUsageErr, err: fmt.Errorf("--suite %s: not a directory", d)}
-		}
-		set.Merge(scenario.LoadFS(os.DirFS(d), ".", d+"/"))
+	scs, err := scenario.LoadSuites(builtin, s.dirs)
+	if errors.Is(err, scenario.ErrNotDir) {
+		err = fmt.Errorf("--suite %w", err)
 	}
-	if err := set.Err(); err != nil {
+	if err != nil {
 		return nil, nil, &exitError{code: exitUsageErr, err: err}
-	}
-	if len(set.Scenarios) == 0 {
-		return nil, nil, &exitError{code: exitUsageErr, err: errors.New("no scenarios to play")}
 	}
 	for _, name := range s.errata {
 		r, err := requirements.LookupReading(name)
 		if err != nil {
 			return nil, nil, &exitError{code: exitUsageErr, err: fmt.Errorf("--errata: %w", err)}
 		}
-		set.Scenarios = scenario.Reread(set.Scenarios, r.Swap)
+		scs = scenario.Reread(scs, r.Swap)
 	}
-	if re != nil && !slices.ContainsFunc(set.Scenarios, func(sc *scenario.Scenario) bool { return re.MatchString(sc.ID) }) {
+	if re != nil && !slices.ContainsFunc(scs, func(sc *scenario.Scenario) bool { return re.MatchString(sc.ID) }) {
 		return nil, nil, &exitError{code: exitUsageErr, err: fmt.Errorf("--run %q matches no scenario id (see aghcheck list)", s.runRe)}
 	}
-	return set.Scenarios, re, nil
+	return scs, re, nil
 }
 
 // refuseBlank makes a named flag given with an empty or blank value a usage

@@ -1,0 +1,68 @@
+package harness
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/aghcheck/aghcheck/peer"
+)
+
+// An IUT the caller starts itself (Config.Start): it gets the contract's
+// environment, is identified by its greet, can be dropped by the embedded
+// broker like a spawned one, and is stopped before the broker closes.
+func TestStartInProcess(t *testing.T) {
+	var env []string
+	stopped, peerErr := false, make(chan error, 1)
+	cfg := Config{Scenarios: loadSuites(t), Select: regexp.MustCompile(`^nats\.(greet-after-reconnect|directed-replies)`),
+		Start: func(e []string) (func(), error) {
+			env = e
+			get := func(key string) string {
+				for _, kv := range e {
+					if v, ok := strings.CutPrefix(kv, key+"="); ok {
+						return v
+					}
+				}
+				return ""
+			}
+			pc := peer.Config{URL: get(peer.EnvURL), Token: get(peer.EnvToken), Workspace: get(peer.EnvWorkspace),
+				Channel: get(peer.EnvChannel), PeerID: get(peer.EnvPeerID)}
+			ctx, cancel := context.WithCancel(context.Background())
+			go func() { peerErr <- peer.Run(ctx, pc) }()
+			return func() { cancel(); stopped = true; <-peerErr }, nil
+		}}
+	rep, err := Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !stopped {
+		t.Error("the started IUT was not stopped")
+	}
+	if !strings.HasPrefix(rep.IUT.PeerID, "iut.") || len(rep.IUT.Command) != 0 {
+		t.Errorf("IUT %+v", rep.IUT)
+	}
+	for _, want := range []string{"AGH_NATS_URL=nats://127.0.0.1:", "AGH_WORKSPACE_ID=" + rep.Broker.Workspace, "AGH_PEER_ID=" + rep.IUT.PeerID} {
+		if !strings.Contains(strings.Join(env, "\n"), want) {
+			t.Errorf("environment %q lacks %s", env, want)
+		}
+	}
+	played := 0
+	for _, sc := range rep.Scenarios {
+		if sc.Outcome != Skip {
+			played++
+			if sc.Outcome != Pass {
+				t.Errorf("%s: %s %s", sc.ID, sc.Outcome, sc.Message)
+			}
+		}
+	}
+	if played != 2 {
+		t.Errorf("%d scenarios played, want 2", played)
+	}
+
+	// Exactly one way to the IUT.
+	cfg.Command = []string{"x"}
+	if _, err := Run(t.Context(), cfg); err == nil || !strings.Contains(err.Error(), "exactly one of") {
+		t.Errorf("Start and Command: %v", err)
+	}
+}
