@@ -9,7 +9,7 @@ BIN       ?= bin/aghcheck
 # git checkout).
 VERSION   ?= $(shell git describe --tags --match 'v*' --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build test bench bench-compare bench-process bench-run bench-monitor html-check fuzz lint docs reference reference-matrix example-peer clean
+.PHONY: all build test bench bench-compare bench-process bench-run bench-monitor html-check fuzz lint docs reference reference-gotest reference-matrix example-peer clean
 
 all: build
 
@@ -54,6 +54,10 @@ fuzz:
 ## (docs/reference.md). The recipe is not echoed: stdout is the report alone.
 reference:
 	@REF="$(REF)" REV="$(REV)" GO="$(GO)" VERSION="$(VERSION)" ./scripts/reference.sh
+
+## reference-gotest: the same, from go test (package aghtest; the adapter's conformance_test.go).
+reference-gotest:
+	@REF="$(REF)" REV="$(REV)" GO="$(GO)" VERSION="$(VERSION)" GOTEST=1 GOTEST_ARGS="$(GOTEST_ARGS)" ./scripts/reference.sh
 
 ## reference-matrix: the runtime's versions side by side as a Markdown table:
 ## REF=<git dir> REVS='v0.0.4 v0.0.5 main' [OUT=FILE] [REPORTS=DIR] (docs/reference.md).

@@ -34,3 +34,7 @@ func BaselineText(rep *harness.Report) string {
 
 // VerdictText is the report's closing line.
 func VerdictText(rep *harness.Report) string { return closingLine(newPalette(false), rep) }
+
+// TestedText names what was tested and by which aghcheck: "my-agent 1.2.3,
+// by aghcheck v0.4.0".
+func TestedText(rep *harness.Report) string { return implementation(rep) + ", by " + checker(rep) }

@@ -169,7 +169,7 @@ func (t *runText) Finish(rep *harness.Report) error {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "tested   %s, by %s\n", implementation(rep), checker(rep))
+	fmt.Fprintf(w, "tested   %s\n", TestedText(rep))
 	t.liveness(rep)
 	for _, d := range rep.IUT.Disconnects {
 		fmt.Fprintf(w, "%s %s\n", label, p.red.Sprint("disconnected by the broker: "+d))

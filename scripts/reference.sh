@@ -13,7 +13,10 @@
 # '--format json'), WRITE_BASELINE=FILE (write today's deviations to FILE,
 # keeping the reasons BASELINE gives those that still hold: the first step of
 # bumping the pin), KEEP=DIR (copy the built adapter and aghcheck there, for
-# runs of your own), VERSION (aghcheck's version stamp; make passes its own).
+# runs of your own), VERSION (aghcheck's version stamp; make passes its own),
+# GOTEST=1 (play the suites from go test instead: the adapter's
+# conformance_test.go, built in the runtime's copy with aghcheck as a module
+# required from this repository; its exit status is go test's).
 #
 # Only the report goes to stdout; everything the script says goes to stderr.
 # Nothing is written into this repository or into REF: the runtime's source,
@@ -188,6 +191,45 @@ t=$(date +%s)
 	-o "$tmp/bin/aghcheck-adapter" "${ADAPTER_FILES[@]}") ||
 	die "building the adapter inside $MODULE $version failed (see above)"
 say "built the adapter in $(elapsed "$t")"
+
+# 4b. GOTEST=1: the same suites from go test, the adapter in the test
+#     process (package aghtest). A Go workspace of the runtime's copy and
+#     this repository gives the test aghcheck's packages without touching
+#     the runtime's go.mod.
+if [ -n "${GOTEST:-}" ]; then
+	cp "$ROOT/reference/adapter/conformance_test.go" "$adapter_dir/"
+	runtime_go=$(awk '$1 == "go" { print $2; exit }' "$src/go.mod")
+	printf 'go %s\n\nuse (\n\t%s\n\t%s\n)\n' "$runtime_go" "$src" "$ROOT" >"$tmp/go.work"
+	# A workspace reads the go.mod of every module the runtime requires,
+	# where its own build reads only those it uses. One the module proxy
+	# refuses (403/404) and nothing here imports gets an empty stand-in in
+	# the workspace, and is named.
+	for _ in $(seq 20); do
+		if (cd "$adapter_dir" && GOWORK="$tmp/go.work" "$GO" list -m all >/dev/null 2>"$tmp/list.err"); then
+			break
+		fi
+		refused=$(grep -o '[^ ]*@[^ :]*: reading https://[^ ]*\.mod: 40[34]' "$tmp/list.err" | head -n 1 | cut -d: -f1) || true
+		[ -n "$refused" ] || {
+			cat "$tmp/list.err" >&2
+			die "go list -m all in the workspace of $MODULE $version and aghcheck failed"
+		}
+		stub=$tmp/stub/${refused%@*}
+		mkdir -p "$stub"
+		printf 'module %s\n' "${refused%@*}" >"$stub/go.mod"
+		printf 'replace %s %s => %s\n' "${refused%@*}" "${refused#*@}" "$stub" >>"$tmp/go.work"
+		say "the module proxy refuses $refused, which the test does not import: an empty stand-in replaces it"
+	done
+	say "running go test -run TestConformance against $MODULE $version"
+	set +e
+	(cd "$adapter_dir" && GOWORK="$tmp/go.work" AGHCHECK_BASELINE="$BASELINE" "$GO" test -count=1 -trimpath \
+		-ldflags "-X command-line-arguments.runtimeVersion=$version -X github.com/aghcheck/aghcheck/aghtest.stampedVersion=${VERSION:-}" \
+		-run '^TestConformance$' ${GOTEST_ARGS:-} \
+		"${ADAPTER_FILES[@]}" conformance_test.go)
+	status=$?
+	set -e
+	say "go test exit $status after $(elapsed "$start") in all ($MODULE $version)"
+	exit "$status"
+fi
 
 # 5. aghcheck itself, from this repository.
 t=$(date +%s)

@@ -23,6 +23,10 @@ import (
 	"github.com/nats-io/nats.go"
 )
 
+// haveRuntime says whether this build holds the runtime (this file) or
+// only stub.go.
+const haveRuntime = true
+
 // sessionID names the one agent session behind the local peer.
 const sessionID = "aghcheck-adapter"
 

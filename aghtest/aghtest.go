@@ -1,0 +1,399 @@
+// Package aghtest runs aghcheck's conformance suites from a Go test, in the
+// spirit of testing/fstest.TestFS and testing/slogtest: an implementer of
+// AGH Network v0 calls one function from a test of their own.
+//
+//	func TestConformance(t *testing.T) {
+//		aghtest.TestPeer(t, aghtest.Config{Command: []string{"./bin/my-agent", "--join"}})
+//	}
+//
+// Every scenario is a subtest named by its id, so `go test -run
+// 'TestConformance/delivery'` plays the delivery scenarios alone. The
+// broker is an embedded nats-server inside the test binary; the
+// implementation under test is started as a command (given the broker and
+// the run's settings in its environment, as `aghcheck run --iut` gives
+// them) or by a start function of the test's own (Config.Start), for a
+// peer that runs in the test process. A failing scenario fails its subtest
+// with the same text `aghcheck run` prints for it; a SHOULD not met is
+// logged (t.Log) unless Config.Strict; passive validation of everything
+// the peer published is the subtest "passive".
+package aghtest
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aghcheck/aghcheck/baseline"
+	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/harness/iut"
+	"github.com/aghcheck/aghcheck/harness/scenario"
+	"github.com/aghcheck/aghcheck/reporter"
+	"github.com/aghcheck/aghcheck/rules"
+	"github.com/aghcheck/aghcheck/suites"
+)
+
+// Config says what TestPeer certifies, and how.
+type Config struct {
+	// Command starts the implementation under test: a program and its
+	// arguments (no shell), found on PATH like exec.Command does. It gets
+	// the broker and the run's settings in its environment (AGH_NATS_URL,
+	// AGH_NATS_TOKEN, AGH_WORKSPACE_ID, AGH_CHANNEL, AGH_PEER_ID; see
+	// docs/harness.md) plus Env, and is stopped when the run ends.
+	Command []string
+	// Env is more environment for Command (KEY=VALUE).
+	Env []string
+	// Start, instead of Command, starts a peer the test runs itself (in
+	// this process, or a process it manages). It is called once the broker
+	// is up, must return once the peer is started (its greet identifies
+	// it), and returns the function that stops it: the run calls that when
+	// it ends.
+	Start func(s Settings) (stop func(), err error)
+
+	// Level is the claim the run aims at: core, trust or full (default full).
+	Level string
+	// Strict makes a SHOULD not met fail its subtest (default: t.Log).
+	Strict bool
+	// Run, a regular expression, plays only the scenarios whose id it
+	// matches (like aghcheck run --run); go test -run selects too.
+	Run string
+	// Suites are directories of scenario files played besides the built-in
+	// suites (NoBuiltin: instead of them).
+	Suites    []string
+	NoBuiltin bool
+	// Baseline is a file of known deviations (aghcheck run --baseline): a
+	// scenario it records is logged, not failed; one that no longer falls
+	// short as recorded fails the test (the entry is stale).
+	Baseline string
+
+	// Implementation and ImplementationVersion name what is certified in
+	// the messages and the JSON report (default: its Peer Card's).
+	Implementation, ImplementationVersion string
+	// ReportJSON, when set, is where the run's JSON report is written (the
+	// input of aghcheck diff).
+	ReportJSON string
+	// Verbose shows envelopes whole in failure messages.
+	Verbose bool
+
+	// Timeouts, as aghcheck run's flags (zero: its defaults).
+	Timeout, StepTimeout, GreetTimeout time.Duration
+}
+
+// Settings are what a started peer needs to join the run: the embedded
+// broker and its credentials, the workspace and channel, and the peer id
+// suggested for it.
+type Settings struct {
+	NATSURL, Token     string
+	Workspace, Channel string
+	PeerID             string // a suggestion: the peer's greet says which id it took
+	Env                []string
+}
+
+func settingsOf(env []string) Settings {
+	s := Settings{Env: env}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "AGH_NATS_URL":
+			s.NATSURL = v
+		case "AGH_NATS_TOKEN":
+			s.Token = v
+		case "AGH_WORKSPACE_ID":
+			s.Workspace = v
+		case "AGH_CHANNEL":
+			s.Channel = v
+		case "AGH_PEER_ID":
+			s.PeerID = v
+		}
+	}
+	return s
+}
+
+// run is one TestPeer: the scenarios its subtests select, then the result.
+type run struct {
+	cfg   Config
+	hc    harness.Config
+	known *baseline.Baseline
+
+	mu       sync.Mutex
+	selected []string
+
+	done chan struct{} // closed when rep and err are set
+	rep  *harness.Report
+	err  error
+	news map[string]bool // scenario ids the baseline does not record
+}
+
+// TestPeer plays the conformance suites at the implementation cfg names,
+// each scenario a subtest of t named by its id. The subtests are parallel:
+// TestPeer returns at once, and they report when the run, which plays
+// exactly the scenarios selected, is over.
+func TestPeer(t *testing.T, cfg Config) {
+	t.Helper()
+	r, err := newRun(cfg)
+	if err != nil {
+		t.Fatalf("aghtest: %v", err)
+	}
+	for _, sc := range r.hc.Scenarios {
+		if r.hc.Select != nil && !r.hc.Select.MatchString(sc.ID) {
+			continue // Config.Run: not even a subtest
+		}
+		t.Run(sc.ID, func(st *testing.T) {
+			if why := harness.LeftOut(sc, nil, r.hc.Level); why != "" {
+				st.Skipf("not played: claim %s is not part of level %s", sc.Claim, r.hc.Level)
+			}
+			r.choose(sc.ID)
+			st.Parallel()
+			<-r.done
+			r.reportScenario(st, sc.ID)
+		})
+	}
+	t.Run("passive", func(st *testing.T) {
+		st.Parallel()
+		<-r.done
+		r.reportPassive(st)
+	})
+	// A filtered-out subtest never ran: the selection is known now.
+	go r.play(t.Context())
+	t.Cleanup(func() {
+		<-r.done
+		r.reportRun(t)
+	})
+}
+
+func newRun(cfg Config) (*run, error) {
+	n := 0
+	if len(cfg.Command) > 0 {
+		n++
+	}
+	if cfg.Start != nil {
+		n++
+	}
+	if n != 1 {
+		return nil, errors.New("give exactly one of Config.Command and Config.Start")
+	}
+	var builtin = suites.FS()
+	if cfg.NoBuiltin {
+		builtin = nil
+	}
+	scs, err := scenario.LoadSuites(builtin, cfg.Suites)
+	if err != nil {
+		return nil, err
+	}
+	level := cmp.Or(cfg.Level, "full")
+	if _, ok := harness.Levels[level]; !ok {
+		return nil, fmt.Errorf("Config.Level %q: want core, trust or full", cfg.Level)
+	}
+	r := &run{cfg: cfg, done: make(chan struct{}), hc: harness.Config{
+		Scenarios: scs, Level: level, Strict: cfg.Strict, Env: cfg.Env,
+		Timeout: cfg.Timeout, StepTimeout: cfg.StepTimeout, GreetTimeout: cfg.GreetTimeout,
+		Version: version(),
+	}}
+	if cfg.Run != "" {
+		if r.hc.Select, err = regexp.Compile(cfg.Run); err != nil {
+			return nil, fmt.Errorf("Config.Run: %w", err)
+		}
+	}
+	if cfg.Baseline != "" {
+		if r.known, err = baseline.Load(cfg.Baseline); err != nil {
+			return nil, err
+		}
+		isScenario := func(id string) bool {
+			return slices.ContainsFunc(scs, func(sc *scenario.Scenario) bool { return sc.ID == id })
+		}
+		isRule := func(id string) bool { _, ok := rules.Lookup(id); return ok }
+		if err := r.known.CheckIDs(isScenario, isRule); err != nil {
+			return nil, err
+		}
+	}
+	if len(cfg.Command) > 0 {
+		if err := iut.Runnable(cfg.Command[0]); err != nil {
+			return nil, fmt.Errorf("Config.Command: %w", err)
+		}
+		r.hc.Command = cfg.Command
+	} else {
+		r.hc.Start = func(env []string) (func(), error) { return cfg.Start(settingsOf(env)) }
+	}
+	return r, nil
+}
+
+func (r *run) choose(id string) {
+	r.mu.Lock()
+	r.selected = append(r.selected, id)
+	r.mu.Unlock()
+}
+
+// play runs exactly the selected scenarios (none: nothing starts).
+func (r *run) play(ctx context.Context) {
+	defer close(r.done)
+	r.mu.Lock()
+	ids := slices.Clone(r.selected)
+	r.mu.Unlock()
+	if len(ids) == 0 {
+		return
+	}
+	hc := r.hc
+	// A run of every scenario of the level can earn a claim; a narrowed
+	// one (Config.Run, go test -run) cannot, as with aghcheck run --run.
+	all := 0
+	for _, sc := range hc.Scenarios {
+		if harness.LeftOut(sc, nil, hc.Level) == "" {
+			all++
+		}
+	}
+	if hc.Select != nil || len(ids) < all {
+		quoted := make([]string, len(ids))
+		for i, id := range ids {
+			quoted[i] = regexp.QuoteMeta(id)
+		}
+		hc.Select = regexp.MustCompile("^(?:" + strings.Join(quoted, "|") + ")$")
+	}
+	rep, err := harness.Run(ctx, hc)
+	if rep == nil {
+		r.err = err
+		return
+	}
+	rep.NameImplementation(r.cfg.Implementation, r.cfg.ImplementationVersion)
+	if r.known != nil {
+		r.known.Apply(rep)
+		r.news = map[string]bool{}
+		for _, id := range rep.Baseline.New {
+			r.news[id] = true
+		}
+	}
+	r.rep, r.err = rep, err
+	if r.cfg.ReportJSON != "" {
+		r.err = errors.Join(r.err, r.writeJSON(rep))
+	}
+}
+
+func (r *run) writeJSON(rep *harness.Report) error {
+	f, err := os.Create(r.cfg.ReportJSON)
+	if err != nil {
+		return fmt.Errorf("Config.ReportJSON: %w", err)
+	}
+	w, err := reporter.Run.New("json", f, reporter.Options{})
+	if err == nil {
+		err = w.Finish(rep)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("Config.ReportJSON: %w", err)
+	}
+	return nil
+}
+
+// reportScenario reports one scenario's outcome on its subtest.
+func (r *run) reportScenario(t *testing.T, id string) {
+	if r.rep == nil || r.rep.Error != "" {
+		t.Skip("not run: the run could not be carried out (see the parent test)")
+	}
+	i := slices.IndexFunc(r.rep.Scenarios, func(sc *harness.ScenarioResult) bool { return sc.ID == id })
+	if i < 0 {
+		t.Fatalf("aghtest: no result for %s", id)
+	}
+	sc := r.rep.Scenarios[i]
+	text := reporter.ScenarioText(sc, r.cfg.Verbose)
+	switch sc.Outcome {
+	case harness.Pass:
+	case harness.Skip:
+		t.Skip(sc.Message)
+	case harness.ExpectedFail:
+		why := sc.Message
+		if why == "" && len(sc.Notes) > 0 {
+			why = sc.Notes[0]
+		}
+		t.Logf("known deviation, recorded %s in %s (%s): %s", sc.Baseline.Recorded, r.known.File, sc.Baseline.Reason, why)
+	case harness.Warn:
+		if r.news[id] {
+			t.Errorf("a SHOULD not met, and not in the baseline %s:\n%s", r.known.File, text)
+		} else {
+			t.Logf("a SHOULD not met:\n%s", text)
+		}
+	case harness.Error:
+		t.Errorf("could not be played (the harness or transport failed, not a verdict on the peer):\n%s", text)
+	default:
+		t.Error("\n" + text)
+	}
+}
+
+// reportPassive reports the passive validation of what the peer published.
+func (r *run) reportPassive(t *testing.T) {
+	if r.rep == nil || r.rep.Error != "" {
+		t.Skip("no run")
+	}
+	text := reporter.PassiveText(r.rep)
+	switch r.rep.Passive.Outcome {
+	case harness.Fail:
+		t.Error("\n" + text)
+	case harness.Warn:
+		if r.newPassive() {
+			t.Errorf("not in the baseline %s:\n%s", r.known.File, text)
+		} else {
+			t.Log("\n" + text)
+		}
+	default:
+		t.Log(text)
+	}
+}
+
+func (r *run) newPassive() bool {
+	for id := range r.news {
+		if strings.HasPrefix(id, baseline.PassivePrefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// reportRun reports on the parent test what belongs to no scenario: a run
+// that could not be carried out, stale baseline entries, the verdict.
+func (r *run) reportRun(t *testing.T) {
+	if r.err != nil {
+		t.Errorf("aghtest: %v", r.err)
+	}
+	rep := r.rep
+	if rep == nil {
+		return
+	}
+	if rep.IUT.Stderr != "" && (rep.Error != "" || rep.IUT.Crashed) {
+		t.Logf("the IUT's stderr:\n%s", rep.IUT.Stderr)
+	}
+	if rep.Baseline != nil && len(rep.Baseline.Stale) > 0 {
+		t.Errorf("stale baseline entries (the deviation they record is gone: update or remove them):\n%s", reporter.BaselineText(rep))
+	}
+	t.Logf("tested %s\n%s", reporter.TestedText(rep), reporter.VerdictText(rep))
+}
+
+// stampedVersion, set with -ldflags -X (scripts/reference.sh does), names
+// aghcheck's version where the build records none (a Go workspace).
+var stampedVersion string
+
+// version is aghcheck's version in the test binary: the stamp, else its
+// module version ("(devel)" inside aghcheck's own module).
+func version() string {
+	if stampedVersion != "" {
+		return stampedVersion
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Path == "github.com/aghcheck/aghcheck" {
+			return cmp.Or(bi.Main.Version, "(devel)")
+		}
+		for _, d := range bi.Deps {
+			if d.Path == "github.com/aghcheck/aghcheck" {
+				return cmp.Or(d.Version, "(devel)") // a workspace or replace gives none
+			}
+		}
+	}
+	return "unknown"
+}

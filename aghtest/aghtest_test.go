@@ -1,0 +1,168 @@
+package aghtest_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/aghcheck/aghcheck/aghtest"
+	"github.com/aghcheck/aghcheck/peer"
+)
+
+// TestMain puts an "aghcheck" on PATH that is this test binary: run as
+// `aghcheck peer [--fault F]...` it becomes the built-in peer, as the real
+// command would, without a separate build.
+func TestMain(m *testing.M) {
+	if filepath.Base(os.Args[0]) == "aghcheck" {
+		os.Exit(fakeAghcheck(os.Args[1:]))
+	}
+	dir, err := os.MkdirTemp("", "aghtest-path-")
+	if err != nil {
+		panic(err)
+	}
+	exe, err := os.Executable()
+	if err == nil {
+		err = os.Symlink(exe, filepath.Join(dir, "aghcheck"))
+	}
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func fakeAghcheck(args []string) int {
+	if len(args) == 0 || args[0] != "peer" {
+		fmt.Fprintln(os.Stderr, "this aghcheck only plays `aghcheck peer [--fault F]...`")
+		return 2
+	}
+	cfg, err := peer.ConfigFromEnv()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	for i := 1; i < len(args); i++ {
+		if args[i] != "--fault" || i+1 == len(args) {
+			fmt.Fprintf(os.Stderr, "unknown argument %q\n", args[i])
+			return 2
+		}
+		i++
+		cfg.Faults = append(cfg.Faults, args[i])
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	if err := peer.Run(ctx, cfg); err != nil && ctx.Err() == nil {
+		fmt.Fprintln(os.Stderr, "peer:", err)
+		return 1
+	}
+	return 0
+}
+
+// The built-in peer, started as a command, passes every scenario and earns
+// Full Peer (the JSON report says so once the subtests are done).
+func TestBuiltinPeer(t *testing.T) {
+	report := filepath.Join(t.TempDir(), "report.json")
+	aghtest.TestPeer(t, aghtest.Config{Command: []string{"aghcheck", "peer"}, ReportJSON: report})
+	t.Cleanup(func() {
+		var rep struct {
+			Summary struct {
+				Pass  int    `json:"pass"`
+				Claim string `json:"claim"`
+			} `json:"summary"`
+		}
+		data, err := os.ReadFile(report)
+		if err == nil {
+			err = json.Unmarshal(data, &rep)
+		}
+		if err != nil || rep.Summary.Claim != "Full Peer" || rep.Summary.Pass < 150 {
+			t.Errorf("report: %+v (%v)", rep.Summary, err)
+		}
+	})
+}
+
+// A peer the test runs in its own process, through Config.Start; Run
+// narrows the suites (the reconnect scenario shows the broker can drop a
+// started peer's connection as it drops a command's).
+func TestInProcessPeer(t *testing.T) {
+	aghtest.TestPeer(t, aghtest.Config{
+		Run: `^(nats|lifecycle)\.`,
+		Start: func(s aghtest.Settings) (func(), error) {
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() {
+				done <- peer.Run(ctx, peer.Config{URL: s.NATSURL, Token: s.Token, Workspace: s.Workspace, Channel: s.Channel, PeerID: s.PeerID})
+			}()
+			return func() { cancel(); <-done }, nil
+		},
+		Implementation: "in-process peer", ImplementationVersion: "test",
+	})
+}
+
+// TestFaultyPeer is run by TestFailuresAreReported in a child process,
+// where its failures are the point.
+func TestFaultyPeer(t *testing.T) {
+	fault := os.Getenv("AGHTEST_FAULT")
+	if fault == "" {
+		t.Skip("run by TestFailuresAreReported")
+	}
+	aghtest.TestPeer(t, aghtest.Config{Command: []string{"aghcheck", "peer", "--fault", fault}, Strict: os.Getenv("AGHTEST_STRICT") != ""})
+}
+
+// A MUST broken fails the subtest named by the scenario id, with the text
+// aghcheck run prints for it; -run selects subtests, and the run plays
+// those alone; a SHOULD not met is only logged unless Strict.
+func TestFailuresAreReported(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	child := func(fault, run string, strict bool) (string, error) {
+		cmd := exec.Command(exe, "-test.run", "^TestFaultyPeer$/"+run, "-test.v")
+		cmd.Env = append(os.Environ(), "AGHTEST_FAULT="+fault)
+		if strict {
+			cmd.Env = append(cmd.Env, "AGHTEST_STRICT=1")
+		}
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := child("accept-expired", `^delivery\.`, false)
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		t.Fatalf("a peer accepting expired work passed:\n%s", out)
+	}
+	for _, want := range []string{
+		"--- FAIL: TestFaultyPeer/delivery.expired-refused ",
+		"  FAIL  delivery.expired-refused  ",                  // the text report's details
+		"step 3 (expect_silence): expected silence for 300ms", // and its message
+		"--- PASS: TestFaultyPeer/delivery.duplicate-id ",
+		"a SHOULD not met:", // delivery.replay-age only warns: logged
+		// Only the five selected scenarios were played.
+		"NOT PASSED  3 pass, 1 fail, 1 warn, 177 skip, 0 error;",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if regexp.MustCompile(`--- \w+: TestFaultyPeer/(receiver|lifecycle|nats)`).MatchString(out) {
+		t.Errorf("a subtest -run did not select ran:\n%s", out)
+	}
+	if strings.Contains(out, "--- FAIL: TestFaultyPeer/delivery.replay-age") {
+		t.Errorf("a SHOULD not met failed without Strict:\n%s", out)
+	}
+
+	out, err = child("accept-expired", `^delivery\.replay-age$`, true)
+	if !errors.As(err, &exit) || !strings.Contains(out, "--- FAIL: TestFaultyPeer/delivery.replay-age ") {
+		t.Errorf("Strict: a SHOULD not met did not fail (%v):\n%s", err, out)
+	}
+}
