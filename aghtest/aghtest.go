@@ -180,7 +180,30 @@ func newRun(cfg Config) (*run, error) {
 	if n != 1 {
 		return nil, errors.New("give exactly one of Config.Command and Config.Start")
 	}
-	var builtin = suites.FS()
+	level := cmp.Or(cfg.Level, "full")
+	if _, ok := harness.Levels[level]; !ok {
+		return nil, fmt.Errorf("Config.Level %q: want core, trust or full", cfg.Level)
+	}
+	r := &run{cfg: cfg, done: make(chan struct{}), hc: harness.Config{
+		Level: level, Strict: cfg.Strict, Env: cfg.Env,
+		Timeout: cfg.Timeout, StepTimeout: cfg.StepTimeout, GreetTimeout: cfg.GreetTimeout,
+		Version: version(),
+	}}
+	var err error
+	if cfg.Run != "" {
+		if r.hc.Select, err = regexp.Compile(cfg.Run); err != nil {
+			return nil, fmt.Errorf("Config.Run: %w", err)
+		}
+	}
+	if len(cfg.Command) > 0 {
+		if err := iut.Runnable(cfg.Command[0]); err != nil {
+			return nil, fmt.Errorf("Config.Command: %w", err)
+		}
+		r.hc.Command = cfg.Command
+	} else {
+		r.hc.Start = func(env []string) (func(), error) { return cfg.Start(settingsOf(env)) }
+	}
+	builtin := suites.FS()
 	if cfg.NoBuiltin {
 		builtin = nil
 	}
@@ -188,20 +211,7 @@ func newRun(cfg Config) (*run, error) {
 	if err != nil {
 		return nil, err
 	}
-	level := cmp.Or(cfg.Level, "full")
-	if _, ok := harness.Levels[level]; !ok {
-		return nil, fmt.Errorf("Config.Level %q: want core, trust or full", cfg.Level)
-	}
-	r := &run{cfg: cfg, done: make(chan struct{}), hc: harness.Config{
-		Scenarios: scs, Level: level, Strict: cfg.Strict, Env: cfg.Env,
-		Timeout: cfg.Timeout, StepTimeout: cfg.StepTimeout, GreetTimeout: cfg.GreetTimeout,
-		Version: version(),
-	}}
-	if cfg.Run != "" {
-		if r.hc.Select, err = regexp.Compile(cfg.Run); err != nil {
-			return nil, fmt.Errorf("Config.Run: %w", err)
-		}
-	}
+	r.hc.Scenarios = scs
 	if cfg.Baseline != "" {
 		if r.known, err = baseline.Load(cfg.Baseline); err != nil {
 			return nil, err
@@ -213,14 +223,6 @@ func newRun(cfg Config) (*run, error) {
 		if err := r.known.CheckIDs(isScenario, isRule); err != nil {
 			return nil, err
 		}
-	}
-	if len(cfg.Command) > 0 {
-		if err := iut.Runnable(cfg.Command[0]); err != nil {
-			return nil, fmt.Errorf("Config.Command: %w", err)
-		}
-		r.hc.Command = cfg.Command
-	} else {
-		r.hc.Start = func(env []string) (func(), error) { return cfg.Start(settingsOf(env)) }
 	}
 	return r, nil
 }
