@@ -44,7 +44,8 @@ func TestConformance(t *testing.T) {
 		ImplementationVersion: runtimeVersion,
 		Baseline:              os.Getenv("AGHCHECK_BASELINE"),
 		ReportJSON:            os.Getenv("AGHCHECK_REPORT"),
-		// The adapter answers one message at a time: as make reference.
+		// A 5 s ceiling for the receipts the runtime never sends, as make
+		// reference has it.
 		StepTimeout: 5 * time.Second,
 	})
 }
