@@ -147,7 +147,7 @@ func TestFailuresAreReported(t *testing.T) {
 	}
 	for _, want := range []string{
 		"--- FAIL: TestFaultyPeer/delivery.expired-refused ",
-		"  FAIL  delivery.expired-refused  ",                  // the text report's details
+		"  FAIL  delivery.expired-refused  ",                                            // the text report's details
 		"step 3 (expect_silence): expected silence, but the IUT sent receipt(accepted)", // and its message
 		"--- PASS: TestFaultyPeer/delivery.duplicate-id ",
 		"a SHOULD not met:", // delivery.replay-age only warns: logged
