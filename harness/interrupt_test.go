@@ -14,7 +14,7 @@ import (
 // earned and Run reports a harness error (exit status 2).
 func TestInterruptedRunBlamesNobody(t *testing.T) {
 	cfg := Config{Scenarios: loadSuites(t), Command: selfIUT(t), Env: []string{"AGHCHECK_TEST_IUT=silent"},
-		GreetTimeout: 10 * time.Second, Parallel: 2}
+		GreetTimeout: 10 * time.Second, Parallel: 2, StepTimeout: time.Second}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cfg.Progress = func(*ScenarioResult) { cancel() } // interrupt once the first scenarios end
