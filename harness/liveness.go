@@ -50,6 +50,9 @@ type LifeEvent struct {
 	// Stdout and Stderr are the IUT's last lines when it happened.
 	Stdout []string `json:"stdout_tail,omitempty"`
 	Stderr []string `json:"stderr_tail,omitempty"`
+	// Said is the IUT's latest stderr line that names a panic or an error
+	// (a stack trace's tail rarely says what went wrong).
+	Said string `json:"error_line,omitempty"`
 }
 
 // Says is what happened to the IUT, as a clause: "the IUT exited".
@@ -172,6 +175,7 @@ func (lv *liveness) record(kind, cause string) *LifeEvent {
 	ev := LifeEvent{At: Millis(time.Since(lv.r.start)), Kind: kind, Cause: cause}
 	if p := lv.r.proc; p != nil {
 		ev.Stdout, ev.Stderr = lastLines(p.Stdout(), tailLines), lastLines(p.Stderr(), tailLines)
+		ev.Said = errorLine(p.Stderr())
 	}
 	ptr := &ev
 	lv.mu.Lock()
@@ -396,6 +400,23 @@ func (lv *liveness) deaf(ctx context.Context) (bool, string) {
 			return false, ""
 		}
 	}
+}
+
+// errorLine is the last line of s, not indented, that names a panic, an
+// error or an exception ("" when none).
+func errorLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for k := len(lines) - 1; k >= 0; k-- {
+		l := lines[k]
+		if l == "" || l[0] == ' ' || l[0] == '\t' {
+			continue
+		}
+		low := strings.ToLower(l)
+		if strings.Contains(low, "panic") || strings.Contains(low, "error") || strings.Contains(low, "exception") || strings.Contains(low, "fatal") {
+			return l
+		}
+	}
+	return ""
 }
 
 // lastLines is the last n lines of s.

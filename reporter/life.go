@@ -3,6 +3,7 @@ package reporter
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -29,7 +30,13 @@ func LifeLines(ev harness.LifeEvent) string {
 	if !ev.Death() {
 		return b.String()
 	}
-	for _, l := range ev.Stderr {
+	tail := ev.Stderr
+	if ev.Said != "" && !slices.Contains(tail, ev.Said) {
+		// What went wrong first, then how the output ended.
+		fmt.Fprintf(&b, "    stderr| %s\n    stderr| …\n", ev.Said)
+		tail = tail[max(len(tail)-3, 0):]
+	}
+	for _, l := range tail {
 		fmt.Fprintf(&b, "    stderr| %s\n", l)
 	}
 	if len(ev.Stderr) == 0 {
