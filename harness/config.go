@@ -54,6 +54,10 @@ type Config struct {
 	// OutageTimeout is how long the broker connection may stay down, and
 	// how long the IUT then has to greet again (default GreetTimeout).
 	OutageTimeout time.Duration
+	// BackTimeout is how long an IUT whose broker connection closed is
+	// given to come back on its own before it is started again (default
+	// GreetTimeout).
+	BackTimeout time.Duration
 
 	// External, when set, is the broker to use instead of an embedded one.
 	External *broker.Endpoint
@@ -130,6 +134,9 @@ func (c *Config) defaults() {
 	}
 	if c.OutageTimeout <= 0 {
 		c.OutageTimeout = c.GreetTimeout
+	}
+	if c.BackTimeout <= 0 {
+		c.BackTimeout = c.GreetTimeout
 	}
 	if c.FloodLimit <= 0 {
 		c.FloodLimit = 5000

@@ -281,7 +281,7 @@ func (r *runner) revive(ctx context.Context, rep *Report) bool {
 	return true
 }
 
-// backOnItsOwn waits, up to the greet timeout, for an IUT whose
+// backOnItsOwn waits, up to Config.BackTimeout, for an IUT whose
 // connection closed to be back: connected to the embedded broker again, or
 // greeting again (any broker).
 func (r *runner) backOnItsOwn(ctx context.Context, since time.Duration) bool {
@@ -292,7 +292,7 @@ func (r *runner) backOnItsOwn(ctx context.Context, since time.Duration) bool {
 	if r.proc != nil {
 		done = r.proc.Done()
 	}
-	t := time.NewTimer(r.cfg.GreetTimeout)
+	t := time.NewTimer(r.cfg.BackTimeout)
 	defer t.Stop()
 	tick := time.NewTicker(connPoll)
 	defer tick.Stop()

@@ -1,0 +1,191 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/aghcheck/aghcheck/agh"
+	"github.com/aghcheck/aghcheck/harness/scenario"
+	"github.com/aghcheck/aghcheck/internal/randid"
+	"github.com/aghcheck/aghcheck/rules"
+)
+
+// A Session keeps one broker and one IUT up while its caller plays
+// scenarios at it in batches of the caller's own making, as the fuzzer
+// (package fuzz) does with the cases it generates as it goes. A batch is
+// played exactly as a run plays its scenarios: in rounds against the
+// IUT's incarnations (liveness, restarts, fair blame, killers and their
+// reproducers), each scenario judged by the same player and passive judge.
+// Nothing of the run is done a second way.
+type Session struct {
+	r    *runner
+	rep  *Report // session-wide: the broker and the IUT
+	ctx  context.Context
+	stop func()
+}
+
+// Open starts the broker (unless cfg.External names one), starts the IUT
+// (or attaches to it) and waits for its greet, as Run does. cfg.Scenarios,
+// Select and Level play no part: each Play brings its scenarios. The
+// session lives until Close, or until ctx ends.
+func Open(ctx context.Context, cfg Config) (*Session, error) {
+	cfg.defaults()
+	if _, err := cfg.level(); err != nil {
+		return nil, &HarnessError{err}
+	}
+	r := &runner{cfg: cfg, start: time.Now(), ws: cfg.Workspace, ch: cfg.Channel, tag: randid.Hex(4)}
+	r.cfg.Scenarios = nil
+	r.life = newLiveness(r)
+	s := &Session{r: r, rep: r.newReport()}
+	r.link = newLink(r.start, cfg.OutageTimeout)
+	s.ctx, s.stop = r.link.guard(ctx)
+	fail := func(err error) (*Session, error) {
+		s.Close()
+		return nil, &HarnessError{err}
+	}
+	if err := r.connect(s.ctx, s.rep, false); err != nil {
+		return fail(err)
+	}
+	if err := r.startIUT(s.rep); err != nil {
+		return fail(err)
+	}
+	greet, err := r.awaitGreet(s.ctx)
+	if err != nil {
+		return fail(err)
+	}
+	if err := r.learnIUT(s.rep, greet); err != nil {
+		return fail(err)
+	}
+	r.beginLife(s.ctx)
+	return s, nil
+}
+
+// IUT is what the session learned of the IUT: its peer id and card.
+func (s *Session) IUT() IUTInfo { return s.rep.IUT }
+
+// Since is how long ago the session started (the origin of every Millis it
+// reports).
+func (s *Session) Since() time.Duration { return time.Since(s.r.start) }
+
+// PlayOptions set how one batch is played.
+type PlayOptions struct {
+	Parallel int // scenarios at once (0: all)
+	// ReproDir, when set, receives a reproducer for each scenario of the
+	// batch that kills the IUT when played alone (see Config.ReproDir).
+	ReproDir string
+}
+
+// Batch is what one Play judged.
+type Batch struct {
+	// Results are the scenarios' verdicts, in the order they were given:
+	// pass, fail, warn, skip (a gate the IUT does not meet) or error
+	// (could not be played: the IUT did not come back).
+	Results []*ScenarioResult
+	// Events are the IUT's liveness events during the batch; Killers the
+	// scenarios that killed it when played alone.
+	Events  []LifeEvent
+	Killers []Killer
+	// Published are the envelopes the IUT published during the batch that
+	// break a rule, each with the scenario whose test peer it was for.
+	Published []Published
+	// Flooded says the IUT published more than Config.FloodLimit messages
+	// during the batch: those beyond it were not judged.
+	Flooded bool
+}
+
+// Published is one envelope the IUT published that breaks a rule.
+type Published struct {
+	// Scenario is the index in the batch of the scenario whose test peer
+	// it was for (addressed to it, or on its peer subject); -1 for none.
+	Scenario int
+	At       Millis // since the session started
+	Subject  string
+	Raw      []byte
+	Findings []rules.Finding // stateless rules, the subject rule and the work-unit tracker
+}
+
+// Play plays scenarios at the IUT, par at once, and judges them as a run
+// does. An error means the session cannot go on (it was interrupted, the
+// broker stayed away, or the IUT did not come back): the batch still says
+// what was judged, and the rest of it is error.
+func (s *Session) Play(scs []*scenario.Scenario, opt PlayOptions) (*Batch, error) {
+	r := s.r
+	if r.gaveUp != "" {
+		return nil, &HarnessError{errors.New(r.gaveUp)}
+	}
+	r.cfg.Scenarios, r.cfg.Parallel, r.cfg.ReproDir = scs, opt.Parallel, opt.ReproDir
+	rep := r.newReport()
+	rep.IUT = s.rep.IUT // what the gates look at: its card
+	todo := make([]int, len(scs))
+	for i := range todo {
+		todo[i] = i
+	}
+	events, killers := len(r.life.snapshot()), len(r.killers)
+	r.playAll(s.ctx, rep, r.gateAll(rep, todo))
+	b := &Batch{Results: rep.Scenarios, Events: r.life.snapshot()[events:], Killers: append([]Killer(nil), r.killers[killers:]...)}
+	b.Published, b.Flooded = s.drain(rep)
+	if err := s.ctx.Err(); err != nil {
+		r.unplayable(rep, todo)
+		return b, &HarnessError{interruption(s.ctx)}
+	}
+	if r.gaveUp != "" {
+		return b, &HarnessError{errors.New(r.gaveUp)}
+	}
+	return b, nil
+}
+
+// drain takes what the passive judge holds since the last batch: the
+// envelopes with findings, each placed with the scenario of rep it was
+// for, and whether the flood limit was passed. The session keeps nothing
+// of what it hands out, so a long session holds the memory of one batch.
+func (s *Session) drain(rep *Report) ([]Published, bool) {
+	b := s.r.bus
+	b.mu.Lock()
+	msgs, flooded := b.passive, b.flooded
+	b.passive, b.flooded, b.iutCount = nil, false, 0
+	b.mu.Unlock()
+	byID, byToken := map[string]int{}, map[string]int{}
+	for i, res := range rep.Scenarios {
+		for _, id := range res.Peers {
+			byID[id], byToken[agh.RouteToken(id)] = i, i
+		}
+	}
+	var out []Published
+	for _, m := range msgs {
+		if len(m.findings) == 0 {
+			continue
+		}
+		i, ok := byID[m.to()]
+		if !ok {
+			if i, ok = byToken[m.token]; !ok || m.token == "" {
+				i = -1
+			}
+		}
+		out = append(out, Published{Scenario: i, At: Millis(m.at), Subject: m.subject, Raw: m.raw, Findings: m.findings})
+	}
+	return out, flooded
+}
+
+// Close stops the IUT and the broker and returns the session's report:
+// the broker, and the IUT with its liveness events, restarts, killers and
+// output. Scenarios and verdicts are the batches'.
+func (s *Session) Close() *Report {
+	r := s.r
+	if l := r.life.current(); l != nil {
+		l.cancel(nil)
+	}
+	if s.stop != nil {
+		s.stop()
+	}
+	for _, d := range r.broker.Disconnects(harnessConnName) {
+		s.rep.IUT.Disconnects = append(s.rep.IUT.Disconnects, d.Reason)
+	}
+	r.close(s.rep)
+	s.rep.IUT.Events, s.rep.IUT.Restarts, s.rep.IUT.Killers = r.life.snapshot(), r.restarts, r.killers
+	for _, ev := range s.rep.IUT.Events {
+		s.rep.IUT.Crashed = s.rep.IUT.Crashed || ev.Death()
+	}
+	s.rep.Duration = Millis(time.Since(r.start))
+	return s.rep
+}
