@@ -482,13 +482,7 @@ var judgeKey = ed25519.NewKeyFromSeed(func() []byte { s := sha256.Sum256([]byte(
 // due. A fixture no receiver must refuse (SHOULD rules only) is skipped.
 func (f *Family) judge(c *Case, raw []byte) error {
 	now := time.Now()
-	tp := &TestPeer{Name: f.Peer, ID: f.Peer + ".judge"}
-	if c.Corpus.Sign {
-		tp.Key = judgeKey
-		tp.ID = trust.Handle(f.Peer, judgeKey.Public().(ed25519.PublicKey))
-	}
-	ctx := &Context{Workspace: "aghcheck-judge", Channel: "conformance", IUT: "iut.judge", Tag: "judge",
-		Peers: map[string]*TestPeer{f.Peer: tp}, Captures: map[string]any{}, Now: func() time.Time { return now }}
+	ctx, tp := standIn(f.Peer, c.Corpus.Sign, now)
 	live := raw
 	if c.Send.RawBase64 == "" {
 		env, err := ctx.Compose(&c.Send, tp, "msg_judge")
