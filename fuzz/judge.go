@@ -1,0 +1,181 @@
+package fuzz
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/requirements"
+	"github.com/aghcheck/aghcheck/rules"
+)
+
+// Kinds of finding.
+const (
+	KindAcceptedInvalid   = "accepted-invalid"   // a message no receiver may take was accepted or worked on
+	KindWrongReason       = "wrong-reason"       // refused in another failure class than the validation order gives
+	KindMissingRefusal    = "missing-refusal"    // refused in silence where a refusal receipt is due (SHOULD)
+	KindRefusedValid      = "refused-valid"      // a valid message refused in a protocol failure class, or not taken where a requirement says it must be
+	KindAcceptedMisrouted = "accepted-misrouted" // work addressed to another peer, seen on broadcast, was worked on
+	KindUnserved          = "unserved"           // valid work after the message (or the message itself) got no answer
+	KindInvalidOutput     = "invalid-output"     // the IUT sent an envelope that breaks a rule
+	KindCrash             = "crash"              // the IUT's process exited
+	KindDisconnect        = "disconnect"         // the IUT's broker connection closed
+	KindDeaf              = "deaf"               // the IUT stopped answering
+)
+
+// Finding is one way the IUT falls short, found by one case or more.
+type Finding struct {
+	Rule    string `json:"rule"`
+	Level   string `json:"level"` // MUST findings fail the run, SHOULD findings warn
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+	// Reproducer is the scenario file that replays it (--repro-dir):
+	// aghcheck run --suite DIR --embedded=false.
+	Reproducer string `json:"reproducer,omitempty"`
+	// Count is how many cases showed it.
+	Count int `json:"count"`
+	// Case is the case that shows it (minimized: the reproducer's), Input
+	// what its message breaks ("valid" for none), What how it was made.
+	Case  string `json:"case,omitempty"`
+	Input string `json:"input,omitempty"`
+	What  string `json:"what,omitempty"`
+	// Shrunk says how minimization went ("" when it was not tried).
+	Shrunk string `json:"minimized,omitempty"`
+
+	key string
+	c   *Case
+}
+
+// keyOf is what makes two findings the same: the kind, the rule, and the
+// input that shows it (one rule broken by two different inputs is two
+// findings, each reported once with its count).
+func keyOf(kind, rule, input string) string { return kind + "|" + rule + "|" + input }
+
+// findings collects and deduplicates what the cases show.
+type findings struct {
+	byKey map[string]*Finding
+	order []string
+}
+
+func newFindings() *findings { return &findings{byKey: map[string]*Finding{}} }
+
+func (fs *findings) add(f Finding) *Finding {
+	f.key = keyOf(f.Kind, f.Rule, f.Input)
+	if have := fs.byKey[f.key]; have != nil {
+		have.Count++
+		return have
+	}
+	f.Count = 1
+	fs.byKey[f.key] = &f
+	fs.order = append(fs.order, f.key)
+	return &f
+}
+
+// list is every finding, MUST first, then by kind and rule.
+func (fs *findings) list() []*Finding {
+	out := make([]*Finding, 0, len(fs.order))
+	for _, k := range fs.order {
+		out = append(out, fs.byKey[k])
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if (a.Level == "MUST") != (b.Level == "MUST") {
+			return a.Level == "MUST"
+		}
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		return a.Rule < b.Rule
+	})
+	return out
+}
+
+// behaviour is what one played case shows: a finding per step that fell
+// short, read by what the step checks (see roles).
+func behaviour(c *Case, res *harness.ScenarioResult) []Finding {
+	var out []Finding
+	rs := roles(c.Scenario)
+	for _, sr := range res.Steps {
+		if (sr.Outcome != harness.Fail && sr.Outcome != harness.Warn) || sr.Index < 1 || sr.Index > len(rs) {
+			continue
+		}
+		level := sr.Level
+		if sr.Outcome == harness.Warn {
+			level = "SHOULD"
+		}
+		f := Finding{Level: level, Case: c.ID, Input: c.Input(), What: c.What(), c: c}
+		what := fmt.Sprintf("%s (%s)", c.Input(), c.What())
+		switch role := rs[sr.Index-1]; {
+		case c.Shape == shapeRefuse && role == "class":
+			f.Kind, f.Rule = KindWrongReason, requirements.DelivFailureClasses.ID
+			f.Message = fmt.Sprintf("a message that breaks %s must be refused as %s: %s", what, c.Verdict.Reason, sr.Message)
+		case c.Shape == shapeRefuse && role == "taken":
+			f.Kind, f.Rule = KindAcceptedInvalid, c.Input()
+			f.Message = fmt.Sprintf("a message that breaks %s was taken: %s", what, sr.Message)
+		case c.Shape == shapeRefuse && role == "refusal":
+			f.Kind, f.Rule = KindMissingRefusal, requirements.DelivRefusalReceipt.ID
+			f.Message = fmt.Sprintf("a message that breaks %s carries a usable work context: a %s receipt (%s) is due: %s", what, c.Verdict.Status, c.Verdict.Reason, sr.Message)
+		case c.Shape == shapeAccept && role == "class":
+			f.Kind, f.Rule = KindRefusedValid, requirements.DelivFailureClasses.ID
+			f.Message = fmt.Sprintf("a valid message (%s) was refused in a protocol failure class: %s", c.What(), sr.Message)
+		case c.Shape == shapeAccept && role == "served" && c.Accept != "":
+			f.Kind, f.Rule = KindRefusedValid, c.Accept
+			f.Message = fmt.Sprintf("a valid message (%s) was not taken: %s", c.What(), sr.Message)
+		case c.Shape == shapeAccept && role == "served":
+			f.Kind, f.Rule = KindUnserved, requirements.LifeReceipt.ID
+			f.Message = fmt.Sprintf("valid work (%s) got no answer: %s", c.What(), sr.Message)
+		case c.Shape == shapeIgnore && role == "taken":
+			f.Kind, f.Rule = KindAcceptedMisrouted, requirements.NATSBroadcastNotAddressed.ID
+			f.Message = fmt.Sprintf("work addressed to %s, seen on the broadcast subject, was worked on (%s): %s", bystanderID, c.What(), sr.Message)
+		case role == "served":
+			f.Kind, f.Rule = KindUnserved, c.Input()
+			if c.Shape == shapeIgnore {
+				f.Rule = requirements.NATSBroadcastNotAddressed.ID
+			}
+			f.Message = fmt.Sprintf("after a message that breaks %s, valid work was not served: %s", what, sr.Message)
+		default:
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// output is a finding per rule an envelope the IUT published breaks.
+func output(p harness.Published, c *Case) []Finding {
+	var out []Finding
+	seen := map[string]bool{}
+	for _, fd := range p.Findings {
+		if fd.Rule == nil || fd.Rule.Severity == rules.Note || seen[fd.Rule.ID] {
+			continue
+		}
+		seen[fd.Rule.ID] = true
+		f := Finding{Kind: KindInvalidOutput, Rule: fd.Rule.ID, Level: fd.Rule.Severity.Level(), c: c,
+			Message: fmt.Sprintf("the IUT published on %s: %s", p.Subject, fd)}
+		if c != nil {
+			f.Case, f.What = c.ID, c.What()
+			f.Message = fmt.Sprintf("answering %s (%s), the IUT published on %s: %s", c.Input(), c.What(), p.Subject, fd)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// killed is the finding of a case that kills the IUT when played alone.
+func killed(k harness.Killer, c *Case) Finding {
+	kind := map[string]string{harness.LifeExited: KindCrash, harness.LifeDisconnected: KindDisconnect, harness.LifeDeaf: KindDeaf}[k.Event]
+	if kind == "" {
+		kind = KindCrash
+	}
+	return Finding{Kind: kind, Rule: requirements.PeerSurvives.ID, Level: "MUST", Case: c.ID, Input: c.Input(), What: c.What(), c: c,
+		Message: fmt.Sprintf("played alone, a message that breaks %s (%s) kills the IUT: %s", c.Input(), c.What(), k.Message)}
+}
+
+// unattributed is the finding of deaths no case explains: the IUT died
+// while cases were in flight, and none of them kills it played alone (a
+// peer that goes deaf after so many messages, whatever they are).
+func unattributed(ev harness.LifeEvent) Finding {
+	kind := map[string]string{harness.LifeExited: KindCrash, harness.LifeDisconnected: KindDisconnect, harness.LifeDeaf: KindDeaf}[ev.Kind]
+	return Finding{Kind: kind, Rule: requirements.PeerSurvives.ID, Level: "MUST", Input: "unattributed",
+		Message: fmt.Sprintf("%s (%s) with %d cases in flight, none of which kills it when played alone", ev.Says(), ev.Cause, len(ev.InFlight))}
+}
