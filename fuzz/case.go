@@ -65,8 +65,8 @@ type Case struct {
 	Accept   string // accept: the requirement acceptance is checked against ("" when none)
 	Scenario *scenario.Scenario
 
-	draft *draft // what it was made from (minimization remakes it)
-	hit   bool   // it showed a finding
+	draft *draft   // what it was made from (minimization remakes it)
+	found []string // the keys of the findings it showed
 }
 
 // What is the case in words: its seed and what was done to it.

@@ -8,7 +8,9 @@ import (
 	"hash/fnv"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/aghcheck/aghcheck/harness/scenario"
 )
@@ -111,10 +113,13 @@ func (c *corpus) consider(k *Case) {
 	if c == nil {
 		return
 	}
-	cov := k.coverage()
-	key, why := cov, "covers "+cov
-	if k.hit {
-		key, why = "found|"+cov, "found something: "+cov
+	key, why := k.coverage(), "covers "+k.coverage()
+	if len(k.found) > 0 {
+		found := slices.Clone(k.found)
+		sort.Strings(found)
+		found = slices.Compact(found)
+		key = "found|" + strings.Join(found, ",")
+		why = "found " + strings.Join(found, ", ")
 	}
 	if c.seen[key] {
 		return

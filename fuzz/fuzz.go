@@ -132,6 +132,9 @@ func (c *Config) defaults() {
 	if c.Batch <= 0 {
 		c.Batch = 4 * c.Parallel
 	}
+	if c.Cases > 0 {
+		c.Batch = min(c.Batch, c.Cases)
+	}
 	if c.Cases <= 0 && c.Duration <= 0 {
 		c.Duration = DefaultDuration
 	}
@@ -207,7 +210,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return fz.fail(err)
 	}
-	fz.gen = newGenerator(cfg.Seed, seeds, dict, cfg.Now)
+	fz.gen = newGenerator(cfg.Seed, seeds, dict)
 	fz.o = &oracle{fam: fam, now: cfg.Now}
 	kept := fz.corpus.drafts(seeds)
 	if fz.corpus != nil {
@@ -343,11 +346,13 @@ func (fz *fuzzer) play(batch []*Case) error {
 // published, and who killed it.
 func (fz *fuzzer) judge(batch []*Case, b *harness.Batch) {
 	byID := map[string]*Case{}
-	if dbgSlow != nil {
-		for i, res := range b.Results {
-			dbgSlow(batch[i], res)
+	note := func(c *Case, f Finding) {
+		fz.found.add(f)
+		if c != nil {
+			c.found = append(c.found, keyOf(f.Kind, f.Rule, f.Input))
 		}
 	}
+	var played []*Case
 	for i, res := range b.Results {
 		c := batch[i]
 		byID[c.ID] = c
@@ -361,13 +366,10 @@ func (fz *fuzzer) judge(batch []*Case, b *harness.Batch) {
 			}
 		}
 		fz.rep.Cases++
-		hit := false
+		played = append(played, c)
 		for _, f := range behaviour(c, res) {
-			fz.found.add(f)
-			hit = true
+			note(c, f)
 		}
-		c.hit = hit
-		fz.corpus.consider(c)
 	}
 	for _, p := range b.Published {
 		var c *Case
@@ -375,34 +377,27 @@ func (fz *fuzzer) judge(batch []*Case, b *harness.Batch) {
 			c = batch[p.Scenario]
 		}
 		for _, f := range output(p, c) {
-			fz.found.add(f)
-			if c != nil {
-				c.hit = true
-				fz.corpus.consider(c)
-			}
+			note(c, f)
 		}
 	}
 	for _, k := range b.Killers {
-		c := byID[k.Scenario]
-		if c == nil {
-			continue
+		if c := byID[k.Scenario]; c != nil {
+			note(c, killed(k, c))
+			fz.killers[c.killSignature()] = true
 		}
-		fz.found.add(killed(k, c))
-		fz.killers[c.killSignature()] = true
-		c.hit = true
-		fz.corpus.consider(c)
 	}
 	if len(b.Killers) == 0 {
 		for _, ev := range b.Events {
 			if ev.Death() {
-				fz.found.add(unattributed(ev))
+				note(nil, unattributed(ev))
 				break
 			}
 		}
 	}
+	for _, c := range played {
+		fz.corpus.consider(c)
+	}
 }
-
-var dbgSlow func(*Case, *harness.ScenarioResult)
 
 // progress tells Config.Progress how the run goes.
 func (fz *fuzzer) progress(phase string) {

@@ -28,16 +28,73 @@ import (
 // and its reproducer is written from it.
 
 // minimize shrinks every finding a case showed and writes its reproducer.
+// The findings of behaviour are shrunk together, a round at a time: each
+// round plays every finding's candidates in one batch and keeps, per
+// finding, the smallest candidate that still shows it. A finding that
+// kills the IUT is shrunk on its own, with one candidate at most: each
+// replay that still kills it costs restarts.
 func (fz *fuzzer) minimize(ctx context.Context) {
+	var together []*Finding
 	for _, f := range fz.found.list() {
-		if f.c == nil || ctx.Err() != nil || fz.sess == nil {
+		if f.c == nil || fz.cfg.Shrink < 0 {
 			continue
 		}
-		if fz.cfg.Shrink > 0 {
-			fz.shrink(f)
-			fz.progress("minimizing")
+		f.Shrunk = "already minimal"
+		if f.Rule == requirements.PeerSurvives.ID {
+			fz.shrinkAlone(f)
+			continue
 		}
-		if fz.cfg.ReproDir == "" {
+		together = append(together, f)
+	}
+	spent := map[*Finding]int{}
+	for round := 0; len(together) > 0 && ctx.Err() == nil && fz.sess != nil; round++ {
+		var plays []*Case
+		var owner []*Finding
+		var took []candidate
+		for _, f := range together {
+			for _, cand := range candidates(f.c.draft) {
+				if spent[f] >= fz.cfg.Shrink {
+					break
+				}
+				next := fz.same(f.c, cand.d, len(plays))
+				if next == nil {
+					continue
+				}
+				spent[f]++
+				plays, owner, took = append(plays, next), append(owner, f), append(took, cand)
+			}
+		}
+		if len(plays) == 0 {
+			break
+		}
+		fz.progress("minimizing")
+		shows := fz.replay(plays)
+		best := map[*Finding]int{}
+		for i := range plays {
+			f := owner[i]
+			if !shows[i][f.key] {
+				continue
+			}
+			if b, ok := best[f]; !ok || took[i].removed+took[i].cut > took[b].removed+took[b].cut {
+				best[f] = i
+			}
+		}
+		var again []*Finding
+		for _, f := range together {
+			i, ok := best[f]
+			if !ok {
+				continue
+			}
+			fz.adopt(f, plays[i], took[i])
+			again = append(again, f)
+		}
+		together = again
+	}
+	if fz.cfg.ReproDir == "" {
+		return
+	}
+	for _, f := range fz.found.list() {
+		if f.c == nil {
 			continue
 		}
 		path, err := fz.reproducer(f)
@@ -49,73 +106,93 @@ func (fz *fuzzer) minimize(ctx context.Context) {
 	}
 }
 
-// shrink replaces f's case with the smallest that still shows it.
-func (fz *fuzzer) shrink(f *Finding) {
-	budget := fz.cfg.Shrink
-	if f.Rule == requirements.PeerSurvives.ID {
-		budget = min(budget, 3) // each replay that still kills costs restarts
+// same is the case of draft d when the engine's verdict on it is the one
+// on c (shape, rules broken, refusal class), under a name of its own;
+// nil when the engine tells them apart, so no replay is needed.
+func (fz *fuzzer) same(c *Case, d *draft, k int) *Case {
+	next, _, err := fz.o.build(d, c.N)
+	if err != nil || next == nil || next.Shape != c.Shape || next.Input() != c.Input() ||
+		next.Verdict.Reason != c.Verdict.Reason || next.Verdict.Answered != c.Verdict.Answered {
+		return nil
 	}
-	c, removed, cut := f.c, 0, 0
-	for budget > 0 {
-		better := false
-		for _, cand := range candidates(c.draft) {
-			if budget == 0 {
-				break
-			}
-			next, _, err := fz.o.build(cand.d, c.N)
-			if err != nil || next == nil || next.Shape != c.Shape || next.Input() != c.Input() ||
-				next.Verdict.Reason != c.Verdict.Reason || next.Verdict.Answered != c.Verdict.Answered {
-				continue // the engine tells it apart: no replay needed
-			}
-			budget--
-			if !fz.shows(next, f) {
-				continue
-			}
-			c, removed, cut, better = next, removed+cand.removed, cut+cand.cut, true
-			break
-		}
-		if !better {
-			break
-		}
-	}
-	switch {
-	case c == f.c:
-		f.Shrunk = "already minimal"
-	default:
-		var parts []string
-		if removed > 0 {
-			parts = append(parts, fmt.Sprintf("%d members removed", removed))
-		}
-		if cut > 0 {
-			parts = append(parts, fmt.Sprintf("%d padded values cut short", cut))
-		}
-		f.Shrunk = strings.Join(parts, ", ")
-	}
-	f.c, f.Case, f.What = c, c.ID, c.What()
+	sc := *next.Scenario
+	sc.ID = fmt.Sprintf("%s.m%d", c.ID, k)
+	next.ID, next.Scenario = sc.ID, &sc
+	return next
 }
 
-// shows plays c alone and reports whether it shows f again.
-func (fz *fuzzer) shows(c *Case, f *Finding) bool {
-	b, err := fz.sess.Play([]*scenario.Scenario{c.Scenario}, harness.PlayOptions{Parallel: 1})
-	if b == nil {
-		return false
+// adopt makes the smaller case f's, under the name of the case it
+// replaces.
+func (fz *fuzzer) adopt(f *Finding, c *Case, cand candidate) {
+	sc := *c.Scenario
+	sc.ID = f.c.ID
+	c.ID, c.Scenario = sc.ID, &sc
+	f.c, f.What = c, c.What()
+	f.removed += cand.removed
+	f.cut += cand.cut
+	var parts []string
+	if f.removed > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s removed", f.removed, plural(f.removed, "member")))
 	}
-	seen := newFindings()
-	for _, g := range behaviour(c, b.Results[0]) {
-		seen.add(g)
+	if f.cut > 0 {
+		parts = append(parts, fmt.Sprintf("%d padded %s cut short", f.cut, plural(f.cut, "value")))
+	}
+	f.Shrunk = strings.Join(parts, ", ")
+}
+
+// replay plays cases at once and says, for each, the keys of the findings
+// it shows.
+func (fz *fuzzer) replay(cases []*Case) []map[string]bool {
+	out := make([]map[string]bool, len(cases))
+	for i := range out {
+		out[i] = map[string]bool{}
+	}
+	scs := make([]*scenario.Scenario, len(cases))
+	for i, c := range cases {
+		scs[i] = c.Scenario
+	}
+	b, _ := fz.sess.Play(scs, harness.PlayOptions{Parallel: fz.cfg.Parallel})
+	if b == nil {
+		return out // the session ended: nothing shows
+	}
+	note := func(i int, fs []Finding) {
+		for _, f := range fs {
+			out[i][keyOf(f.Kind, f.Rule, f.Input)] = true
+		}
+	}
+	byID := map[string]int{}
+	for i, res := range b.Results {
+		byID[cases[i].ID] = i
+		note(i, behaviour(cases[i], res))
 	}
 	for _, p := range b.Published {
-		if p.Scenario == 0 {
-			for _, g := range output(p, c) {
-				seen.add(g)
-			}
+		if p.Scenario >= 0 {
+			note(p.Scenario, output(p, cases[p.Scenario]))
 		}
 	}
 	for _, k := range b.Killers {
-		seen.add(killed(k, c))
+		if i, ok := byID[k.Scenario]; ok {
+			note(i, []Finding{killed(k, cases[i])})
+		}
 	}
-	_ = err // the session's end shows at the next play; this candidate proved nothing
-	return seen.byKey[f.key] != nil
+	return out
+}
+
+// shrinkAlone tries the one candidate that removes most from a case that
+// kills the IUT.
+func (fz *fuzzer) shrinkAlone(f *Finding) {
+	cands := candidates(f.c.draft)
+	if len(cands) == 0 || fz.sess == nil {
+		return
+	}
+	next := fz.same(f.c, cands[0].d, 0)
+	if next == nil {
+		return
+	}
+	fz.progress("minimizing")
+	if fz.replay([]*Case{next})[0][f.key] {
+		fz.adopt(f, next, cands[0])
+	}
 }
 
 // candidate is a smaller draft, and what was taken from it.
@@ -132,30 +209,19 @@ var protected = map[string]bool{"/protocol": true, "/id": true, "/workspace_id":
 
 var padding = regexp.MustCompile(`\{\{\s*pad\.(\d+)\s*\}\}`)
 
-// candidates are the smaller drafts of d: without every member its
-// mutations did not touch, then without each one, then with long padding
-// cut short (unless its size is the point).
+// candidates are the smaller drafts of d: without every member but the
+// ones every message keeps, then without each one, then with long padding
+// cut short (unless its size is the point). Removing a member a mutation
+// put there undoes that mutation; the engine tells whether the message
+// still breaks what it broke.
 func candidates(d *draft) []candidate {
 	env := d.send.Envelope
 	if env == nil {
 		return nil
 	}
-	touched := func(p string) bool {
-		for _, k := range d.keys {
-			_, at, ok := strings.Cut(k, "@")
-			if !ok {
-				continue
-			}
-			at, _, _ = strings.Cut(at, ":")
-			if p == at || strings.HasPrefix(at, p+"/") || strings.HasPrefix(p, at+"/") {
-				return true
-			}
-		}
-		return false
-	}
 	var free []string
 	for _, p := range members(env) {
-		if !protected[p] && !touched(p) {
+		if !protected[p] {
 			free = append(free, p)
 		}
 	}
@@ -179,6 +245,12 @@ func without(d *draft, ptrs []string) *draft {
 	out := *d
 	out.send.Envelope = copyValue(d.send.Envelope).(map[string]any)
 	out.send.Drop = slices.Clone(d.send.Drop)
+	out.ops, out.keys = nil, nil
+	for i, k := range d.keys {
+		if !slices.ContainsFunc(ptrs, func(p string) bool { return touches(k, p) }) {
+			out.ops, out.keys = append(out.ops, d.ops[i]), append(out.keys, k)
+		}
+	}
 	for _, p := range ptrs {
 		m, k := parent(out.send.Envelope, p, false)
 		if m == nil {
@@ -190,6 +262,17 @@ func without(d *draft, ptrs []string) *draft {
 		}
 	}
 	return &out
+}
+
+// touches reports whether the mutation key k put something at or inside
+// pointer p (removing p undoes it).
+func touches(k, p string) bool {
+	_, at, ok := strings.Cut(k, "@")
+	if !ok {
+		return false
+	}
+	at, _, _ = strings.Cut(at, ":")
+	return at == p || strings.HasPrefix(at, p+"/")
 }
 
 // unpadded is d with every {{pad.N}} longer than 16 made {{pad.16}}, and

@@ -28,7 +28,7 @@ and RedKey Agent Wire messages and Agent Cards.`,
 	root.Flags().Bool("version", false, "print the version and exit")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		if c == root && strings.Contains(err.Error(), "'v' in -v") {
-			err = fmt.Errorf("%w (--version prints the version; -v is --verbose of run and peer)", err)
+			err = fmt.Errorf("%w (--version prints the version; -v is --verbose of run, peer and fuzz)", err)
 		}
 		return &exitError{code: exitUsageErr, err: err}
 	})

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/aghcheck/aghcheck/fuzz"
+	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/harness/broker"
+	"github.com/aghcheck/aghcheck/reporter"
+)
+
+func init() { subcommands = append(subcommands, newFuzzCmd) }
+
+func newFuzzCmd() *cobra.Command {
+	var (
+		iutLine, iutPeer, format, output   string
+		natsURL, natsToken, natsUser       string
+		natsPassword, natsCreds, workspace string
+		channel, reproDir, corpusDir       string
+		cases, parallel, maxRestarts       int
+		shrink                             int
+		seed                               uint64
+		duration, stepTimeout              time.Duration
+		greetTimeout                       time.Duration
+		verbose                            bool
+	)
+	cmd := &cobra.Command{
+		Use:   "fuzz",
+		Short: "Fuzz a live AGH Network v0 peer, with the rule engine as the oracle",
+		Long: `fuzz starts an embedded NATS broker (or uses --nats-url), starts the
+implementation under test (--iut 'COMMAND ARGS') or attaches to one already
+on the broker (--iut-peer ID), and plays generated cases at it: valid
+envelopes mutated with knowledge of the protocol (members removed, retyped
+or given broken grammars, exclusive members set together, extensions,
+sizes up to the 1 MiB maximum, misrouted work, signed messages changed
+after signing, odd bytes). The rule engine says what a conformant peer
+must do with each: refuse it (in which failure class, with a receipt or in
+silence), take it, or leave it alone; every envelope the peer sends is
+judged with the full rule set, and its deaths, drops and deafness are
+findings of their own, pinned on the case that caused them.
+
+Each finding names its rule, level and kind, is shrunk to the smallest
+message that still shows it and, with --repro-dir, written as a scenario
+file that 'aghcheck run --suite DIR --embedded=false' replays. The same
+--seed gives the same cases. With neither --iut nor --iut-peer the
+built-in reference peer is fuzzed.
+
+Exit status: 0 when nothing at MUST level was found, 1 when something
+was, 2 when the fuzzer could not run.`,
+		Example: `  aghcheck fuzz
+  aghcheck fuzz --iut './my-agent --join' --duration 60s --seed 1 --repro-dir findings
+  aghcheck fuzz --iut 'aghcheck peer --fault disconnect-on:whois-query-type' --cases 5000
+  aghcheck fuzz --corpus fuzz-corpus --format json -o fuzz.json
+  aghcheck run --suite findings --embedded=false --iut './my-agent --join'   # replay the findings`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := refuseBlank(cmd, "iut", "iut-peer"); err != nil {
+				return err
+			}
+			if err := positiveDurations(cmd, "step-timeout", "greet-timeout"); err != nil {
+				return err
+			}
+			if duration < 0 || cases < 0 {
+				return &exitError{code: exitUsageErr, err: errors.New("--duration and --cases may not be negative")}
+			}
+			if parallel < 1 {
+				return &exitError{code: exitUsageErr, err: fmt.Errorf("--parallel %d: want 1 or more", parallel)}
+			}
+			if err := countFlag("max-restarts", maxRestarts, "never"); err != nil {
+				return err
+			}
+			if err := countFlag("shrink", shrink, "no minimization"); err != nil {
+				return err
+			}
+			if !cmd.Flags().Changed("duration") && cases > 0 {
+				duration = 0 // --cases alone: as many as it says, however long that takes
+			}
+			if format != "text" && format != "json" {
+				return &exitError{code: exitUsageErr, err: fmt.Errorf("--format %q: want %s", format, strings.Join(fuzz.Formats, " or "))}
+			}
+			if iutLine != "" && iutPeer != "" {
+				return &exitError{code: exitUsageErr, err: errors.New("--iut and --iut-peer are exclusive")}
+			}
+			if iutPeer != "" && natsURL == "" {
+				return &exitError{code: exitUsageErr, err: errors.New("--iut-peer needs --nats-url: a running peer cannot be on the embedded broker")}
+			}
+			hc := harness.Config{StepTimeout: stepTimeout, GreetTimeout: greetTimeout, IUTPeer: iutPeer,
+				Workspace: workspace, Channel: channel, Version: version, MaxRestarts: maxRestarts}
+			if maxRestarts == 0 {
+				hc.MaxRestarts = -1 // 0 on the command line: never restart
+			}
+			if iutPeer == "" {
+				if iutLine == "" {
+					iutLine = "aghcheck peer"
+				}
+				var err error
+				if hc.Command, err = iutCommand(iutLine); err != nil {
+					return &exitError{code: exitUsageErr, err: fmt.Errorf("--iut: %w", err)}
+				}
+			}
+			if natsURL != "" {
+				hc.External = &broker.Endpoint{URL: natsURL, Token: natsToken, User: natsUser, Password: natsPassword, Creds: natsCreds}
+			}
+			var out io.Writer = cmd.OutOrStdout()
+			if output != "" && output != "-" {
+				f, err := os.Create(output)
+				if err != nil {
+					return &exitError{code: exitUsageErr, err: err}
+				}
+				defer f.Close()
+				out = f
+			}
+			errOut := cmd.ErrOrStderr()
+			var live *reporter.LiveLine
+			if f, ok := errOut.(*os.File); ok && isTerminal(f) {
+				live = reporter.NewLiveLine(f)
+				hc.Waiting = reporter.LiveWait(f, termWidth())
+			}
+			hc.Life = func(ev harness.LifeEvent) {
+				if live != nil {
+					live.Clear()
+				}
+				fmt.Fprint(errOut, reporter.LifeLines(ev))
+			}
+			cfg := fuzz.Config{Harness: hc, Seed: seed, Cases: cases, Duration: duration, Parallel: parallel,
+				ReproDir: reproDir, CorpusDir: corpusDir, Shrink: shrink, Version: version}
+			if shrink == 0 {
+				cfg.Shrink = -1
+			}
+			if live != nil {
+				cfg.Progress = func(p fuzz.Progress) { live.Show(p.Line()) }
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			rep, runErr := fuzz.Run(ctx, cfg)
+			if live != nil {
+				live.Clear()
+			}
+			if err := fuzz.Write(out, format, rep, verbose); err != nil {
+				return &exitError{code: exitUsageErr, err: fmt.Errorf("write report: %w", err)}
+			}
+			switch {
+			case runErr != nil:
+				return &exitError{code: exitUsageErr, err: runErr}
+			case rep.Failed():
+				return &exitError{code: exitInvalid}
+			case ctx.Err() != nil:
+				return &exitError{code: exitUsageErr, err: errors.New("interrupted")}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&iutLine, "iut", "", "start the implementation under test with `'COMMAND ARGS'` (default: the built-in reference peer)")
+	f.StringVar(&iutPeer, "iut-peer", "", "attach to the peer `ID` already running on --nats-url")
+	f.StringVar(&natsURL, "nats-url", "", "use this NATS server or cluster (`URL[,URL...]`) instead of an embedded broker")
+	f.StringVar(&natsToken, "nats-token", "", "token for --nats-url")
+	f.StringVar(&natsUser, "nats-user", "", "user for --nats-url")
+	f.StringVar(&natsPassword, "nats-password", "", "password for --nats-user")
+	f.StringVar(&natsCreds, "nats-creds", "", "credentials `FILE` for --nats-url")
+	f.StringVar(&workspace, "workspace", "", "workspace id of the run (default a fresh aghcheck-XXXXXXXX)")
+	f.StringVar(&channel, "channel", "conformance", "channel of the run")
+	f.DurationVar(&duration, "duration", fuzz.DefaultDuration, "stop after this long (the batch in flight ends first)")
+	f.IntVar(&cases, "cases", 0, "stop after this many cases (with --duration too: whichever comes first)")
+	f.Uint64Var(&seed, "seed", 1, "the seed of the generator: the same seed gives the same cases")
+	f.IntVar(&parallel, "parallel", fuzz.DefaultParallel, "cases played at once, each as its own test peer")
+	f.StringVar(&reproDir, "repro-dir", "", "write each finding as a scenario file into `DIR` (replay: run --suite DIR --embedded=false)")
+	f.StringVar(&corpusDir, "corpus", "", "keep interesting cases in `DIR` between runs: played first, added to")
+	f.IntVar(&shrink, "shrink", 12, "live replays minimizing one finding may take (0: do not minimize)")
+	f.StringVarP(&format, "format", "f", "text", "report `FORMAT`: text or json")
+	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(fuzz.Formats...))
+	f.StringVarP(&output, "output", "o", "", "write the report to `FILE` instead of stdout")
+	f.BoolVarP(&verbose, "verbose", "v", false, "say why mutants were not played, and list every liveness event")
+	f.DurationVar(&stepTimeout, "step-timeout", fuzz.DefaultStepTimeout, "ceiling of a case's expect step: it ends when its match arrives (not a reply deadline)")
+	f.DurationVar(&greetTimeout, "greet-timeout", harness.DefaultGreetTimeout, "how long to wait for the IUT's greet (also after a restart)")
+	f.IntVar(&maxRestarts, "max-restarts", fuzz.DefaultMaxRestarts, "how often an --iut that died is started again (0: never)")
+	return cmd
+}

@@ -1,0 +1,241 @@
+package fuzz
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/harness/scenario"
+	"github.com/aghcheck/aghcheck/requirements"
+)
+
+// cases makes the first n playable cases of seed, without an IUT.
+func cases(t testing.TB, seed uint64, n int) []*Case {
+	t.Helper()
+	fam, err := loadFamily()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeds, err := loadSeeds(fam, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dict, err := loadDictionary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := newGenerator(seed, seeds, dict)
+	o := &oracle{fam: fam, now: time.Now}
+	var out []*Case
+	for i := 1; len(out) < n; i++ {
+		c, _, err := o.build(g.draft(), i)
+		if err != nil {
+			t.Fatalf("case %d: %v", i, err)
+		}
+		if c != nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// sendOf is a case's message as the scenario file holds it.
+func sendOf(t testing.TB, c *Case) string {
+	b, err := json.Marshal(scenario.Plain(&c.Send))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestSameSeedSameCases(t *testing.T) {
+	a, b, other := cases(t, 7, 300), cases(t, 7, 300), cases(t, 8, 300)
+	differ := 0
+	for i := range a {
+		if a[i].ID != b[i].ID || sendOf(t, a[i]) != sendOf(t, b[i]) || a[i].Input() != b[i].Input() {
+			t.Fatalf("case %d differs between two runs of seed 7:\n%s %s\n%s %s", i, a[i].ID, sendOf(t, a[i]), b[i].ID, sendOf(t, b[i]))
+		}
+		if a[i].ID != other[i].ID {
+			differ++
+		}
+	}
+	if differ < len(a)/2 {
+		t.Errorf("seeds 7 and 8 share %d of %d cases", len(a)-differ, len(a))
+	}
+}
+
+// Every case is a scenario the loader takes as written (the shortcut of
+// scenario.BuildSend checks only the first of each shape), and its shape
+// follows the engine's verdict.
+func TestCasesAreScenarioFiles(t *testing.T) {
+	shapes := map[string]int{}
+	for _, c := range cases(t, 3, 200) {
+		shapes[c.Shape]++
+		doc := scenario.Document(c.Scenario)
+		data, err := yaml.Marshal(map[string]any{"scenarios": []any{doc}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		scs, probs := scenario.Parse(c.ID+".yaml", data, "fuzz")
+		if len(probs) > 0 || len(scs) != 1 {
+			t.Fatalf("%s (%s) does not load: %v\n%s", c.ID, c.What(), probs, data)
+		}
+		switch {
+		case c.Shape == shapeRefuse && c.Verdict.Reason == "":
+			t.Errorf("%s: refused without a refusal class", c.ID)
+		case c.Shape == shapeAccept && len(c.Verdict.Breaks) > 0:
+			t.Errorf("%s: taken though it breaks %v", c.ID, c.Verdict.Breaks)
+		}
+	}
+	for _, s := range []string{shapeRefuse, shapeAccept, shapeIgnore} {
+		if shapes[s] == 0 {
+			t.Errorf("no %s case among 200: %v", s, shapes)
+		}
+	}
+}
+
+// run fuzzes the reference peer with faults and fails the test when the
+// fuzzer could not run.
+func run(t *testing.T, cfg Config, faults ...string) *Report {
+	t.Helper()
+	hc := against(t, faults...)
+	if cfg.Harness.StepTimeout > 0 {
+		hc.StepTimeout = cfg.Harness.StepTimeout
+	}
+	hc.BackTimeout = 300 * time.Millisecond
+	cfg.Harness = hc
+	if cfg.Parallel == 0 {
+		cfg.Parallel = 64
+	}
+	rep, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("fuzz %v: %v", faults, err)
+	}
+	return rep
+}
+
+func describe(rep *Report) string {
+	var b strings.Builder
+	for _, f := range rep.Findings {
+		b.WriteString("\n  " + f.Level + " " + f.Kind + " " + f.Rule + " (" + f.Input + "): " + f.Message)
+	}
+	return b.String()
+}
+
+// The correct reference peer gives no finding on a fixed seed and count:
+// every verdict the oracle asks of it holds.
+func TestCorrectPeerNoFinding(t *testing.T) {
+	t.Parallel()
+	rep := run(t, Config{Seed: 1, Cases: 250, Harness: harness.Config{StepTimeout: 10 * time.Second}, Shrink: -1})
+	if rep.Cases != 250 || rep.Errors != 0 || len(rep.Findings) > 0 || rep.Failed() {
+		t.Fatalf("%d cases, %d errors, %d findings:%s", rep.Cases, rep.Errors, len(rep.Findings), describe(rep))
+	}
+}
+
+// A faulty reference peer gives the finding of its fault within a bounded
+// number of cases (seed 1): the fuzzer proves itself on each kind.
+func TestFaultyPeersFound(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		fault, kind, rule string
+		cases             int
+	}{
+		{"overlook:ENV-TS", KindAcceptedInvalid, "ENV-TS", 60},
+		{"one-failure-class", KindWrongReason, requirements.DelivFailureClasses.ID, 30},
+		{"reject-unknown-ext", KindNotTaken, requirements.ExtUnknownIgnored.ID, 150},
+		{"whois-no-reply-to", KindInvalidOutput, "WHOIS-RESPONSE-REPLY-TO", 100},
+		{"broadcast-taken-as-addressed", KindAcceptedMisrouted, requirements.NATSBroadcastNotAddressed.ID, 150},
+	} {
+		t.Run(tc.fault, func(t *testing.T) {
+			t.Parallel()
+			rep := run(t, Config{Seed: 1, Cases: tc.cases, Harness: harness.Config{StepTimeout: time.Second}, Shrink: -1}, tc.fault)
+			if !slices.ContainsFunc(rep.Findings, func(f *Finding) bool { return f.Kind == tc.kind && f.Rule == tc.rule && f.Level == "MUST" }) {
+				t.Fatalf("no MUST %s %s in %d cases:%s", tc.kind, tc.rule, rep.Cases, describe(rep))
+			}
+			if !rep.Failed() {
+				t.Error("a MUST finding, yet the run did not fail")
+			}
+		})
+	}
+}
+
+// A peer whose connection dies on a malformed whois query: the finding
+// is a disconnect pinned on the case that sent it, shrunk, and written as
+// a scenario file that aghcheck run replays: it fails that peer and
+// passes the correct one. (Seed 50 draws such a whois fourth.)
+func TestDisconnectFindingReplays(t *testing.T) {
+	t.Parallel()
+	const fault = "disconnect-on:whois-query-type"
+	dir := t.TempDir()
+	rep := run(t, Config{Seed: 50, Cases: 40, ReproDir: dir, Harness: harness.Config{StepTimeout: 2 * time.Second}}, fault)
+	i := slices.IndexFunc(rep.Findings, func(f *Finding) bool { return f.Kind == KindDisconnect })
+	if i < 0 {
+		t.Fatalf("no disconnect finding in %d cases:%s", rep.Cases, describe(rep))
+	}
+	f := rep.Findings[i]
+	if f.Rule != requirements.PeerSurvives.ID || f.Level != "MUST" || !strings.Contains(f.Input, "WHOIS-QUERY-TYPE") ||
+		!strings.HasPrefix(f.Case, "fuzz.") || f.Reproducer == "" {
+		t.Fatalf("finding %+v", f)
+	}
+	if filepath.Dir(f.Reproducer) != dir {
+		t.Fatalf("reproducer %s is not in %s", f.Reproducer, dir)
+	}
+	set := scenario.LoadFS(os.DirFS(dir), ".", dir+"/")
+	if err := set.Err(); err != nil {
+		t.Fatal(err)
+	}
+	var repro []*scenario.Scenario
+	for _, sc := range set.Scenarios {
+		if sc.ID == f.Case {
+			repro = append(repro, sc)
+		}
+	}
+	if len(repro) != 1 {
+		t.Fatalf("%s: no scenario %s", f.Reproducer, f.Case)
+	}
+	replay := func(faults ...string) *harness.ScenarioResult {
+		cfg := against(t, faults...)
+		cfg.Scenarios, cfg.BackTimeout = repro, 300*time.Millisecond
+		r, err := harness.Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Scenarios[0]
+	}
+	if got := replay(fault); got.Outcome != harness.Fail || !got.Killed {
+		t.Errorf("replayed against the faulty peer: %s (%s), want fail, killed", got.Outcome, got.Message)
+	}
+	if got := replay(); got.Outcome != harness.Pass {
+		t.Errorf("replayed against the correct peer: %s (%s)", got.Outcome, got.Message)
+	}
+}
+
+// A corpus keeps the interesting cases of one run and plays them first in
+// the next.
+func TestCorpusKeepsCases(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	first := run(t, Config{Seed: 2, Cases: 80, CorpusDir: dir, Shrink: -1, Harness: harness.Config{StepTimeout: time.Second}}, "overlook:SAY-TEXT")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	if first.Corpus == nil || first.Corpus.Added == 0 || len(files) != first.Corpus.Added {
+		t.Fatalf("corpus %+v, %d files", first.Corpus, len(files))
+	}
+	second := run(t, Config{Seed: 3, Cases: len(files), CorpusDir: dir, Shrink: -1, Harness: harness.Config{StepTimeout: time.Second}}, "overlook:SAY-TEXT")
+	if second.Corpus.Played != len(files) || second.Generated != 0 {
+		t.Fatalf("second run: corpus %+v, %d generated", second.Corpus, second.Generated)
+	}
+	// What the first run found, the kept cases find again.
+	for _, f := range first.Findings {
+		if !slices.ContainsFunc(second.Findings, func(g *Finding) bool { return g.key == f.key }) {
+			t.Errorf("kept cases do not find %s %s (%s) again", f.Kind, f.Rule, f.Input)
+		}
+	}
+}

@@ -1,0 +1,152 @@
+package fuzz
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Formats a report is written in.
+var Formats = []string{"text", "json"}
+
+// Write writes rep to w in format (text or json).
+func Write(w io.Writer, format string, rep *Report, verbose bool) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(rep)
+	case "text", "":
+		return writeText(w, rep, verbose)
+	}
+	return fmt.Errorf("unknown format %q (%s)", format, strings.Join(Formats, ", "))
+}
+
+func writeText(w io.Writer, rep *Report, verbose bool) error {
+	var b strings.Builder
+	d := rep.Duration.D().Round(time.Millisecond)
+	fmt.Fprintf(&b, "aghcheck fuzz, seed %d: %d cases in %s (%.0f cases/s)", rep.Seed, rep.Cases, d, rep.Rate)
+	if rep.IUT.PeerID != "" {
+		fmt.Fprintf(&b, " against %s", rep.IUT.PeerID)
+		if len(rep.IUT.Command) > 0 {
+			fmt.Fprintf(&b, " (%s)", strings.Join(rep.IUT.Command, " "))
+		}
+	}
+	b.WriteString("\n")
+	if rep.Corpus != nil {
+		fmt.Fprintf(&b, "  corpus %s: %d kept cases played first, %d added\n", rep.Corpus.Dir, rep.Corpus.Played, rep.Corpus.Added)
+	}
+	if n := notPlayed(rep); n > 0 {
+		fmt.Fprintf(&b, "  %d of %d mutants not played", n, rep.Generated)
+		if verbose {
+			b.WriteString(":\n")
+			for _, why := range sortedKeys(rep.NotPlayed) {
+				fmt.Fprintf(&b, "    %6d  %s\n", rep.NotPlayed[why], why)
+			}
+		} else {
+			b.WriteString(" (the protocol leaves them open, or they could not be: -v says why)\n")
+		}
+	}
+	if rep.Errors > 0 {
+		fmt.Fprintf(&b, "  %d cases could not be judged (the IUT was gone)\n", rep.Errors)
+	}
+	b.WriteString("\n")
+	must := 0
+	for _, f := range rep.Findings {
+		if f.Level == "MUST" {
+			must++
+		}
+	}
+	if len(rep.Findings) == 0 {
+		b.WriteString("No finding.\n")
+	} else {
+		fmt.Fprintf(&b, "Findings (%d: %d MUST, %d SHOULD):\n", len(rep.Findings), must, len(rep.Findings)-must)
+	}
+	for _, f := range rep.Findings {
+		fmt.Fprintf(&b, "  %-6s %-18s %s", f.Level, f.Kind, f.Rule)
+		if f.Count > 1 {
+			fmt.Fprintf(&b, " ×%d", f.Count)
+		}
+		b.WriteString("\n")
+		fmt.Fprintf(&b, "         %s\n", f.Message)
+		if f.Case != "" {
+			fmt.Fprintf(&b, "         case %s", f.Case)
+			if f.Shrunk != "" {
+				fmt.Fprintf(&b, " (minimized: %s)", f.Shrunk)
+			}
+			b.WriteString("\n")
+		}
+		if f.Reproducer != "" {
+			fmt.Fprintf(&b, "         reproducer: %s\n", f.Reproducer)
+		}
+	}
+	if len(rep.IUT.Events) > 0 || rep.IUT.Restarts > 0 {
+		fmt.Fprintf(&b, "\nThe IUT: %d liveness events, %d restarts\n", len(rep.IUT.Events), rep.IUT.Restarts)
+		shown := rep.IUT.Events
+		if !verbose && len(shown) > 8 {
+			shown = shown[:8]
+		}
+		for _, ev := range shown {
+			fmt.Fprintf(&b, "  %s\n", ev)
+		}
+		if len(shown) < len(rep.IUT.Events) {
+			fmt.Fprintf(&b, "  … %d more (-v)\n", len(rep.IUT.Events)-len(shown))
+		}
+	}
+	b.WriteString("\n")
+	switch {
+	case rep.Error != "" && rep.Cases == 0:
+		fmt.Fprintf(&b, "NOT RUN: %s\n", rep.Error)
+	case rep.Failed():
+		fmt.Fprintf(&b, "FAILED: %d MUST %s\n", must, plural(must, "finding"))
+	default:
+		b.WriteString("PASSED: no MUST finding\n")
+	}
+	if rep.Error != "" && rep.Cases > 0 {
+		fmt.Fprintf(&b, "The run ended early: %s\n", rep.Error)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func notPlayed(rep *Report) int {
+	n := 0
+	for _, v := range rep.NotPlayed {
+		n += v
+	}
+	return n
+}
+
+func sortedKeys(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if m[out[i]] != m[out[j]] {
+			return m[out[i]] > m[out[j]]
+		}
+		return out[i] < out[j]
+	})
+	return out
+}
+
+func plural(n int, s string) string {
+	if n == 1 {
+		return s
+	}
+	return s + "s"
+}
+
+// Line is p in one line, for a live line on a terminal.
+func (p Progress) Line() string {
+	s := fmt.Sprintf("aghcheck fuzz: %s, %d cases, %.0f cases/s, %d %s (%d MUST)", p.Elapsed.Round(100*time.Millisecond), p.Cases, p.Rate, p.Findings, plural(p.Findings, "finding"), p.Must)
+	if p.Phase != "" && p.Phase != "fuzzing" {
+		s += "; " + p.Phase
+	}
+	return s
+}
