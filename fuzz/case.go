@@ -228,7 +228,7 @@ func (o *oracle) scenario(c *Case, d *draft) (*scenario.Scenario, error) {
 		if _, ok := o.fam.Positions[pos]; !ok || c.Verdict.Result.Envelope == nil {
 			pos = "other"
 		}
-		key := fmt.Sprintf("refuse|%t|%s|%s|%s|%t", fc.Answered, fc.Reason, fc.Status, pos, c.Sign)
+		key := fmt.Sprintf("refuse|%t|%s|%s|%s|%t|%s", fc.Answered, fc.Reason, fc.Status, pos, c.Sign, strings.Join(fc.ClassChecks, "+"))
 		if fc.Answered {
 			key += fmt.Sprintf("|%v|%v", c.Send.Tamper["from"], c.Send.Envelope["from"])
 		}

@@ -110,6 +110,9 @@ func behaviour(c *Case, res *harness.ScenarioResult) []Finding {
 		switch role := rs[sr.Index-1]; {
 		case c.Shape == shapeRefuse && role == "class":
 			f.Kind, f.Rule = KindWrongReason, requirements.DelivFailureClasses.ID
+			if len(sr.Checks) > 0 {
+				f.Rule = sr.Checks[0] // a rule of the message's own naming its class
+			}
 			f.Message = fmt.Sprintf("a message that breaks %s must be refused as %s: %s", what, c.Verdict.Reason, sr.Message)
 		case c.Shape == shapeRefuse && role == "taken":
 			f.Kind, f.Rule = KindAcceptedInvalid, c.Input()
@@ -150,7 +153,7 @@ func behaviour(c *Case, res *harness.ScenarioResult) []Finding {
 // failure class was broken: then a missing refusal receipt is no news.
 func wrong(res *harness.ScenarioResult, rs []string) bool {
 	for _, sr := range res.Steps {
-		if sr.Outcome == harness.Fail && sr.Index >= 1 && sr.Index <= len(rs) && (rs[sr.Index-1] == "class" || rs[sr.Index-1] == "taken") {
+		if (sr.Outcome == harness.Fail || sr.Outcome == harness.Warn) && sr.Index >= 1 && sr.Index <= len(rs) && (rs[sr.Index-1] == "class" || rs[sr.Index-1] == "taken") {
 			return true
 		}
 	}

@@ -169,6 +169,8 @@ func (f *Family) Mutant(id, what string, c Corpus, send Send, v Verdict) Case {
 	out.Requirements = appendNew(nil, v.Breaks...)
 	out.Requirements = appendNew(out.Requirements, f.Requirements...)
 	out.Requirements = appendNew(out.Requirements, c.Classes[v.Reason]...)
+	out.ClassChecks = f.classChecks(v.Breaks)
+	out.Requirements = appendNew(out.Requirements, out.ClassChecks...)
 	if v.Answered {
 		out.Requirements = appendNew(out.Requirements, f.AnsweredRequirements...)
 	}
