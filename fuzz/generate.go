@@ -137,7 +137,7 @@ var mutations = []mutation{
 // signedShare is the percentage of drafts made from a signed seed (when
 // the IUT takes verified senders): the trust rules are a few of many, and
 // a signed case costs a dozen signatures and verifications.
-const signedShare = 12
+const signedShare = 8
 
 // draft makes one mutant of a random seed.
 func (g *generator) draft() *draft {

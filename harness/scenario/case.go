@@ -250,7 +250,9 @@ func checkBytes(raw []byte, now int64) agh.Result {
 		return agh.Result{}
 	}
 	res := ck.CheckBytes(raw)
-	if res.Envelope != nil && res.Envelope["proof"] != nil {
+	// The engine folds in the trust algorithm's findings on an object
+	// proof; on any other proof it reports ENV-PROOF-TYPE alone.
+	if _, object := res.Envelope["proof"].(map[string]any); res.Envelope != nil && res.Envelope["proof"] != nil && !object {
 		_, tfs := trust.Evaluate(res.Envelope)
 		for _, fd := range tfs {
 			if !slices.ContainsFunc(res.Findings, func(x rules.Finding) bool { return x.Rule == fd.Rule }) {

@@ -1,0 +1,32 @@
+package fuzz
+
+import (
+	"testing"
+	"time"
+)
+
+// BenchmarkGenerate measures making cases (mutation, the engine's
+// verdict, the scenario) without playing them.
+func BenchmarkGenerate(b *testing.B) {
+	fam, err := loadFamily()
+	if err != nil {
+		b.Fatal(err)
+	}
+	seeds, err := loadSeeds(fam, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dict, err := loadDictionary()
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := newGenerator(1, seeds, dict)
+	o := &oracle{fam: fam, now: time.Now}
+	i := 0
+	for b.Loop() {
+		i++
+		if _, _, err := o.build(g.draft(), i); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
