@@ -141,22 +141,28 @@ func TestCorrectPeerNoFinding(t *testing.T) {
 }
 
 // A faulty reference peer gives the finding of its fault within a bounded
-// number of cases (seed 1): the fuzzer proves itself on each kind.
+// number of cases: the fuzzer proves itself on each kind. (Seeds are
+// chosen to draw a case showing it early, so the test stays short: a
+// change to the generator may move it, and the failure says so.)
 func TestFaultyPeersFound(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		fault, level, kind, rule string
+		seed                     uint64
 		cases                    int
 	}{
-		{"overlook:ENV-TS", "MUST", KindAcceptedInvalid, "ENV-TS", 60},
-		{"one-failure-class", "SHOULD", KindWrongReason, requirements.DelivFailureClasses.ID, 30},
-		{"reject-unknown-ext", "MUST", KindNotTaken, requirements.ExtUnknownIgnored.ID, 150},
-		{"whois-no-reply-to", "MUST", KindInvalidOutput, "WHOIS-RESPONSE-REPLY-TO", 100},
-		{"broadcast-taken-as-addressed", "MUST", KindAcceptedMisrouted, requirements.NATSBroadcastNotAddressed.ID, 150},
+		{"overlook:ENV-TS", "MUST", KindAcceptedInvalid, "ENV-TS", 188, 20},
+		{"one-failure-class", "SHOULD", KindWrongReason, requirements.DelivFailureClasses.ID, 1, 30},
+		{"reject-unknown-ext", "MUST", KindNotTaken, requirements.ExtUnknownIgnored.ID, 1, 150},
+		{"whois-no-reply-to", "MUST", KindInvalidOutput, "WHOIS-RESPONSE-REPLY-TO", 1, 100},
+		{"broadcast-taken-as-addressed", "MUST", KindAcceptedMisrouted, requirements.NATSBroadcastNotAddressed.ID, 1, 150},
+		// A fault no scripted scenario caught before the fuzzer found it
+		// (suites/core/envelope/input.yaml now does).
+		{"lenient-json", "MUST", KindAcceptedInvalid, "INPUT-DUPLICATE-KEY", 130, 20},
 	} {
 		t.Run(tc.fault, func(t *testing.T) {
 			t.Parallel()
-			rep := run(t, Config{Seed: 1, Cases: tc.cases, Harness: harness.Config{StepTimeout: time.Second}, Shrink: -1}, tc.fault)
+			rep := run(t, Config{Seed: tc.seed, Cases: tc.cases, Harness: harness.Config{StepTimeout: time.Second}, Shrink: -1}, tc.fault)
 			if !slices.ContainsFunc(rep.Findings, func(f *Finding) bool { return f.Kind == tc.kind && f.Rule == tc.rule && f.Level == tc.level }) {
 				t.Fatalf("no %s %s %s in %d cases:%s", tc.level, tc.kind, tc.rule, rep.Cases, describe(rep))
 			}
@@ -167,54 +173,58 @@ func TestFaultyPeersFound(t *testing.T) {
 	}
 }
 
-// A peer whose connection dies on a malformed whois query: the finding
-// is a disconnect pinned on the case that sent it, shrunk, and written as
-// a scenario file that aghcheck run replays: it fails that peer and
-// passes the correct one. (Seed 50 draws such a whois fourth.)
-func TestDisconnectFindingReplays(t *testing.T) {
+// A peer whose connection dies on a malformed whois query, or whose
+// process crashes on deep nesting: the finding is a death pinned on the
+// case that sent it, shrunk, and written as a scenario file that aghcheck
+// run replays: it fails that peer and passes the correct one. (Seed 50
+// draws such a whois fourth, seed 5 deep nesting fifth.)
+func TestDeathFindingsReplay(t *testing.T) {
 	t.Parallel()
-	const fault = "disconnect-on:whois-query-type"
-	dir := t.TempDir()
-	rep := run(t, Config{Seed: 50, Cases: 40, ReproDir: dir, Harness: harness.Config{StepTimeout: 2 * time.Second}}, fault)
-	i := slices.IndexFunc(rep.Findings, func(f *Finding) bool { return f.Kind == KindDisconnect })
-	if i < 0 {
-		t.Fatalf("no disconnect finding in %d cases:%s", rep.Cases, describe(rep))
-	}
-	f := rep.Findings[i]
-	if f.Rule != requirements.PeerSurvives.ID || f.Level != "MUST" || !strings.Contains(f.Input, "WHOIS-QUERY-TYPE") ||
-		!strings.HasPrefix(f.Case, "fuzz.") || f.Reproducer == "" {
-		t.Fatalf("finding %+v", f)
-	}
-	if filepath.Dir(f.Reproducer) != dir {
-		t.Fatalf("reproducer %s is not in %s", f.Reproducer, dir)
-	}
-	set := scenario.LoadFS(os.DirFS(dir), ".", dir+"/")
-	if err := set.Err(); err != nil {
-		t.Fatal(err)
-	}
-	var repro []*scenario.Scenario
-	for _, sc := range set.Scenarios {
-		if sc.ID == f.Case {
-			repro = append(repro, sc)
-		}
-	}
-	if len(repro) != 1 {
-		t.Fatalf("%s: no scenario %s", f.Reproducer, f.Case)
-	}
-	replay := func(faults ...string) *harness.ScenarioResult {
-		cfg := against(t, faults...)
-		cfg.Scenarios, cfg.BackTimeout = repro, 300*time.Millisecond
-		r, err := harness.Run(context.Background(), cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r.Scenarios[0]
-	}
-	if got := replay(fault); got.Outcome != harness.Fail || !got.Killed {
-		t.Errorf("replayed against the faulty peer: %s (%s), want fail, killed", got.Outcome, got.Message)
-	}
-	if got := replay(); got.Outcome != harness.Pass {
-		t.Errorf("replayed against the correct peer: %s (%s)", got.Outcome, got.Message)
+	for _, tc := range []struct {
+		fault, kind, input string
+		seed               uint64
+	}{
+		{"disconnect-on:whois-query-type", KindDisconnect, "WHOIS-QUERY-TYPE", 50},
+		{"crash-on:deep-nesting", KindCrash, "INPUT-DEPTH", 5},
+	} {
+		t.Run(tc.fault, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			rep := run(t, Config{Seed: tc.seed, Cases: 40, ReproDir: dir, Harness: harness.Config{StepTimeout: 2 * time.Second}}, tc.fault)
+			i := slices.IndexFunc(rep.Findings, func(f *Finding) bool { return f.Kind == tc.kind })
+			if i < 0 {
+				t.Fatalf("no %s finding in %d cases:%s", tc.kind, rep.Cases, describe(rep))
+			}
+			f := rep.Findings[i]
+			if f.Rule != requirements.PeerSurvives.ID || f.Level != "MUST" || !strings.Contains(f.Input, tc.input) ||
+				!strings.HasPrefix(f.Case, "fuzz.") || filepath.Dir(f.Reproducer) != dir {
+				t.Fatalf("finding %+v", f)
+			}
+			set := scenario.LoadFS(os.DirFS(dir), ".", dir+"/")
+			if err := set.Err(); err != nil {
+				t.Fatal(err)
+			}
+			i = slices.IndexFunc(set.Scenarios, func(sc *scenario.Scenario) bool { return sc.ID == f.Case })
+			if i < 0 {
+				t.Fatalf("%s: no scenario %s", f.Reproducer, f.Case)
+			}
+			repro := set.Scenarios[i : i+1]
+			replay := func(faults ...string) *harness.ScenarioResult {
+				cfg := against(t, faults...)
+				cfg.Scenarios, cfg.BackTimeout = repro, 300*time.Millisecond
+				r, err := harness.Run(context.Background(), cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return r.Scenarios[0]
+			}
+			if got := replay(tc.fault); got.Outcome != harness.Fail || !got.Killed {
+				t.Errorf("replayed against the faulty peer: %s (%s), want fail, killed", got.Outcome, got.Message)
+			}
+			if got := replay(); got.Outcome != harness.Pass {
+				t.Errorf("replayed against the correct peer: %s (%s)", got.Outcome, got.Message)
+			}
+		})
 	}
 }
 

@@ -178,6 +178,15 @@ func TestFaultsChangeBehaviour(t *testing.T) {
 			r.send(c)
 			wantReceipt(t, r.expect("receipt"), c, "rejected", "malformed")
 		}},
+		{faultLenientJSON, nil, func(t *testing.T, r *rig) {
+			// The body's text given twice: the last one wins, and the work
+			// is taken.
+			w := r.work("first")
+			b := mustJSON(w)
+			i := strings.Index(string(b), `"text":`)
+			r.toPeer([]byte(string(b[:i]) + `"text":"second",` + string(b[i:])))
+			wantReceipt(t, r.expect("receipt"), w, "accepted", "")
+		}},
 		{faultNoAcceptedReceipt, nil, func(t *testing.T, r *rig) {
 			w := r.work("no receipt")
 			r.send(w)

@@ -156,7 +156,7 @@ func (p *peer) refusal(res agh.Result, env map[string]any) (string, []rules.Find
 	if len(p.faults) > 0 {
 		kept := fs[:0:0]
 		for _, f := range fs {
-			if p.faults.overlooks(f.Rule.ID) {
+			if p.faults.overlooks(f.Rule.ID) || (p.faults[faultLenientJSON] && lenient[f.Rule]) {
 				overlooked = true
 				continue
 			}
@@ -187,6 +187,10 @@ func (p *peer) refusal(res agh.Result, env map[string]any) (string, []rules.Find
 	}
 	return reason, all
 }
+
+// lenient are the input rules a lenient JSON decoder does not enforce
+// (faultLenientJSON).
+var lenient = map[*rules.Rule]bool{rules.InputDuplicateKey: true, rules.InputNumber: true}
 
 // trustRuleProfile is the rules.Rule.Profile of the trust profile's rules.
 const trustRuleProfile = "agh-trust"

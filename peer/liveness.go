@@ -138,6 +138,25 @@ var inputs = []input{
 	}},
 	{"garbage", "bytes that are not a JSON object", func(env map[string]any) bool { return env == nil }},
 	{"any-say", "any say envelope", func(env map[string]any) bool { return env["kind"] == "say" }},
+	{"deep-nesting", "an envelope whose arrays and objects nest more than 128 levels deep", func(env map[string]any) bool { return env != nil && depth(env) > 128 }},
+}
+
+// depth is how deeply v nests arrays and objects (a scalar: 0).
+func depth(v any) int {
+	d := 0
+	switch t := v.(type) {
+	case map[string]any:
+		for _, e := range t {
+			d = max(d, depth(e))
+		}
+	case []any:
+		for _, e := range t {
+			d = max(d, depth(e))
+		}
+	default:
+		return 0
+	}
+	return d + 1
 }
 
 func inputNames() string {

@@ -191,6 +191,8 @@ func TestSlowCombines(t *testing.T) {
 func TestTrippingInputs(t *testing.T) {
 	p, _ := offline(t, faultCrashOn+"whois-query-type", faultDisconnectOn+"garbage")
 	say, _ := offline(t, faultDisconnectOn+"any-say")
+	deep, _ := offline(t, faultCrashOn+"deep-nesting")
+	nest := func(n int) string { return `{"kind":"say","ext":{"a.b":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}}` }
 	whois := func(query string) string {
 		return `{"id":"msg_1","kind":"whois","body":{"type":"request"` + query + `}}`
 	}
@@ -216,6 +218,9 @@ func TestTrippingInputs(t *testing.T) {
 		{say, `{"kind":"say"}`, "disconnect-on:any-say", false},
 		{say, `{"kind":"greet"}`, "", false},
 		{say, `garbage`, "", false},
+		{deep, nest(127), "crash-on:deep-nesting", true}, // 129 levels with the envelope and ext
+		{deep, nest(126), "", false},
+		{deep, `[[[[]]]]`, "", false},
 	} {
 		fault, what, crash := c.peer.tripped([]byte(c.payload))
 		if fault != c.fault || crash != c.crash || (fault != "") != (what != "") {
@@ -246,7 +251,7 @@ func TestLivenessParameters(t *testing.T) {
 		{[]string{"deaf-after:-1"}, "whole number"},
 		{[]string{"deaf-after:two"}, "whole number"},
 		{[]string{"crash-on:any-say", "disconnect-on:garbage"}, ""},
-		{[]string{"crash-on:nothing"}, "known: whois-query-type, garbage, any-say"},
+		{[]string{"crash-on:nothing"}, "known: whois-query-type, garbage, any-say, deep-nesting"},
 		{[]string{"disconnect-on:"}, "unknown INPUT"},
 		{[]string{"slow"}, "unknown fault"},
 	} {
