@@ -192,7 +192,9 @@ func TestTrippingInputs(t *testing.T) {
 	p, _ := offline(t, faultCrashOn+"whois-query-type", faultDisconnectOn+"garbage")
 	say, _ := offline(t, faultDisconnectOn+"any-say")
 	deep, _ := offline(t, faultCrashOn+"deep-nesting")
-	nest := func(n int) string { return `{"kind":"say","ext":{"a.b":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}}` }
+	nest := func(n int) string {
+		return `{"kind":"say","ext":{"a.b":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}}`
+	}
 	whois := func(query string) string {
 		return `{"id":"msg_1","kind":"whois","body":{"type":"request"` + query + `}}`
 	}
