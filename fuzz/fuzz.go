@@ -34,9 +34,10 @@ const (
 	// restarts per input that kills it (see harness rounds).
 	DefaultMaxRestarts = 100
 	// DefaultBackTimeout is how long a peer whose connection closed has to
-	// come back by itself before it is started again: nats.go clients
-	// reconnect within 2 s by default.
-	DefaultBackTimeout = 3 * time.Second
+	// come back by itself before it is started again: short, since a
+	// restart judges nothing and a peer that dies on some input dies again
+	// and again while the fuzzer pins it on its case.
+	DefaultBackTimeout = time.Second
 )
 
 // Config is one fuzzing run.
@@ -228,32 +229,48 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		<-generated
 	})
 	defer stopGen()
+	// Cases are played a chunk at a time, out of the batches made ahead:
+	// chunks grow while the IUT lives and shrink when it dies, so that a
+	// case known to kill it keeps the others of its kind from being played
+	// (each would cost restarts).
+	chunk := min(cfg.Parallel, cfg.Batch)
+	var pending []*Case
 	for !fz.done(ctx) {
-		m := <-batches
-		if m.err != nil {
-			return fz.fail(m.err)
+		if len(pending) == 0 {
+			m := <-batches
+			if m.err != nil {
+				return fz.fail(m.err)
+			}
+			rep.Generated += m.generated
+			if rep.Corpus != nil {
+				rep.Corpus.Played += m.kept
+			}
+			for why, n := range m.notPlayed {
+				rep.NotPlayed[why] += n
+			}
+			pending = m.cases
 		}
-		rep.Generated += m.generated
-		if rep.Corpus != nil {
-			rep.Corpus.Played += m.kept
+		n := min(chunk, len(pending))
+		if cfg.Cases > 0 {
+			n = min(n, cfg.Cases-rep.Cases)
 		}
-		for why, n := range m.notPlayed {
-			rep.NotPlayed[why] += n
-		}
-		batch := m.cases
-		if fz.cfg.Cases > 0 {
-			batch = batch[:min(len(batch), fz.cfg.Cases-rep.Cases)]
-		}
-		batch = slices.DeleteFunc(batch, func(c *Case) bool {
+		batch := slices.DeleteFunc(slices.Clone(pending[:n]), func(c *Case) bool {
 			if fz.killers[c.killSignature()] {
 				rep.NotPlayed["an input already known to kill the IUT"]++
 				return true
 			}
 			return false
 		})
-		if err := fz.play(batch); err != nil {
+		pending = pending[n:]
+		died, err := fz.play(batch)
+		if err != nil {
 			rep.Error = err.Error()
 			break
+		}
+		if died {
+			chunk = max(cfg.Parallel/8, 8)
+		} else {
+			chunk = min(2*chunk, cfg.Batch)
 		}
 		fz.progress("fuzzing")
 	}
@@ -329,8 +346,9 @@ func (fz *fuzzer) done(ctx context.Context) bool {
 	return false
 }
 
-// play plays a batch and reads its findings.
-func (fz *fuzzer) play(batch []*Case) error {
+// play plays a batch and reads its findings; died says the IUT died
+// meanwhile.
+func (fz *fuzzer) play(batch []*Case) (died bool, err error) {
 	scs := make([]*scenario.Scenario, len(batch))
 	for i, c := range batch {
 		scs[i] = c.Scenario
@@ -338,8 +356,9 @@ func (fz *fuzzer) play(batch []*Case) error {
 	b, err := fz.sess.Play(scs, harness.PlayOptions{Parallel: fz.cfg.Parallel})
 	if b != nil {
 		fz.judge(batch, b)
+		died = slices.ContainsFunc(b.Events, harness.LifeEvent.Death)
 	}
-	return err
+	return died, err
 }
 
 // judge reads one played batch: the cases' verdicts, what the IUT

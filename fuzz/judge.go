@@ -43,9 +43,9 @@ type Finding struct {
 	// Shrunk says how minimization went ("" when it was not tried).
 	Shrunk string `json:"minimized,omitempty"`
 
-	key          string
-	c            *Case
-	removed, cut int // what minimization took away
+	key                  string
+	c                    *Case
+	removed, cut, undone int // what minimization took away
 }
 
 // keyOf is what makes two findings the same: the kind, the rule, and the
@@ -71,6 +71,30 @@ func (fs *findings) add(f Finding) *Finding {
 	fs.byKey[f.key] = &f
 	fs.order = append(fs.order, f.key)
 	return &f
+}
+
+// merge reports once the findings that minimization made the same (a
+// mutation undone can leave the input of another finding): the counts add
+// up, and the smaller case stays.
+func (fs *findings) merge() {
+	byKey := map[string]*Finding{}
+	var order []string
+	for _, k := range fs.order {
+		f := fs.byKey[k]
+		f.key = keyOf(f.Kind, f.Rule, f.Input)
+		have := byKey[f.key]
+		switch {
+		case have == nil:
+			byKey[f.key] = f
+			order = append(order, f.key)
+		case f.c != nil && (have.c == nil || f.undone+f.removed > have.undone+have.removed):
+			f.Count += have.Count
+			byKey[f.key] = f
+		default:
+			have.Count += f.Count
+		}
+	}
+	fs.byKey, fs.order = byKey, order
 }
 
 // list is every finding, MUST first, then by kind and rule.
@@ -187,8 +211,11 @@ func killed(k harness.Killer, c *Case) Finding {
 		kind = KindCrash
 	}
 	return Finding{Kind: kind, Rule: requirements.PeerSurvives.ID, Level: "MUST", Case: c.ID, Input: c.Input(), What: c.What(), c: c,
-		Message: fmt.Sprintf("played alone, a message that breaks %s (%s) kills the IUT: %s", c.Input(), c.What(), k.Message)}
+		Message: fmt.Sprintf("played alone, a message that breaks %s (%s) kills the IUT: %s (%s)", c.Input(), c.What(), says(k.Event), k.Cause)}
 }
+
+// says is what happened to the IUT, for a liveness event's kind.
+func says(kind string) string { return harness.LifeEvent{Kind: kind}.Says() }
 
 // unattributed is the finding of deaths no case explains: the IUT died
 // while cases were in flight, and none of them kills it played alone (a

@@ -91,7 +91,14 @@ func writeText(w io.Writer, rep *Report, verbose bool) error {
 			shown = shown[:8]
 		}
 		for _, ev := range shown {
-			fmt.Fprintf(&b, "  %s\n", ev)
+			fmt.Fprintf(&b, "  %-12s at %s", ev.Kind, ev.At.D().Round(time.Millisecond))
+			if ev.Cause != "" {
+				fmt.Fprintf(&b, " (%s)", ev.Cause)
+			}
+			if n := len(ev.InFlight); n > 0 {
+				fmt.Fprintf(&b, ", %d %s in flight", n, plural(n, "case"))
+			}
+			b.WriteString("\n")
 		}
 		if len(shown) < len(rep.IUT.Events) {
 			fmt.Fprintf(&b, "  … %d more (-v)\n", len(rep.IUT.Events)-len(shown))

@@ -18,21 +18,24 @@ import (
 )
 
 // Minimization. Each finding's case is shrunk to the smallest message that
-// still shows it: the members its mutations did not touch are removed (all
-// at once, then one by one) and long padding is cut short. A smaller
-// message is kept only when the engine's verdict on it is the same (shape,
-// rules broken, refusal class) and, played again alone, it shows the same
-// finding: a candidate the engine already tells apart costs nothing, and
-// at most Config.Shrink replays are spent per finding (a few when each
-// costs a restart of the IUT). The finding's case becomes the smaller one,
-// and its reproducer is written from it.
+// still shows it: a mutation of a two-mutation case is undone, the members
+// its mutations did not touch are removed (all at once, then one by one),
+// and long padding is cut short. A smaller message is tried only when the
+// engine's verdict on it is the same (shape, refusal class, and the rules
+// broken, or fewer of them when a mutation was undone), and kept when,
+// played again alone, it shows the same finding (of the same kind and
+// rule, for fewer rules broken at most): a candidate the engine already
+// tells apart costs nothing, and at most Config.Shrink replays are spent
+// per finding (two when each costs a restart of the IUT). The finding's
+// case becomes the smaller one, its reproducer is written from it, and
+// findings that turn out the same are reported once.
 
 // minimize shrinks every finding a case showed and writes its reproducer.
 // The findings of behaviour are shrunk together, a round at a time: each
 // round plays every finding's candidates in one batch and keeps, per
 // finding, the smallest candidate that still shows it. A finding that
-// kills the IUT is shrunk on its own, with one candidate at most: each
-// replay that still kills it costs restarts.
+// kills the IUT is shrunk on its own: each replay that still kills it
+// costs restarts.
 func (fz *fuzzer) minimize(ctx context.Context) {
 	var together []*Finding
 	for _, f := range fz.found.list() {
@@ -56,7 +59,7 @@ func (fz *fuzzer) minimize(ctx context.Context) {
 				if spent[f] >= fz.cfg.Shrink {
 					break
 				}
-				next := fz.same(f.c, cand.d, len(plays))
+				next := fz.same(f.c, cand, len(plays))
 				if next == nil {
 					continue
 				}
@@ -69,14 +72,15 @@ func (fz *fuzzer) minimize(ctx context.Context) {
 		}
 		fz.progress("minimizing")
 		shows := fz.replay(plays)
-		best := map[*Finding]int{}
+		best, seen := map[*Finding]int{}, map[*Finding]*Finding{}
 		for i := range plays {
 			f := owner[i]
-			if !shows[i][f.key] {
+			g := showing(f, shows[i])
+			if g == nil {
 				continue
 			}
-			if b, ok := best[f]; !ok || took[i].removed+took[i].cut > took[b].removed+took[b].cut {
-				best[f] = i
+			if b, ok := best[f]; !ok || took[i].score() > took[b].score() {
+				best[f], seen[f] = i, g
 			}
 		}
 		var again []*Finding
@@ -85,11 +89,12 @@ func (fz *fuzzer) minimize(ctx context.Context) {
 			if !ok {
 				continue
 			}
-			fz.adopt(f, plays[i], took[i])
+			fz.adopt(f, plays[i], took[i], seen[f])
 			again = append(again, f)
 		}
 		together = again
 	}
+	fz.found.merge()
 	if fz.cfg.ReproDir == "" {
 		return
 	}
@@ -106,13 +111,22 @@ func (fz *fuzzer) minimize(ctx context.Context) {
 	}
 }
 
-// same is the case of draft d when the engine's verdict on it is the one
-// on c (shape, rules broken, refusal class), under a name of its own;
-// nil when the engine tells them apart, so no replay is needed.
-func (fz *fuzzer) same(c *Case, d *draft, k int) *Case {
-	next, _, err := fz.o.build(d, c.N)
-	if err != nil || next == nil || next.Shape != c.Shape || next.Input() != c.Input() ||
-		next.Verdict.Reason != c.Verdict.Reason || next.Verdict.Answered != c.Verdict.Answered {
+// same is the case of candidate cand when the engine's verdict on it is
+// the one on c (shape, refusal class, rules broken: fewer of them when a
+// mutation was undone), under a name of its own; nil when the engine
+// tells them apart, so no replay is needed.
+func (fz *fuzzer) same(c *Case, cand candidate, k int) *Case {
+	next, _, err := fz.o.build(cand.d, c.N)
+	switch {
+	case err != nil || next == nil || next.Shape != c.Shape:
+		return nil
+	case cand.undone > 0:
+		// Fewer rules broken may call for another refusal: the replay
+		// says whether the finding stays.
+		if !subset(next.Verdict.Breaks, c.Verdict.Breaks) {
+			return nil
+		}
+	case next.Input() != c.Input() || next.Verdict.Reason != c.Verdict.Reason || next.Verdict.Answered != c.Verdict.Answered:
 		return nil
 	}
 	sc := *next.Scenario
@@ -121,16 +135,50 @@ func (fz *fuzzer) same(c *Case, d *draft, k int) *Case {
 	return next
 }
 
+// subset reports whether every rule of a is in b (and a is not empty when
+// b is not: a valid message is no smaller case of a broken one).
+func subset(a, b []string) bool {
+	if len(a) == 0 && len(b) > 0 {
+		return false
+	}
+	for _, r := range a {
+		if !slices.Contains(b, r) {
+			return false
+		}
+	}
+	return true
+}
+
+// showing is the finding among shown that is f again: of the same kind
+// and rule (or, for a rule named after the input, the smaller input's),
+// with no rule broken that f's input did not break.
+func showing(f *Finding, shown []Finding) *Finding {
+	for i, g := range shown {
+		if g.Kind != f.Kind || !subset(strings.Split(g.Input, "+"), strings.Split(f.Input, "+")) && g.Input != f.Input {
+			continue
+		}
+		if g.Rule == f.Rule || (f.Rule == f.Input && g.Rule == g.Input) {
+			return &shown[i]
+		}
+	}
+	return nil
+}
+
 // adopt makes the smaller case f's, under the name of the case it
-// replaces.
-func (fz *fuzzer) adopt(f *Finding, c *Case, cand candidate) {
+// replaces; g is the finding it showed (its input may be smaller).
+func (fz *fuzzer) adopt(f *Finding, c *Case, cand candidate, g *Finding) {
 	sc := *c.Scenario
-	sc.ID = f.c.ID
+	sc.ID = caseID(c.N, c.draft) // named after what is left of it
 	c.ID, c.Scenario = sc.ID, &sc
-	f.c, f.What = c, c.What()
+	f.c, f.Case, f.What = c, c.ID, c.What()
+	f.Rule, f.Input, f.Message = g.Rule, g.Input, g.Message
 	f.removed += cand.removed
 	f.cut += cand.cut
+	f.undone += cand.undone
 	var parts []string
+	if f.undone > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s undone", f.undone, plural(f.undone, "mutation")))
+	}
 	if f.removed > 0 {
 		parts = append(parts, fmt.Sprintf("%d %s removed", f.removed, plural(f.removed, "member")))
 	}
@@ -140,13 +188,9 @@ func (fz *fuzzer) adopt(f *Finding, c *Case, cand candidate) {
 	f.Shrunk = strings.Join(parts, ", ")
 }
 
-// replay plays cases at once and says, for each, the keys of the findings
-// it shows.
-func (fz *fuzzer) replay(cases []*Case) []map[string]bool {
-	out := make([]map[string]bool, len(cases))
-	for i := range out {
-		out[i] = map[string]bool{}
-	}
+// replay plays cases at once and says, for each, the findings it shows.
+func (fz *fuzzer) replay(cases []*Case) [][]Finding {
+	out := make([][]Finding, len(cases))
 	scs := make([]*scenario.Scenario, len(cases))
 	for i, c := range cases {
 		scs[i] = c.Scenario
@@ -155,51 +199,56 @@ func (fz *fuzzer) replay(cases []*Case) []map[string]bool {
 	if b == nil {
 		return out // the session ended: nothing shows
 	}
-	note := func(i int, fs []Finding) {
-		for _, f := range fs {
-			out[i][keyOf(f.Kind, f.Rule, f.Input)] = true
-		}
-	}
 	byID := map[string]int{}
 	for i, res := range b.Results {
 		byID[cases[i].ID] = i
-		note(i, behaviour(cases[i], res))
+		out[i] = append(out[i], behaviour(cases[i], res)...)
 	}
 	for _, p := range b.Published {
 		if p.Scenario >= 0 {
-			note(p.Scenario, output(p, cases[p.Scenario]))
+			out[p.Scenario] = append(out[p.Scenario], output(p, cases[p.Scenario])...)
 		}
 	}
 	for _, k := range b.Killers {
 		if i, ok := byID[k.Scenario]; ok {
-			note(i, []Finding{killed(k, cases[i])})
+			out[i] = append(out[i], killed(k, cases[i]))
 		}
 	}
 	return out
 }
 
-// shrinkAlone tries the one candidate that removes most from a case that
-// kills the IUT.
+// shrinkAlone tries, one at a time, at most two candidates for a case
+// that kills the IUT: each mutation undone, then every removable member
+// removed.
 func (fz *fuzzer) shrinkAlone(f *Finding) {
-	cands := candidates(f.c.draft)
-	if len(cands) == 0 || fz.sess == nil {
-		return
-	}
-	next := fz.same(f.c, cands[0].d, 0)
-	if next == nil {
-		return
-	}
-	fz.progress("minimizing")
-	if fz.replay([]*Case{next})[0][f.key] {
-		fz.adopt(f, next, cands[0])
+	tries := 0
+	for _, cand := range candidates(f.c.draft) {
+		if tries == min(2, fz.cfg.Shrink) || fz.sess == nil {
+			return
+		}
+		if cand.undone == 0 && cand.removed <= 1 && cand.cut == 0 {
+			continue // one member at a time is too dear here
+		}
+		next := fz.same(f.c, cand, tries)
+		if next == nil {
+			continue
+		}
+		tries++
+		fz.progress("minimizing")
+		if g := showing(f, fz.replay([]*Case{next})[0]); g != nil {
+			fz.adopt(f, next, cand, g)
+		}
 	}
 }
 
 // candidate is a smaller draft, and what was taken from it.
 type candidate struct {
-	d            *draft
-	removed, cut int
+	d                    *draft
+	removed, cut, undone int
 }
+
+// score is how much smaller a candidate is: an undone mutation counts most.
+func (c candidate) score() int { return 100*c.undone + c.removed + c.cut }
 
 // protected are the members a message keeps while it shrinks: what every
 // envelope carries, and what places it (its work and container).
@@ -226,6 +275,13 @@ func candidates(d *draft) []candidate {
 		}
 	}
 	var out []candidate
+	if len(d.keys) > 1 {
+		for i := range d.keys {
+			if u, ok := undo(d, i); ok {
+				out = append(out, candidate{d: u, undone: 1})
+			}
+		}
+	}
 	if len(free) > 1 {
 		out = append(out, candidate{d: without(d, free), removed: len(free)})
 	}
@@ -262,6 +318,55 @@ func without(d *draft, ptrs []string) *draft {
 		}
 	}
 	return &out
+}
+
+// undo is d without its i-th mutation, when that mutation changed one
+// member: the member as the seed has it again.
+func undo(d *draft, i int) (*draft, bool) {
+	kind, at, ok := strings.Cut(d.keys[i], "@")
+	if !ok || kind == "ext" || kind == "size" {
+		return nil, false
+	}
+	at, _, _ = strings.Cut(at, ":")
+	out := *d
+	out.send.Envelope = copyValue(d.send.Envelope).(map[string]any)
+	out.send.Drop = slices.Clone(d.send.Drop)
+	out.ops = slices.Delete(slices.Clone(d.ops), i, i+1)
+	out.keys = slices.Delete(slices.Clone(d.keys), i, i+1)
+	if kind == "tamper" || strings.HasPrefix(d.ops[i], "after signing") {
+		if d.send.Tamper == nil {
+			return nil, false
+		}
+		out.send.Tamper = copyValue(d.send.Tamper).(map[string]any)
+		m, k := parent(out.send.Tamper, at, false)
+		if m == nil {
+			return nil, false
+		}
+		delete(m, k)
+		return &out, true
+	}
+	m, k := parent(out.send.Envelope, at, true)
+	if m == nil {
+		return nil, false
+	}
+	top := strings.Count(at, "/") == 1
+	if orig, _ := parent(d.seed.send.Envelope, at, false); orig != nil {
+		if v, has := orig[k]; has {
+			m[k] = copyValue(v)
+			if top {
+				out.send.Drop = slices.DeleteFunc(out.send.Drop, func(s string) bool { return s == k })
+			}
+			if strings.HasPrefix(at, "/body/capability") {
+				out.send.Digest = d.seed.send.Digest
+			}
+			return &out, true
+		}
+	}
+	delete(m, k)
+	if top && defaults[k] && !slices.Contains(d.seed.send.Drop, k) {
+		out.send.Drop = append(out.send.Drop, k)
+	}
+	return &out, true
 }
 
 // touches reports whether the mutation key k put something at or inside
