@@ -90,9 +90,12 @@ type Report struct {
 	Generated int            `json:"generated"`
 	NotPlayed map[string]int `json:"not_played,omitempty"`
 	// Errors counts cases that could not be judged (the IUT gone).
-	Errors   int        `json:"errors,omitempty"`
-	Findings []*Finding `json:"findings"`
-	IUT      IUTSummary `json:"iut"`
+	Errors int `json:"errors,omitempty"`
+	// Unconfirmed counts findings that rested on a shortened ceiling and
+	// did not show again with the full --step-timeout: not reported.
+	Unconfirmed int        `json:"unconfirmed,omitempty"`
+	Findings    []*Finding `json:"findings"`
+	IUT         IUTSummary `json:"iut"`
 	// Corpus is how many kept cases were played, and how many were added.
 	Corpus *CorpusInfo `json:"corpus,omitempty"`
 	Error  string      `json:"error,omitempty"`
@@ -172,6 +175,9 @@ type fuzzer struct {
 	// with them are not played again (each would cost restarts).
 	killers map[string]bool
 	corpus  *corpus
+	// slowest is the longest the IUT took to answer so far; ceiling the
+	// shorter ceiling cases are played with (see setCeiling).
+	slowest, ceiling time.Duration
 }
 
 // Run fuzzes the IUT cfg.Harness names. The report is returned even with
@@ -212,6 +218,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return fz.fail(err)
 	}
 	fz.gen = newGenerator(cfg.Seed, seeds, dict)
+	fz.setCeiling()
 	fz.o = &oracle{fam: fam, now: cfg.Now}
 	kept := fz.corpus.drafts(seeds)
 	if fz.corpus != nil {
@@ -233,7 +240,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	// chunks grow while the IUT lives and shrink when it dies, so that a
 	// case known to kill it keeps the others of its kind from being played
 	// (each would cost restarts).
-	chunk := min(cfg.Parallel, cfg.Batch)
+	// A death replays alone each case in flight at it that could be the
+	// killer: chunks start small too.
+	chunk := min(max(cfg.Parallel/4, 8), cfg.Batch)
 	var pending []*Case
 	for !fz.done(ctx) {
 		if len(pending) == 0 {
@@ -263,12 +272,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		})
 		pending = pending[n:]
 		died, err := fz.play(batch)
+		fz.setCeiling()
 		if err != nil {
 			rep.Error = err.Error()
 			break
 		}
 		if died {
-			chunk = max(cfg.Parallel/8, 8)
+			chunk = min(max(cfg.Parallel/16, 8), cfg.Batch)
 		} else {
 			chunk = min(2*chunk, cfg.Batch)
 		}
@@ -357,8 +367,34 @@ func (fz *fuzzer) play(batch []*Case) (died bool, err error) {
 	if b != nil {
 		fz.judge(batch, b)
 		died = slices.ContainsFunc(b.Events, harness.LifeEvent.Death)
+		for _, res := range b.Results {
+			if res.Latency != nil {
+				fz.slowest = max(fz.slowest, res.Latency.Max.D())
+			}
+		}
 	}
 	return died, err
+}
+
+// Ceilings. A case waits for an answer that never comes only as long as an
+// expect step's ceiling, and a faulty peer leaves many unanswered: cases
+// are played with a ceiling ten times the slowest answer the IUT gave so
+// far (at least a second, at most --step-timeout), and a finding that
+// rests on a ceiling is confirmed with the full --step-timeout before it
+// is reported (see confirm): no verdict rests on the shorter one.
+
+// firstCeiling is the ceiling before the IUT has answered anything.
+const firstCeiling = 2 * time.Second
+
+// setCeiling sets the ceiling of the next batch.
+func (fz *fuzzer) setCeiling() {
+	full := fz.cfg.Harness.StepTimeout
+	c := min(firstCeiling, full)
+	if fz.slowest > 0 {
+		c = min(max(10*fz.slowest, time.Second), full)
+	}
+	fz.ceiling = c
+	fz.sess.SetStepTimeout(c)
 }
 
 // judge reads one played batch: the cases' verdicts, what the IUT

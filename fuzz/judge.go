@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/aghcheck/aghcheck/harness"
@@ -46,6 +47,9 @@ type Finding struct {
 	key                  string
 	c                    *Case
 	removed, cut, undone int // what minimization took away
+	// waited: it rests on an expect step's ceiling (an answer that did
+	// not come), which a run may have shortened (see fuzzer.ceiling).
+	waited bool
 }
 
 // keyOf is what makes two findings the same: the kind, the rule, and the
@@ -71,6 +75,12 @@ func (fs *findings) add(f Finding) *Finding {
 	fs.byKey[f.key] = &f
 	fs.order = append(fs.order, f.key)
 	return &f
+}
+
+// drop forgets f.
+func (fs *findings) drop(f *Finding) {
+	delete(fs.byKey, f.key)
+	fs.order = slices.DeleteFunc(fs.order, func(k string) bool { return k == f.key })
 }
 
 // merge reports once the findings that minimization made the same (a
@@ -129,7 +139,7 @@ func behaviour(c *Case, res *harness.ScenarioResult) []Finding {
 		if sr.Outcome == harness.Warn {
 			level = "SHOULD"
 		}
-		f := Finding{Level: level, Case: c.ID, Input: c.Input(), What: c.What(), c: c}
+		f := Finding{Level: level, Case: c.ID, Input: c.Input(), What: c.What(), c: c, waited: sr.Kind == "expect"}
 		what := fmt.Sprintf("%s (%s)", c.Input(), c.What())
 		switch role := rs[sr.Index-1]; {
 		case c.Shape == shapeRefuse && role == "class":

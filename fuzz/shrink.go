@@ -37,11 +37,14 @@ import (
 // kills the IUT is shrunk on its own: each replay that still kills it
 // costs restarts.
 func (fz *fuzzer) minimize(ctx context.Context) {
+	fz.confirm(nil)
 	var together []*Finding
+	before := map[*Finding]Finding{}
 	for _, f := range fz.found.list() {
 		if f.c == nil || fz.cfg.Shrink < 0 {
 			continue
 		}
+		before[f] = *f
 		f.Shrunk = "already minimal"
 		if f.Rule == requirements.PeerSurvives.ID {
 			fz.shrinkAlone(f)
@@ -94,6 +97,7 @@ func (fz *fuzzer) minimize(ctx context.Context) {
 		}
 		together = again
 	}
+	fz.confirm(before)
 	fz.found.merge()
 	if fz.cfg.ReproDir == "" {
 		return
@@ -108,6 +112,50 @@ func (fz *fuzzer) minimize(ctx context.Context) {
 			continue
 		}
 		f.Reproducer = path
+	}
+}
+
+// confirm plays again, with the full --step-timeout, the case of each
+// finding that rests on a ceiling shortened for the run: a finding it does
+// not show again is dropped; after minimization (before holds each
+// finding as it was), a smaller case that does not show it again gives
+// way to the one it replaced.
+func (fz *fuzzer) confirm(before map[*Finding]Finding) {
+	if fz.sess == nil || fz.ceiling >= fz.cfg.Harness.StepTimeout {
+		return
+	}
+	var check []*Finding
+	for _, f := range fz.found.list() {
+		if f.waited && f.c != nil && (before == nil || before[f].c != f.c) {
+			check = append(check, f)
+		}
+	}
+	if len(check) == 0 {
+		return
+	}
+	fz.sess.SetStepTimeout(0)
+	defer fz.sess.SetStepTimeout(fz.ceiling)
+	fz.progress("confirming")
+	plays := make([]*Case, len(check))
+	for i, f := range check {
+		c := *f.c
+		sc := *c.Scenario
+		sc.ID = fmt.Sprintf("%s.c%d", c.ID, i)
+		c.ID, c.Scenario = sc.ID, &sc
+		plays[i] = &c
+	}
+	shows := fz.replay(plays)
+	for i, f := range check {
+		if g := showing(f, shows[i]); g != nil {
+			f.Message = g.Message // as the full ceiling saw it
+			continue
+		}
+		if b, ok := before[f]; ok {
+			*f = b // the smaller case rested on the shorter ceiling
+			continue
+		}
+		fz.found.drop(f)
+		fz.rep.Unconfirmed++
 	}
 }
 

@@ -23,6 +23,7 @@ type Session struct {
 	rep  *Report // session-wide: the broker and the IUT
 	ctx  context.Context
 	stop func()
+	step time.Duration // Config.StepTimeout
 }
 
 // Open starts the broker (unless cfg.External names one), starts the IUT
@@ -58,7 +59,19 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		return fail(err)
 	}
 	r.beginLife(s.ctx)
+	s.step = r.cfg.StepTimeout
 	return s, nil
+}
+
+// SetStepTimeout sets the ceiling of every expect step of the batches
+// played from now on; 0 restores Config.StepTimeout. A caller that knows
+// how fast the IUT answers may wait less for what will not come, and
+// confirm with the full ceiling what rests on a shorter one.
+func (s *Session) SetStepTimeout(d time.Duration) {
+	if d <= 0 {
+		d = s.step
+	}
+	s.r.cfg.StepTimeout = d
 }
 
 // IUT is what the session learned of the IUT: its peer id and card.
