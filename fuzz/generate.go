@@ -89,6 +89,10 @@ type draft struct {
 	// bystander: the message is addressed to another peer and seen by the
 	// IUT on the broadcast subject only.
 	bystander bool
+	// pre is the send before its bytes were changed by bytesOps[bytesOp]
+	// (-1: not UTF-8); nil when they were not.
+	pre     *scenario.Send
+	bytesOp int
 }
 
 type generator struct {
@@ -521,16 +525,19 @@ func (g *generator) tamper(d *draft) bool {
 	return true
 }
 
+// bytesOp is one change of the bytes themselves.
+type bytesOp struct {
+	name, words string
+	ext         string // raw JSON spliced in as an extension value
+	edit        func(txt string) string
+}
+
 // placeholder marks where a bytes mutation splices raw JSON text in.
 const placeholder = "\x00aghcheck-splice\x00"
 
 // bytesOps change the payload itself, as text (with the case's templates
 // in it) or, for bytes that are not UTF-8, as fixed bytes.
-var bytesOps = []struct {
-	name, words string
-	ext         string // raw JSON spliced in as an extension value
-	edit        func(txt string) string
-}{
+var bytesOps = []bytesOp{
 	{"bom", "a UTF-8 byte order mark before the JSON", "", func(s string) string { return "\ufeff" + s }},
 	{"trailing", "bytes after the JSON object", "", func(s string) string { return s + " }" }},
 	{"two-envelopes", "two envelopes in one payload", "", func(s string) string { return s + "\n" + s }},
@@ -598,10 +605,30 @@ func (g *generator) bytes(d *draft) bool {
 	if d.seed.sign || d.send.Envelope == nil {
 		return false
 	}
-	if g.rng.IntN(len(bytesOps)+1) == 0 {
-		return g.notUTF8(d)
+	op := -1 // not UTF-8
+	if g.rng.IntN(len(bytesOps)+1) != 0 {
+		op = g.rng.IntN(len(bytesOps))
 	}
-	op := bytesOps[g.rng.IntN(len(bytesOps))]
+	return d.applyBytes(op)
+}
+
+// applyBytes changes d's envelope into bytes by bytesOps[op] (-1: a byte
+// that is not UTF-8), keeping the envelope it started from: minimization
+// shrinks that and changes it again.
+func (d *draft) applyBytes(op int) bool {
+	pre := d.send
+	if op < 0 {
+		if !d.notUTF8() {
+			return false
+		}
+	} else if !d.rawOp(bytesOps[op]) {
+		return false
+	}
+	d.pre, d.bytesOp = &pre, op
+	return true
+}
+
+func (d *draft) rawOp(op bytesOp) bool {
 	env := d.send.Envelope
 	if op.ext != "" {
 		env = copyValue(env).(map[string]any)
@@ -640,7 +667,7 @@ var fixedBytesTime = time.Unix(1776366000, 0)
 // they are played as they are (raw_base64), with the identities of a
 // stand-in run: the IUT must survive them and refuse them, but they are
 // no work of its own.
-func (g *generator) notUTF8(d *draft) bool {
+func (d *draft) notUTF8() bool {
 	raw, err := scenario.Render(&d.send, testPeer, false, fixedBytesTime)
 	if err != nil {
 		return false

@@ -37,7 +37,6 @@ import (
 // kills the IUT is shrunk on its own: each replay that still kills it
 // costs restarts.
 func (fz *fuzzer) minimize(ctx context.Context) {
-	fz.confirm(nil)
 	var together []*Finding
 	before := map[*Finding]Finding{}
 	for _, f := range fz.found.list() {
@@ -97,7 +96,9 @@ func (fz *fuzzer) minimize(ctx context.Context) {
 		}
 		together = again
 	}
-	fz.confirm(before)
+	if reverted := fz.confirm(before); len(reverted) > 0 {
+		fz.confirm(nil, reverted...) // the cases they replaced, as found
+	}
 	fz.found.merge()
 	if fz.cfg.ReproDir == "" {
 		return
@@ -116,22 +117,22 @@ func (fz *fuzzer) minimize(ctx context.Context) {
 }
 
 // confirm plays again, with the full --step-timeout, the case of each
-// finding that rests on a ceiling shortened for the run: a finding it does
-// not show again is dropped; after minimization (before holds each
-// finding as it was), a smaller case that does not show it again gives
-// way to the one it replaced.
-func (fz *fuzzer) confirm(before map[*Finding]Finding) {
+// finding (of only), that rests on a ceiling shortened for the run: a
+// finding it does not show again is dropped, unless it was minimized
+// (before holds each finding as it was found): it then takes back the
+// case it was found with, and is returned, to be confirmed in turn.
+func (fz *fuzzer) confirm(before map[*Finding]Finding, only ...*Finding) (reverted []*Finding) {
 	if fz.sess == nil || fz.ceiling >= fz.cfg.Harness.StepTimeout {
-		return
+		return nil
 	}
 	var check []*Finding
 	for _, f := range fz.found.list() {
-		if f.waited && f.c != nil && (before == nil || before[f].c != f.c) {
+		if f.waited && f.c != nil && (len(only) == 0 || slices.Contains(only, f)) {
 			check = append(check, f)
 		}
 	}
 	if len(check) == 0 {
-		return
+		return nil
 	}
 	fz.sess.SetStepTimeout(0)
 	defer fz.sess.SetStepTimeout(fz.ceiling)
@@ -150,13 +151,15 @@ func (fz *fuzzer) confirm(before map[*Finding]Finding) {
 			f.Message = g.Message // as the full ceiling saw it
 			continue
 		}
-		if b, ok := before[f]; ok {
+		if b, ok := before[f]; ok && b.c != f.c {
 			*f = b // the smaller case rested on the shorter ceiling
+			reverted = append(reverted, f)
 			continue
 		}
 		fz.found.drop(f)
 		fz.rep.Unconfirmed++
 	}
+	return reverted
 }
 
 // same is the case of candidate cand when the engine's verdict on it is
@@ -312,6 +315,9 @@ var padding = regexp.MustCompile(`\{\{\s*pad\.(\d+)\s*\}\}`)
 // put there undoes that mutation; the engine tells whether the message
 // still breaks what it broke.
 func candidates(d *draft) []candidate {
+	if d.pre != nil {
+		return rebytes(d)
+	}
 	env := d.send.Envelope
 	if env == nil {
 		return nil
@@ -339,6 +345,21 @@ func candidates(d *draft) []candidate {
 	if d.accept != requirements.NATSPayload.ID {
 		if small, n := unpadded(d); n > 0 {
 			out = append(out, candidate{d: small, cut: n})
+		}
+	}
+	return out
+}
+
+// rebytes are the candidates of a draft whose bytes were changed: the
+// envelope they were made from, shrunk, changed the same way again.
+func rebytes(d *draft) []candidate {
+	before := *d
+	before.send, before.pre = *d.pre, nil
+	before.ops, before.keys = slices.Clone(d.ops[:len(d.ops)-1]), slices.Clone(d.keys[:len(d.keys)-1])
+	var out []candidate
+	for _, c := range candidates(&before) {
+		if c.d.applyBytes(d.bytesOp) {
+			out = append(out, c)
 		}
 	}
 	return out
