@@ -21,9 +21,10 @@ import (
 type Session struct {
 	r    *runner
 	rep  *Report // session-wide: the broker and the IUT
-	ctx  context.Context
-	stop func()
-	step time.Duration // Config.StepTimeout
+	ctx    context.Context
+	stop   func()
+	step   time.Duration // Config.StepTimeout
+	closed bool
 }
 
 // Open starts the broker (unless cfg.External names one), starts the IUT
@@ -124,7 +125,10 @@ type Published struct {
 // what was judged, and the rest of it is error.
 func (s *Session) Play(scs []*scenario.Scenario, opt PlayOptions) (*Batch, error) {
 	r := s.r
-	if r.gaveUp != "" {
+	switch {
+	case s.closed:
+		return nil, &HarnessError{errors.New("the session is closed")}
+	case r.gaveUp != "":
 		return nil, &HarnessError{errors.New(r.gaveUp)}
 	}
 	r.cfg.Scenarios, r.cfg.Parallel, r.cfg.ReproDir = scs, opt.Parallel, opt.ReproDir
@@ -184,6 +188,10 @@ func (s *Session) drain(rep *Report) ([]Published, bool) {
 // the broker, and the IUT with its liveness events, restarts, killers and
 // output. Scenarios and verdicts are the batches'.
 func (s *Session) Close() *Report {
+	if s.closed {
+		return s.rep
+	}
+	s.closed = true
 	r := s.r
 	if l := r.life.current(); l != nil {
 		l.cancel(nil)
