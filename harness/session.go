@@ -19,8 +19,8 @@ import (
 // reproducers), each scenario judged by the same player and passive judge.
 // Nothing of the run is done a second way.
 type Session struct {
-	r    *runner
-	rep  *Report // session-wide: the broker and the IUT
+	r      *runner
+	rep    *Report // session-wide: the broker and the IUT
 	ctx    context.Context
 	stop   func()
 	step   time.Duration // Config.StepTimeout
