@@ -66,7 +66,7 @@ func TestKillerIsNamedAndTheRunGoesOn(t *testing.T) {
 	dir := t.TempDir()
 	some := regexp.MustCompile(`^(kinds|delivery|receiver\.(WHOIS|ENV-ID|ENV-KIND))`)
 	correct := runAgainst(t, "peer", Config{Select: some})
-	rep := runAgainst(t, "peer:disconnect-on:whois-query-type", Config{Select: some, GreetTimeout: 3 * time.Second, ReproDir: dir})
+	rep := runAgainst(t, "peer:disconnect-on:whois-query-type", Config{Select: some, GreetTimeout: 3 * time.Second, BackTimeout: 300 * time.Millisecond, ReproDir: dir})
 	if rep.Error != "" {
 		t.Fatal(rep.Error)
 	}
@@ -117,7 +117,7 @@ func TestKillerIsNamedAndTheRunGoesOn(t *testing.T) {
 	if err := set.Err(); err != nil || len(set.Scenarios) == 0 {
 		t.Fatalf("reproducers do not load: %v (%d scenarios)", err, len(set.Scenarios))
 	}
-	replay := runAgainst(t, "peer:disconnect-on:whois-query-type", Config{Scenarios: set.Scenarios, GreetTimeout: 3 * time.Second})
+	replay := runAgainst(t, "peer:disconnect-on:whois-query-type", Config{Scenarios: set.Scenarios, GreetTimeout: 3 * time.Second, BackTimeout: 300 * time.Millisecond})
 	if replay.Summary.Fail != len(set.Scenarios) {
 		t.Errorf("replayed against the faulty peer: %+v, want every reproducer to fail", replay.Summary)
 	}
