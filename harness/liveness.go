@@ -173,7 +173,7 @@ func (lv *liveness) dieAt(l *life, kind, cause string, at time.Duration) {
 // Config.Life at once.
 func (lv *liveness) record(kind, cause string) *LifeEvent {
 	ev := LifeEvent{At: Millis(time.Since(lv.r.start)), Kind: kind, Cause: cause}
-	if p := lv.r.proc; p != nil {
+	if p := lv.r.process(); p != nil {
 		ev.Stdout, ev.Stderr = lastLines(p.Stdout(), tailLines), lastLines(p.Stderr(), tailLines)
 		ev.Said = errorLine(p.Stderr())
 	}
@@ -220,7 +220,7 @@ func (lv *liveness) heard(m *message) {
 
 // watchProcess interrupts l when the IUT's process exits.
 func (lv *liveness) watchProcess(l *life) {
-	p := lv.r.proc
+	p := lv.r.process()
 	if p == nil {
 		return
 	}
@@ -302,7 +302,7 @@ func (lv *liveness) watchConnection(l *life) {
 			if !c.At.IsZero() && c.At.After(r.start) {
 				at = c.At.Sub(r.start)
 			}
-			if p := r.proc; p != nil {
+			if p := r.process(); p != nil {
 				// A process that exits closes its connection first: name
 				// the exit when it follows at once.
 				select {

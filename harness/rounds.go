@@ -270,7 +270,9 @@ func (r *runner) revive(ctx context.Context, rep *Report) bool {
 		r.life.record(LifeGone, r.gaveUp)
 		return false
 	}
-	r.proc = proc
+	r.procMu.Lock()
+	r.proc = proc // read by the liveness watchers
+	r.procMu.Unlock()
 	if _, err := r.nextGreet(ctx, proc.Done(), time.Since(r.start)); err != nil {
 		r.gaveUp = "after restart " + fmt.Sprint(r.restarts) + ": " + err.Error()
 		r.life.record(LifeGone, r.gaveUp)

@@ -47,6 +47,8 @@ type runner struct {
 	iutDone  <-chan struct{}
 	progress sync.Mutex
 
+	procMu sync.Mutex // r.proc changes on a restart while watchers read it
+
 	tag       string // this run's random tag (probe identity)
 	life      *liveness
 	restarts  int
@@ -280,7 +282,9 @@ func (r *runner) startIUT(rep *Report) error {
 	if err != nil {
 		return err
 	}
+	r.procMu.Lock()
 	r.proc = proc
+	r.procMu.Unlock()
 	r.iutDone = proc.Done()
 	return nil
 }
@@ -431,6 +435,14 @@ func (r *runner) playAll(ctx context.Context, rep *Report, play []int) {
 }
 
 func (r *runner) current() *life { return r.life.current() }
+
+// process is the IUT's current process (nil when attached), for the
+// liveness watchers' goroutines.
+func (r *runner) process() *iut.Process {
+	r.procMu.Lock()
+	defer r.procMu.Unlock()
+	return r.proc
+}
 
 func lastLine(s string) string {
 	s = strings.TrimSpace(s)
