@@ -19,7 +19,7 @@ build:
 ## test: the one command CI runs (.ci/run): vet, race-enabled tests, docs in sync.
 test:
 	$(GO) vet $(PKGS)
-	$(GO) test -race -count=1 $(PKGS)
+	$(GO) test -race -count=1 -p 4 $(PKGS)
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem $(PKGS)
