@@ -177,6 +177,7 @@ func newRunCmd() *cobra.Command {
 		recordPath, implName, implVersion  string
 		maxRestarts                        int
 		reproDir                           string
+		backTimeout                        time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -216,6 +217,9 @@ outside it, no stale entry.`,
 			if err := positiveDurations(cmd, "step-timeout", "greet-timeout"); err != nil {
 				return err
 			}
+			if backTimeout < 0 {
+				return &exitError{code: exitUsageErr, err: fmt.Errorf("--back-timeout %s: want a positive duration, or 0 for --greet-timeout", backTimeout)}
+			}
 			if timeout < 0 {
 				return &exitError{code: exitUsageErr, err: fmt.Errorf("--timeout %s: want a positive duration, or 0 for no ceiling per scenario", timeout)}
 			}
@@ -253,7 +257,7 @@ outside it, no stale entry.`,
 				Scenarios: scs, Level: sf.level, Strict: strict, Select: re, Parallel: parallel,
 				Timeout: timeout, StepTimeout: stepTimeout, GreetTimeout: greetTimeout,
 				IUTPeer: iutPeer, Workspace: workspace, Channel: channel, Version: version,
-				MaxRestarts: maxRestarts, ReproDir: reproDir,
+				MaxRestarts: maxRestarts, ReproDir: reproDir, BackTimeout: backTimeout,
 			}
 			if iutPeer != "" {
 				// Attached: what is not given is found from the peer's
@@ -364,6 +368,7 @@ outside it, no stale entry.`,
 	f.StringVar(&implVersion, "implementation-version", "", "implementation `VERSION` every report names (default the Peer Card's version, else unknown)")
 	f.DurationVar(&greetTimeout, "greet-timeout", harness.DefaultGreetTimeout, "how long to wait for the IUT's greet (also for its return after it died or lost its connection)")
 	f.IntVar(&maxRestarts, "max-restarts", harness.DefaultMaxRestarts, "how often an --iut that died is started again (0: never; the scenarios it could not play are errors)")
+	f.DurationVar(&backTimeout, "back-timeout", 0, "how long an --iut whose broker connection closed has to come back on its own before it is restarted (default --greet-timeout)")
 	f.StringVar(&reproDir, "repro-dir", "", "write each scenario that kills the IUT when played alone as a scenario file into `DIR` (replay: run --suite DIR --embedded=false)")
 	return cmd
 }
