@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/aghcheck/aghcheck/fuzz"
 	"github.com/aghcheck/aghcheck/harness"
-	"github.com/aghcheck/aghcheck/harness/broker"
 	"github.com/aghcheck/aghcheck/reporter"
 )
 
@@ -98,27 +96,16 @@ was, 2 when the fuzzer could not run.`,
 			if maxRestarts == 0 {
 				hc.MaxRestarts = -1 // 0 on the command line: never restart
 			}
-			if iutPeer == "" {
-				if iutLine == "" {
-					iutLine = "aghcheck peer"
-				}
-				var err error
-				if hc.Command, err = iutCommand(iutLine); err != nil {
-					return &exitError{code: exitUsageErr, err: fmt.Errorf("--iut: %w", err)}
-				}
+			var err error
+			if hc.Command, err = iutArgv(iutLine, iutPeer); err != nil {
+				return err
 			}
-			if natsURL != "" {
-				hc.External = &broker.Endpoint{URL: natsURL, Token: natsToken, User: natsUser, Password: natsPassword, Creds: natsCreds}
+			hc.External = external(natsURL, natsToken, natsUser, natsPassword, natsCreds)
+			out, closeOut, err := reportOut(cmd.OutOrStdout(), output)
+			if err != nil {
+				return err
 			}
-			var out io.Writer = cmd.OutOrStdout()
-			if output != "" && output != "-" {
-				f, err := os.Create(output)
-				if err != nil {
-					return &exitError{code: exitUsageErr, err: err}
-				}
-				defer f.Close()
-				out = f
-			}
+			defer closeOut()
 			errOut := cmd.ErrOrStderr()
 			var live *reporter.LiveLine
 			if f, ok := errOut.(*os.File); ok && isTerminal(f) {

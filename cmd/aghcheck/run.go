@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/signal"
@@ -19,7 +18,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aghcheck/aghcheck/harness"
-	"github.com/aghcheck/aghcheck/harness/broker"
 	"github.com/aghcheck/aghcheck/harness/iut"
 	"github.com/aghcheck/aghcheck/harness/scenario"
 	"github.com/aghcheck/aghcheck/reporter"
@@ -272,28 +270,19 @@ outside it, no stale entry.`,
 			if maxRestarts == 0 {
 				cfg.MaxRestarts = -1 // 0 on the command line: never restart
 			}
-			if iutPeer == "" {
-				if iutLine == "" {
-					iutLine = "aghcheck peer"
-					// The built-in peer is this very aghcheck.
-					implName, implVersion = cmp.Or(implName, "aghcheck peer"), cmp.Or(implVersion, version)
-				}
-				if cfg.Command, err = iutCommand(iutLine); err != nil {
-					return &exitError{code: exitUsageErr, err: fmt.Errorf("--iut: %w", err)}
-				}
+			if iutPeer == "" && iutLine == "" {
+				// The built-in peer is this very aghcheck.
+				implName, implVersion = cmp.Or(implName, "aghcheck peer"), cmp.Or(implVersion, version)
 			}
-			if natsURL != "" {
-				cfg.External = &broker.Endpoint{URL: natsURL, Token: natsToken, User: natsUser, Password: natsPassword, Creds: natsCreds}
+			if cfg.Command, err = iutArgv(iutLine, iutPeer); err != nil {
+				return err
 			}
-			var out io.Writer = cmd.OutOrStdout()
-			if output != "" && output != "-" {
-				f, err := os.Create(output)
-				if err != nil {
-					return &exitError{code: exitUsageErr, err: err}
-				}
-				defer f.Close()
-				out = f
+			cfg.External = external(natsURL, natsToken, natsUser, natsPassword, natsCreds)
+			out, closeOut, err := reportOut(cmd.OutOrStdout(), output)
+			if err != nil {
+				return err
 			}
+			defer closeOut()
 			opts := reporter.Options{Strict: strict, Verbose: verbose, Level: sf.level, Scenarios: len(scs), Selected: sf.selected(scs, re),
 				Color:  out == os.Stdout && !color.NoColor,
 				Record: reporter.RecordInput{Scenarios: scs}}
