@@ -7,15 +7,14 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/aghcheck/aghcheck/aghtest"
+	"github.com/aghcheck/aghcheck/internal/testiut"
 	"github.com/aghcheck/aghcheck/peer"
 )
 
@@ -48,26 +47,16 @@ func fakeAghcheck(args []string) int {
 		fmt.Fprintln(os.Stderr, "this aghcheck only plays `aghcheck peer [--fault F]...`")
 		return 2
 	}
-	cfg, err := peer.ConfigFromEnv()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 2
-	}
+	var faults []string
 	for i := 1; i < len(args); i++ {
 		if args[i] != "--fault" || i+1 == len(args) {
 			fmt.Fprintf(os.Stderr, "unknown argument %q\n", args[i])
 			return 2
 		}
 		i++
-		cfg.Faults = append(cfg.Faults, args[i])
+		faults = append(faults, args[i])
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-	if err := peer.Run(ctx, cfg); err != nil && ctx.Err() == nil {
-		fmt.Fprintln(os.Stderr, "peer:", err)
-		return 1
-	}
-	return 0
+	return testiut.Peer(faults, false)
 }
 
 // The built-in peer, started as a command, passes every scenario and earns

@@ -1,18 +1,13 @@
 package fuzz
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/aghcheck/aghcheck/harness"
-	"github.com/aghcheck/aghcheck/peer"
+	"github.com/aghcheck/aghcheck/internal/testiut"
 )
 
 // The test binary doubles as the IUT: with AGHCHECK_TEST_IUT=peer[:FAULT,...]
@@ -25,24 +20,11 @@ func TestMain(m *testing.M) {
 }
 
 func runPeer(mode string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-	cfg, err := peer.ConfigFromEnv()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 2
+	var faults []string
+	if _, f, _ := strings.Cut(mode, ":"); f != "" {
+		faults = strings.Split(f, ",")
 	}
-	if _, faults, _ := strings.Cut(mode, ":"); faults != "" {
-		cfg.Faults = strings.Split(faults, ",")
-	}
-	if err := peer.Run(ctx, cfg); err != nil && ctx.Err() == nil {
-		if errors.Is(err, peer.ErrCrashed) {
-			return peer.CrashExitCode
-		}
-		fmt.Fprintln(os.Stderr, "peer:", err)
-		return 1
-	}
-	return 0
+	return testiut.Peer(faults, false)
 }
 
 // against is a harness configuration whose IUT is the reference peer with

@@ -2,7 +2,6 @@ package harness
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aghcheck/aghcheck/harness/scenario"
+	"github.com/aghcheck/aghcheck/internal/testiut"
 	"github.com/aghcheck/aghcheck/peer"
 	"github.com/aghcheck/aghcheck/suites"
 )
@@ -37,18 +37,11 @@ func runTestIUT(mode string) int {
 	name, arg, _ := strings.Cut(mode, ":")
 	switch name {
 	case "peer", "plain-peer":
+		var faults []string
 		if arg != "" {
-			cfg.Faults = strings.Split(arg, ",")
+			faults = strings.Split(arg, ",")
 		}
-		cfg.NoControl = name == "plain-peer"
-		if err := peer.Run(ctx, cfg); err != nil && ctx.Err() == nil {
-			if errors.Is(err, peer.ErrCrashed) {
-				return peer.CrashExitCode // it printed its panic
-			}
-			fmt.Fprintln(os.Stderr, "peer:", err)
-			return 1
-		}
-		return 0
+		return testiut.Peer(faults, name == "plain-peer")
 	case "welcoming-peer":
 		// The reference peer, plus what some peers do when another joins:
 		// ask the newcomer who it is.

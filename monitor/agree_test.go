@@ -2,16 +2,13 @@ package monitor
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/harness/scenario"
-	"github.com/aghcheck/aghcheck/peer"
+	"github.com/aghcheck/aghcheck/internal/testiut"
 	"github.com/aghcheck/aghcheck/suites"
 )
 
@@ -19,17 +16,7 @@ import (
 // it is the reference peer, configured from the IUT environment.
 func TestMain(m *testing.M) {
 	if os.Getenv("AGHCHECK_TEST_IUT") == "peer" {
-		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-		defer stop()
-		cfg, err := peer.ConfigFromEnv()
-		if err == nil {
-			err = peer.Run(ctx, cfg)
-		}
-		if err != nil && ctx.Err() == nil {
-			fmt.Fprintln(os.Stderr, "peer:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
+		os.Exit(testiut.Peer(nil, false))
 	}
 	os.Exit(m.Run())
 }
