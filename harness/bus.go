@@ -154,42 +154,11 @@ func (b *bus) check(m *message) {
 func (b *bus) receive(subject string, data []byte) {
 	m := &message{at: time.Since(b.start), subject: subject, raw: bytes.Clone(data)}
 	m.token = peerToken(subject, b.workspace, b.channel)
-	// Decode cheaply first: attribution needs from.
-	var probe struct {
-		From      string `json:"from"`
-		Kind      string `json:"kind"`
-		Workspace string `json:"workspace_id"`
+	if !b.admit(m) {
+		return
 	}
-	_ = json.Unmarshal(data, &probe) // not an envelope: attributed by subject alone
-
 	b.mu.Lock()
-	b.seq++
-	m.seq = b.seq
 	iut := b.iut
-	if iut == "" && probe.Kind == "greet" && subject == b.broadcast && probe.From != "" {
-		// Learn the IUT from its first greet.
-		b.iut, iut = probe.From, probe.From
-	}
-	// On a shared broker the same peer id may be at work in other
-	// workspaces: only what it publishes into this run's workspace (by
-	// subject or by envelope) is its part in the run.
-	inRun := strings.HasPrefix(subject, agh.SubjectPrefix+"."+b.workspace+".") || probe.Workspace == b.workspace
-	m.fromIUT = b.embedded || (iut != "" && probe.From == iut && inRun)
-	if !m.fromIUT {
-		b.mu.Unlock()
-		return
-	}
-	b.iutCount++
-	if b.iutCount > b.floodMax {
-		b.flooded = true
-		b.mu.Unlock()
-		return
-	}
-	b.mu.Unlock()
-
-	b.check(m)
-
-	b.mu.Lock()
 	b.passive = append(b.passive, m)
 	var targets []*inbox
 	directed := false
@@ -239,4 +208,53 @@ func peerToken(subject, ws, ch string) string {
 		return tok
 	}
 	return ""
+}
+
+// admit judges m when it is the IUT's part in the run and reports whether
+// it is (and the IUT has not flooded the run). On the run's own broker
+// everything is the IUT's, and its judged envelope says who sent it; on a
+// shared one a cheap decode of from decides first.
+func (b *bus) admit(m *message) bool {
+	var probe struct {
+		From      string `json:"from"`
+		Kind      string `json:"kind"`
+		Workspace string `json:"workspace_id"`
+	}
+	if !b.embedded {
+		_ = json.Unmarshal(m.raw, &probe) // not an envelope: attributed by subject alone
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.seq++
+	m.seq = b.seq
+	if !b.embedded {
+		b.learn(probe.Kind, probe.From, m.subject)
+		// On a shared broker the same peer id may be at work in other
+		// workspaces: only what it publishes into this run's workspace (by
+		// subject or by envelope) is its part in the run.
+		inRun := strings.HasPrefix(m.subject, agh.SubjectPrefix+"."+b.workspace+".") || probe.Workspace == b.workspace
+		if b.iut == "" || probe.From != b.iut || !inRun {
+			return false
+		}
+	}
+	m.fromIUT = true
+	b.iutCount++
+	if b.iutCount > b.floodMax {
+		b.flooded = true
+		return false
+	}
+	b.mu.Unlock()
+	b.check(m)
+	b.mu.Lock()
+	if b.embedded {
+		b.learn(m.kind(), m.from(), m.subject)
+	}
+	return true
+}
+
+// learn takes the IUT's peer id from its first greet. b.mu is held.
+func (b *bus) learn(kind, from, subject string) {
+	if b.iut == "" && kind == "greet" && subject == b.broadcast && from != "" {
+		b.iut = from
+	}
 }

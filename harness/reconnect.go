@@ -31,6 +31,9 @@ func (p *player) disconnect() StepResult {
 	if err != nil {
 		return sr.judged(Error, fmt.Sprintf("disconnect: the harness's own connection: %v", err))
 	}
+	if err := r.nc.Flush(); err != nil { // what was sent before reaches the IUT before it is cut off
+		return sr.judged(Error, fmt.Sprintf("disconnect: flush: %v", err))
+	}
 	subject := agh.PeerSubject(r.ws, r.ch, r.iutID)
 	p.wait.setAside()
 	n, err := r.broker.DropClients(subject, self)

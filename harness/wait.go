@@ -229,7 +229,7 @@ func (w *waiter) earliest(pats []map[string]any, onOK func(*message) bool) *mess
 
 func anyMatch(pats []map[string]any, env map[string]any) bool {
 	for _, pat := range pats {
-		if ok, _ := scenario.Match(pat, env); ok {
+		if scenario.Matches(pat, env) {
 			return true
 		}
 	}

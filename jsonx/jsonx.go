@@ -10,8 +10,10 @@
 package jsonx
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -375,4 +377,30 @@ func (d *decoder) end(top int, close byte, want, where string) bool {
 	}
 	d.failUnexpected(want, where)
 	return false
+}
+
+// Copy is a deep copy of a decoded JSON value that shares nothing with
+// it, strings included. A decoded string is a substring of the whole
+// document's text: what is kept past the document (an id in a table, a
+// Peer Card) is copied, or one small id keeps a megabyte alive.
+func Copy(v any) any {
+	switch t := v.(type) {
+	case string:
+		return strings.Clone(t)
+	case json.Number:
+		return json.Number(strings.Clone(string(t)))
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, val := range t {
+			out[strings.Clone(k)] = Copy(val)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, val := range t {
+			out[i] = Copy(val)
+		}
+		return out
+	}
+	return v
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/aghcheck/aghcheck/agh"
 	"github.com/aghcheck/aghcheck/internal/control"
+	"github.com/aghcheck/aghcheck/jsonx"
 	"github.com/aghcheck/aghcheck/trust"
 )
 
@@ -100,7 +101,8 @@ func (p *peer) notePeer(env map[string]any) {
 	if card == nil || from == "" {
 		return
 	}
-	p.peers[from] = &remotePeer{card: card, lastSeen: p.now()}
+	// Kept past the message: copies, not the memory of the whole message.
+	p.peers[strings.Clone(from)] = &remotePeer{card: jsonx.Copy(card).(map[string]any), lastSeen: p.now()}
 }
 
 // knownPeers lists the cached peers that have not expired.

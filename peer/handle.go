@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -14,9 +15,13 @@ import (
 	"github.com/aghcheck/aghcheck/trust"
 )
 
-// maxDedupEntries bounds the dedup window's memory under a flood; beyond
-// it the window is swept early.
-const maxDedupEntries = 100000
+// sweepDedupAt is how many dedup entries make the window be swept early
+// (what has expired forgotten before its time to be swept comes). Past a
+// sweep, the next is due at twice what was left: entries still within the
+// replay window must be kept (forgetting one would take its replay), and
+// sweeping a full table on every message made a busy peer answer ever
+// later (a fuzz run's 100,000th message).
+const sweepDedupAt = 100000
 
 // handle runs one inbound message through the receiver's validation order:
 // engine checks (parse, fields, freshness, kinds, body, trust), routing,
@@ -212,10 +217,12 @@ func (p *peer) remember(k dedupKey, env map[string]any) {
 	if exp, ok := intField(env, "expires_at"); ok && exp > until {
 		until = min(exp, now+24*3600)
 	}
-	if len(p.seen) >= maxDedupEntries {
+	if len(p.seen) >= max(p.sweepAt, sweepDedupAt) {
 		p.sweep()
+		p.sweepAt = 2 * len(p.seen)
 	}
-	p.seen[k] = until
+	// Its own copy: a decoded id shares the memory of the whole message.
+	p.seen[dedupKey{strings.Clone(k.from), strings.Clone(k.id)}] = until
 }
 
 // refuse answers a refused message with a receipt when it carries a

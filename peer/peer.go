@@ -173,6 +173,7 @@ type peer struct {
 	ckAt    int64
 	dropped int                // outbound envelopes the self-check refused to send
 	seen    map[dedupKey]int64 // (sender, id) → Unix time the entry may be forgotten
+	sweepAt int                // len(seen) that sweeps it early (see sweepDedupAt)
 	peers   map[string]*remotePeer
 	work    map[string]*work
 	// lastTrace is the id of the last trace sent (for faultReuseID).

@@ -2,6 +2,7 @@ package peer
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aghcheck/aghcheck/agh"
@@ -72,8 +73,10 @@ func (p *peer) lifecycle(env map[string]any) {
 
 func (p *peer) open(env map[string]any, wid string, c *container) {
 	from, _ := env["from"].(string)
-	w := &work{initiator: from, where: *c, state: agh.StateSubmitted, updated: p.now()}
-	p.work[wid] = w
+	// Kept for an hour: its own copies, not the memory of the whole message.
+	where := container{strings.Clone(c.surface), strings.Clone(c.id), strings.Clone(c.loose)}
+	w := &work{initiator: strings.Clone(from), where: where, state: agh.StateSubmitted, updated: p.now()}
+	p.work[strings.Clone(wid)] = w
 	ext, _ := env["ext"].(map[string]any)
 	if p.faults[faultRejectUnknownExt] {
 		for k := range ext {
@@ -160,7 +163,7 @@ func (p *peer) cancel(env map[string]any, w *work) {
 // trace moves w to body["state"] and reports it to the initiator, caused
 // by trigger.
 func (p *peer) trace(trigger map[string]any, w *work, body map[string]any, deliberate bool) {
-	w.state = body["state"].(string)
+	w.state = strings.Clone(body["state"].(string))
 	env := p.reply("trace", trigger, &w.where, body)
 	env["to"] = w.initiator
 	p.publish(env, deliberate, nil)

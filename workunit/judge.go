@@ -157,11 +157,13 @@ func (o *obs) lookup() (u, related *unit) {
 	return nil, related
 }
 
+// The strings a unit keeps are cloned: a decoded envelope's strings share
+// the memory of its whole text, which one kept id would keep alive.
 func (o *obs) open(initiator, target, state string) *unit {
 	t := o.t
-	u := &unit{work: o.work, initiator: initiator, target: target,
-		surface: o.surface, container: o.container, cont: o.cont,
-		opening: t.h.key(o.from, o.id), state: state}
+	u := &unit{work: strings.Clone(o.work), initiator: strings.Clone(initiator), target: strings.Clone(target),
+		surface: strings.Clone(o.surface), container: strings.Clone(o.container), cont: o.cont,
+		opening: t.h.key(o.from, o.id), state: strings.Clone(state)}
 	t.addUnit(t.h.key(o.ws, o.ch, o.work), u)
 	if !agh.IsTerminal(state) {
 		t.cur.open++
@@ -179,7 +181,7 @@ func (t *Tracker) setState(u *unit, state string) {
 	case !was && is:
 		t.cur.open++
 	}
-	u.state = state
+	u.state = strings.Clone(state)
 }
 
 // isRefusal reports whether a receipt status refuses the message it answers.
@@ -256,7 +258,7 @@ func (o *obs) report() {
 		u = o.open(o.to, o.from, agh.StateSubmitted)
 	}
 	if u.target == "" && o.from != u.initiator {
-		u.target = o.from
+		u.target = strings.Clone(o.from)
 	}
 	switch o.from {
 	case u.target:

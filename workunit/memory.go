@@ -143,7 +143,7 @@ func (t *Tracker) peer(id string) *peer {
 	p := t.prev.peers[id]
 	if p != nil {
 		delete(t.prev.peers, id)
-		t.cur.peers[id] = p
+		t.cur.peers[p.id] = p // its own copy of the id
 	}
 	return p
 }

@@ -3,6 +3,7 @@ package workunit
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/aghcheck/aghcheck/requirements"
@@ -24,8 +25,9 @@ type peer struct {
 func (t *Tracker) presence(o *obs) {
 	p := t.peer(o.from)
 	if p == nil {
-		p = &peer{id: o.from}
-		t.cur.peers[o.from] = p
+		id := strings.Clone(o.from) // not the memory of the whole envelope
+		p = &peer{id: id}
+		t.cur.peers[id] = p
 	}
 	p.last = o.now
 	if o.kind == "greet" {

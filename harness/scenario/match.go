@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/aghcheck/aghcheck/jsonx"
 )
@@ -26,22 +27,64 @@ import (
 //	{$contains: x}    an array with an element matching x
 //	{$type: t}        string, number, object, array, boolean or null
 func Match(pattern, value any) (bool, string) {
-	return match("", pattern, value, true)
+	return matcher{explain: true}.match("", pattern, value, true)
 }
 
-func match(at string, p, v any, present bool) (bool, string) {
-	if op, arg, ok := operator(p); ok {
-		return applyOp(at, op, arg, v, present)
+// Matches is Match without the why: the harness tries every pattern on
+// every message that arrives, and a mismatch is the common case.
+func Matches(pattern, value any) bool {
+	ok, _ := matcher{}.match("", pattern, value, true)
+	return ok
+}
+
+// matcher matches; explain says whether a mismatch is described (at, the
+// pointer so far, is kept only then).
+type matcher struct{ explain bool }
+
+// no is a mismatch, described by format and the results of args when the
+// matcher explains.
+func (mt matcher) no(format string, args ...func() any) (bool, string) {
+	if !mt.explain {
+		return false, ""
 	}
+	vals := make([]any, len(args))
+	for i, a := range args {
+		vals[i] = a()
+	}
+	return false, fmt.Sprintf(format, vals...)
+}
+
+func (mt matcher) sub(at, step string) string {
+	if !mt.explain {
+		return ""
+	}
+	return at + "/" + step
+}
+
+func (mt matcher) match(at string, p, v any, present bool) (bool, string) {
+	if op, arg, ok := operator(p); ok {
+		return mt.applyOp(at, op, arg, v, present)
+	}
+	w := func() any { return where(at) }
 	if !present {
-		return false, fmt.Sprintf("%s: missing", where(at))
+		return mt.no("%s: missing", w)
 	}
 	switch pt := p.(type) {
 	case map[string]any:
 		vm, ok := v.(map[string]any)
 		if !ok {
-			return false, fmt.Sprintf("%s: want an object, got %s", where(at), short(v))
+			return mt.no("%s: want an object, got %s", w, func() any { return short(v) })
 		}
+		if !mt.explain {
+			for k, pv := range pt {
+				vv, has := vm[k]
+				if ok, _ := mt.match("", pv, vv, has); !ok {
+					return false, ""
+				}
+			}
+			return true, ""
+		}
+		// In key order, so that the mismatch described is always the same.
 		keys := make([]string, 0, len(pt))
 		for k := range pt {
 			keys = append(keys, k)
@@ -49,7 +92,7 @@ func match(at string, p, v any, present bool) (bool, string) {
 		sort.Strings(keys)
 		for _, k := range keys {
 			vv, has := vm[k]
-			if ok, why := match(at+"/"+k, pt[k], vv, has); !ok {
+			if ok, why := mt.match(mt.sub(at, k), pt[k], vv, has); !ok {
 				return false, why
 			}
 		}
@@ -57,10 +100,10 @@ func match(at string, p, v any, present bool) (bool, string) {
 	case []any:
 		va, ok := v.([]any)
 		if !ok || len(va) != len(pt) {
-			return false, fmt.Sprintf("%s: want %s, got %s", where(at), short(p), short(v))
+			return mt.no("%s: want %s, got %s", w, func() any { return short(p) }, func() any { return short(v) })
 		}
 		for i := range pt {
-			if ok, why := match(fmt.Sprintf("%s/%d", at, i), pt[i], va[i], true); !ok {
+			if ok, why := mt.match(mt.sub(at, strconv.Itoa(i)), pt[i], va[i], true); !ok {
 				return false, why
 			}
 		}
@@ -69,7 +112,7 @@ func match(at string, p, v any, present bool) (bool, string) {
 	if scalarEqual(p, v) {
 		return true, ""
 	}
-	return false, fmt.Sprintf("%s: want %s, got %s", where(at), short(p), short(v))
+	return mt.no("%s: want %s, got %s", w, func() any { return short(p) }, func() any { return short(v) })
 }
 
 func where(at string) string {
@@ -95,57 +138,74 @@ func operator(p any) (string, any, bool) {
 // Operators lists the operator keys Match understands.
 var Operators = []string{"$absent", "$present", "$in", "$ne", "$regex", "$contains", "$type"}
 
-func applyOp(at, op string, arg, v any, present bool) (bool, string) {
+func (mt matcher) applyOp(at, op string, arg, v any, present bool) (bool, string) {
+	w := func() any { return where(at) }
+	got := func() any { return shortOrMissing(v, present) }
 	switch op {
 	case "$absent":
 		if !present || v == nil {
 			return true, ""
 		}
-		return false, fmt.Sprintf("%s: want absent, got %s", where(at), short(v))
+		return mt.no("%s: want absent, got %s", w, func() any { return short(v) })
 	case "$present":
 		if present && v != nil {
 			return true, ""
 		}
-		return false, fmt.Sprintf("%s: missing", where(at))
+		return mt.no("%s: missing", w)
 	case "$in":
 		alts, _ := arg.([]any)
 		for _, a := range alts {
-			if ok, _ := match(at, a, v, present); ok {
+			if ok, _ := (matcher{}).match(at, a, v, present); ok {
 				return true, ""
 			}
 		}
-		return false, fmt.Sprintf("%s: want one of %s, got %s", where(at), short(arg), shortOrMissing(v, present))
+		return mt.no("%s: want one of %s, got %s", w, func() any { return short(arg) }, got)
 	case "$ne":
-		if ok, _ := match(at, arg, v, present); ok {
-			return false, fmt.Sprintf("%s: want anything but %s", where(at), short(arg))
+		if ok, _ := (matcher{}).match(at, arg, v, present); ok {
+			return mt.no("%s: want anything but %s", w, func() any { return short(arg) })
 		}
 		return true, ""
 	case "$regex":
 		s, isStr := v.(string)
-		re, err := regexp.Compile(fmt.Sprint(arg))
+		re, err := cachedRegexp(fmt.Sprint(arg))
 		if err != nil {
 			return false, fmt.Sprintf("%s: bad $regex: %v", where(at), err)
 		}
 		if present && isStr && re.MatchString(s) {
 			return true, ""
 		}
-		return false, fmt.Sprintf("%s: want a string matching %s, got %s", where(at), arg, shortOrMissing(v, present))
+		return mt.no("%s: want a string matching %s, got %s", w, func() any { return arg }, got)
 	case "$contains":
 		if arr, ok := v.([]any); ok {
-			for i, e := range arr {
-				if ok, _ := match(fmt.Sprintf("%s/%d", at, i), arg, e, true); ok {
+			for _, e := range arr {
+				if ok, _ := (matcher{}).match(at, arg, e, true); ok {
 					return true, ""
 				}
 			}
 		}
-		return false, fmt.Sprintf("%s: want an array containing %s, got %s", where(at), short(arg), shortOrMissing(v, present))
+		return mt.no("%s: want an array containing %s, got %s", w, func() any { return short(arg) }, got)
 	case "$type":
 		if present && jsonx.TypeName(v) == arg {
 			return true, ""
 		}
-		return false, fmt.Sprintf("%s: want a %v, got %s", where(at), arg, shortOrMissing(v, present))
+		return mt.no("%s: want a %v, got %s", w, func() any { return arg }, got)
 	}
 	return false, fmt.Sprintf("%s: unknown operator %s", where(at), op)
+}
+
+// regexps holds the $regex patterns compiled so far: a pattern is tried on
+// every message that arrives while its step waits.
+var regexps sync.Map // string → *regexp.Regexp
+
+func cachedRegexp(expr string) (*regexp.Regexp, error) {
+	if re, ok := regexps.Load(expr); ok {
+		return re.(*regexp.Regexp), nil
+	}
+	re, err := regexp.Compile(expr)
+	if err == nil {
+		regexps.Store(expr, re)
+	}
+	return re, err
 }
 
 func scalarEqual(p, v any) bool {
