@@ -16,11 +16,14 @@ func Stage(r *rules.Rule) int {
 	switch {
 	case r.Profile == "input":
 		return stageInput
-	case r.Profile == "agh-trust" || strings.HasPrefix(r.ID, "TRUST-"):
+	case trustRule(r):
 		return stageTrust
 	}
 	return stageOther
 }
+
+// trustRule reports whether r is the trust profile's.
+func trustRule(r *rules.Rule) bool { return r.Profile == "agh-trust" || strings.HasPrefix(r.ID, "TRUST-") }
 
 // RefusalReason is the receipt reason_code a receiver uses for these
 // findings, following the validation order ("" when nothing refuses): the
@@ -37,6 +40,23 @@ func RefusalReason(fs []rules.Finding) string {
 		}
 	}
 	return reason
+}
+
+// DutyReason is the reason_code of the refusal every receiver owes a
+// message with findings fs, "" when a receiver may take it: RefusalReason
+// without the rules a receiver may tolerate (rules.Rule.Tolerable) and,
+// for a receiver that does not take the trust profile (trust false),
+// without the trust profile's rules. A strict receiver may still refuse
+// with RefusalReason.
+func DutyReason(fs []rules.Finding, trust bool) string {
+	var owed []rules.Finding
+	for _, f := range fs {
+		if f.Rule == nil || f.Rule.Tolerable != "" || (!trust && trustRule(f.Rule)) {
+			continue
+		}
+		owed = append(owed, f)
+	}
+	return RefusalReason(owed)
 }
 
 // replyPointers are the members a refusal receipt is built from: it goes

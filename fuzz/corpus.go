@@ -30,7 +30,14 @@ type corpusEntry struct {
 	Keys      []string      `json:"keys,omitempty"`
 	Accept    string        `json:"accept,omitempty"`
 	Bystander bool          `json:"bystander,omitempty"`
+	Replay    bool          `json:"replay,omitempty"`
 	Send      scenario.Send `json:"send"`
+	// Pre is the send before its bytes were changed (BytesOp names how:
+	// an index into bytesOps, -1 for a byte that is not UTF-8), so that a
+	// kept case is minimized as a fresh one is: the envelope first, then
+	// the bytes changed again.
+	Pre     *scenario.Send `json:"pre,omitempty"`
+	BytesOp int            `json:"bytes_op,omitempty"`
 	// Why it was kept (the verdict it covers, "found:" for a finding):
 	// for a reader.
 	Why string `json:"why"`
@@ -103,7 +110,11 @@ func (c *corpus) drafts(seeds []seed) []*draft {
 		if i < 0 {
 			continue
 		}
-		out = append(out, &draft{seed: &seeds[i], send: e.Send, ops: e.Ops, keys: e.Keys, accept: e.Accept, bystander: e.Bystander})
+		d := &draft{seed: &seeds[i], send: e.Send, ops: e.Ops, keys: e.Keys, accept: e.Accept, bystander: e.Bystander, replay: e.Replay}
+		if e.Pre != nil && e.BytesOp >= -1 && e.BytesOp < len(bytesOps) {
+			d.pre, d.bytesOp = e.Pre, e.BytesOp
+		}
+		out = append(out, d)
 	}
 	return out
 }
@@ -151,7 +162,8 @@ func (c *corpus) save(fz *fuzzer) error {
 	for _, n := range names {
 		k := c.add[n]
 		d := k.draft
-		e := corpusEntry{Seed: d.seed.name, Ops: d.ops, Keys: d.keys, Accept: d.accept, Bystander: d.bystander, Send: d.send, Why: c.why[n]}
+		e := corpusEntry{Seed: d.seed.name, Ops: d.ops, Keys: d.keys, Accept: d.accept, Bystander: d.bystander, Replay: d.replay,
+			Send: d.send, Pre: d.pre, BytesOp: d.bytesOp, Why: c.why[n]}
 		var b bytes.Buffer
 		enc := json.NewEncoder(&b)
 		enc.SetEscapeHTML(false)

@@ -154,6 +154,9 @@ func (c *Config) defaults() {
 	if c.Harness.MaxRestarts == 0 {
 		c.Harness.MaxRestarts = DefaultMaxRestarts
 	}
+	if c.Harness.MaxPayload == 0 {
+		c.Harness.MaxPayload = fuzzBroker
+	}
 	if c.Harness.BackTimeout <= 0 {
 		c.Harness.BackTimeout = DefaultBackTimeout
 	}
@@ -161,6 +164,10 @@ func (c *Config) defaults() {
 	// batch (a session forgets what it judged).
 	c.Harness.FloodLimit = max(c.Harness.FloodLimit, 50*c.Batch)
 }
+
+// fuzzBroker is the embedded broker's max_payload in a fuzz run: room for
+// messages past the 1 MiB every peer must take (see generator.size).
+const fuzzBroker = 2 << 20
 
 // fuzzer is one run in progress.
 type fuzzer struct {
@@ -213,13 +220,14 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	defer fz.close()
 	iut := fz.sess.IUT()
 	rep.IUT.PeerID = iut.PeerID
-	seeds, err := loadSeeds(fam, advertises(iut.Card, "trust_modes_supported", trust.ProfileID))
+	takesTrust := advertises(iut.Card, "trust_modes_supported", trust.ProfileID)
+	seeds, err := loadSeeds(fam, takesTrust)
 	if err != nil {
 		return fz.fail(err)
 	}
-	fz.gen = newGenerator(cfg.Seed, seeds, dict)
+	fz.gen = newGenerator(cfg.Seed, seeds, dict, fz.sess.MaxPayload())
 	fz.setCeiling()
-	fz.o = &oracle{fam: fam, now: cfg.Now}
+	fz.o = &oracle{fam: fam, now: cfg.Now, trust: takesTrust}
 	kept := fz.corpus.drafts(seeds)
 	if fz.corpus != nil {
 		rep.Corpus = &CorpusInfo{Dir: cfg.CorpusDir}

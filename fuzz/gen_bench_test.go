@@ -20,8 +20,8 @@ func BenchmarkGenerate(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	g := newGenerator(1, seeds, dict)
-	o := &oracle{fam: fam, now: time.Now}
+	g := newGenerator(1, seeds, dict, fuzzBroker)
+	o := &oracle{fam: fam, now: time.Now, trust: true}
 	i := 0
 	for b.Loop() {
 		i++

@@ -2,7 +2,6 @@ package fuzz
 
 import (
 	_ "embed"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -10,7 +9,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -89,6 +87,9 @@ type draft struct {
 	// bystander: the message is addressed to another peer and seen by the
 	// IUT on the broadcast subject only.
 	bystander bool
+	// replay: the message is published twice, the same bytes back to back
+	// (a retry, or a duplicate delivery).
+	replay bool
 	// pre is the send before its bytes were changed by bytesOps[bytesOp]
 	// (-1: not UTF-8); nil when they were not.
 	pre     *scenario.Send
@@ -101,9 +102,12 @@ type generator struct {
 	signed int // how many seeds are signed
 	dict   map[string][]any
 	ptrs   []string // the dictionary's pointers, sorted
+	// maxSend is the largest payload the broker carries: no message is
+	// made larger (the same seed makes the same cases on the same broker).
+	maxSend int64
 }
 
-func newGenerator(seed uint64, seeds []seed, dict map[string][]any) *generator {
+func newGenerator(seed uint64, seeds []seed, dict map[string][]any, maxSend int64) *generator {
 	ptrs := make([]string, 0, len(dict))
 	for p := range dict {
 		ptrs = append(ptrs, p)
@@ -115,7 +119,7 @@ func newGenerator(seed uint64, seeds []seed, dict map[string][]any) *generator {
 			signed++
 		}
 	}
-	return &generator{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), seeds: seeds, signed: signed, dict: dict, ptrs: ptrs}
+	return &generator{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), seeds: seeds, signed: signed, dict: dict, ptrs: ptrs, maxSend: maxSend}
 }
 
 // mutation is one way to change a draft; it reports whether it applied.
@@ -135,6 +139,7 @@ var mutations = []mutation{
 	{"ext", 4, (*generator).ext},
 	{"size", 1, (*generator).size},
 	{"bystander", 3, (*generator).misroute},
+	{"replay", 3, (*generator).replay},
 	{"tamper", 12, (*generator).tamper},
 }
 
@@ -471,21 +476,33 @@ func (g *generator) ext(d *draft) bool {
 }
 
 // size makes directed work large: valid up to 1 MiB, which every NATS
-// peer must accept. The broker refuses a payload past its maximum (the
-// same 1 MiB) before any peer sees it, so a case never goes past it.
+// peer must accept, and past it when the broker carries more (the
+// embedded one does, for the fuzzer: Config.Harness.MaxPayload), where a
+// peer may take the message or refuse it (INPUT-SIZE is the sender's) and
+// must survive it. Nothing goes past what the broker carries: it would
+// refuse the payload before any peer saw it.
 func (g *generator) size(d *draft) bool {
 	if !d.seed.work() {
 		return false
 	}
 	sizes := []int{64 << 10, 300 << 10, agh.MaxEnvelopeSize - 8<<10}
+	if g.maxSend >= oversize+64<<10 {
+		sizes = append(sizes, agh.MaxEnvelopeSize+4<<10, oversize)
+	}
 	n := sizes[g.rng.IntN(len(sizes))]
 	if !d.put("/ext/org.example.blob", fmt.Sprintf("{{pad.%d}}", n), false) {
 		return false
 	}
-	d.accept = requirements.NATSPayload.ID
+	if n < agh.MaxEnvelopeSize {
+		d.accept = requirements.NATSPayload.ID
+	}
 	d.note(fmt.Sprintf("size@%d", n), fmt.Sprintf("add %d bytes of extension (org.example.blob)", n))
 	return true
 }
+
+// oversize is the largest message the fuzzer sends: half as large again as
+// what every peer must take.
+const oversize = agh.MaxEnvelopeSize * 3 / 2
 
 // bystanderID is the peer a misrouted message is addressed to: nobody the
 // IUT is, and no test peer.
@@ -504,6 +521,17 @@ func (g *generator) misroute(d *draft) bool {
 	d.send.Subject = "{{broadcast}}"
 	d.bystander = true
 	d.note("bystander", "address it to "+bystanderID+" and publish it on the broadcast subject")
+	return true
+}
+
+// replay publishes the message twice, byte for byte: a receiver SHOULD
+// process it once (DELIV-DEDUPE); a broken one is refused twice.
+func (g *generator) replay(d *draft) bool {
+	if d.replay || d.bystander {
+		return false
+	}
+	d.send.Repeat, d.replay = 2, true
+	d.note("replay", "publish it twice, the same bytes")
 	return true
 }
 
@@ -657,32 +685,26 @@ func (d *draft) rawOp(op bytesOp) bool {
 	return true
 }
 
-// fixedBytesTime is the clock of the stand-in run that renders fixed
-// bytes: judged without a clock, they need not be fresh, and the same seed
-// makes the same bytes.
-var fixedBytesTime = time.Unix(1776366000, 0)
-
-// notUTF8 puts a byte that is not UTF-8 into the text of the message.
-// Such bytes cannot be written as templated text in a scenario file, so
-// they are played as they are (raw_base64), with the identities of a
-// stand-in run: the IUT must survive them and refuse them, but they are
-// no work of its own.
+// notUTF8 puts a byte that is not UTF-8 into the text of the message,
+// written {{byte.ff}} so that the scenario file stays text and the message
+// carries the case's own identities: the IUT must refuse it as its own
+// work (INPUT-UTF8), not only survive it.
 func (d *draft) notUTF8() bool {
-	raw, err := scenario.Render(&d.send, testPeer, false, fixedBytesTime)
+	txt, err := rawText(d.send.Envelope)
 	if err != nil {
 		return false
 	}
-	i := strings.Index(string(raw), `"text":"`)
-	if i < 0 {
-		i = strings.Index(string(raw), `"id":"`) - 2
+	at := strings.Index(txt, `"text":"`)
+	if at < 0 {
+		at = strings.Index(txt, `"id":"`)
 	}
-	if i < 0 {
+	if at < 0 {
 		return false
 	}
-	at := i + strings.Index(string(raw[i:]), `:"`) + 2
-	b := append(append(append([]byte{}, raw[:at]...), 0xff), raw[at:]...)
-	d.send.Envelope, d.send.Drop, d.send.Digest, d.send.RawBase64 = nil, nil, false, base64.StdEncoding.EncodeToString(b)
-	d.note("bytes:not-utf8", "a byte that is not UTF-8 in a string (played as fixed bytes)")
+	at += strings.Index(txt[at:], `:"`) + 2
+	txt = txt[:at] + "{{byte.ff}}" + txt[at:]
+	d.send.Envelope, d.send.Drop, d.send.Digest, d.send.Raw = nil, nil, false, &txt
+	d.note("bytes:not-utf8", "a byte that is not UTF-8 in a string")
 	return true
 }
 

@@ -18,6 +18,7 @@ const (
 	KindRefusedValid      = "refused-valid"      // a valid message refused in a protocol failure class
 	KindNotTaken          = "not-taken"          // a valid message not taken (or not answered) where a requirement says it must be
 	KindAcceptedMisrouted = "accepted-misrouted" // work addressed to another peer, seen on broadcast, was worked on
+	KindReplayed          = "replayed"           // valid work published twice was not taken once (the copy refused as a duplicate)
 	KindUnserved          = "unserved"           // valid work after the message (or the message itself) got no answer
 	KindInvalidOutput     = "invalid-output"     // the IUT sent an envelope that breaks a rule
 	KindCrash             = "crash"              // the IUT's process exited
@@ -142,6 +143,9 @@ func behaviour(c *Case, res *harness.ScenarioResult) []Finding {
 		f := Finding{Level: level, Case: c.ID, Input: c.Input(), What: c.What(), c: c, waited: sr.Kind == "expect"}
 		what := fmt.Sprintf("%s (%s)", c.Input(), c.What())
 		switch role := rs[sr.Index-1]; {
+		case slices.Contains(sr.Checks, requirements.DelivDedupe.ID):
+			f.Kind, f.Rule = KindReplayed, requirements.DelivDedupe.ID
+			f.Message = fmt.Sprintf("valid work published twice (%s) was not taken once, the copy refused as a duplicate: %s", c.What(), sr.Message)
 		case c.Shape == shapeRefuse && role == "class":
 			f.Kind, f.Rule = KindWrongReason, requirements.DelivFailureClasses.ID
 			if len(sr.Checks) > 0 {
@@ -169,6 +173,9 @@ func behaviour(c *Case, res *harness.ScenarioResult) []Finding {
 		case c.Shape == shapeIgnore && role == "taken":
 			f.Kind, f.Rule = KindAcceptedMisrouted, requirements.NATSBroadcastNotAddressed.ID
 			f.Message = fmt.Sprintf("work addressed to %s, seen on the broadcast subject, was worked on (%s): %s", bystanderID, c.What(), sr.Message)
+		case c.Shape == shapeSurvive && role == "served":
+			f.Kind, f.Rule = KindUnserved, requirements.PeerSurvives.ID
+			f.Message = fmt.Sprintf("after a message a receiver may take or refuse (%s), valid work was not served: %s", what, sr.Message)
 		case role == "served":
 			f.Kind, f.Rule = KindUnserved, c.Input()
 			if c.Shape == shapeIgnore {

@@ -81,8 +81,12 @@ type Config struct {
 	// found from the peer's own traffic on the broker.
 	Workspace, Channel string
 	FloodLimit         int // IUT messages validated before the run calls it a flood (default 5000)
-	Now                func() time.Time
-	Version            string
+	// MaxPayload is the embedded broker's max_payload (default
+	// broker.MaxPayload, the 1 MiB every peer must take); aghcheck fuzz
+	// raises it to try messages past that.
+	MaxPayload int
+	Now        func() time.Time
+	Version    string
 	// Progress is called as each scenario ends (from several goroutines,
 	// never concurrently).
 	Progress func(*ScenarioResult)

@@ -40,7 +40,10 @@ type mutant struct {
 func mutants(t *testing.T, live map[string][]*scenario.Scenario) []*mutant {
 	t.Helper()
 	var out []*mutant
-	broken := map[string]bool{}
+	// broken: rules a hand-written fault breaks; sent: those one breaks
+	// in what the peer sends (any group but receiver), which spares the
+	// rule its emit fault.
+	broken, sent := map[string]bool{}, map[string]bool{}
 	for _, f := range peer.Faults() {
 		if f.Name == peer.FaultOverlook+"RULE-ID" || f.Name == peer.FaultEmit+"RULE-ID" {
 			continue // the templates; their instances follow
@@ -61,6 +64,7 @@ func mutants(t *testing.T, live map[string][]*scenario.Scenario) []*mutant {
 				t.Errorf("fault %s breaks unknown rule %s", f.Name, id)
 			}
 			broken[id] = true
+			sent[id] = sent[id] || f.Group != "receiver"
 		}
 		out = append(out, &mutant{fault: f})
 	}
@@ -71,16 +75,16 @@ func mutants(t *testing.T, live map[string][]*scenario.Scenario) []*mutant {
 	sort.Strings(ids)
 	companions := caseCompanions(t)
 	for _, id := range ids {
-		if broken[id] {
+		emit, sends := peer.Emit(id)
+		if sent[id] || (broken[id] && !sends) {
 			continue
 		}
-		emit, sends := peer.Emit(id)
 		if sends {
 			out = append(out, &mutant{derived: true, fault: peer.Fault{Name: peer.FaultEmit + id, Group: "sender",
 				Description: "breaks " + id + " in what it sends", Requirements: []string{id}}})
 		}
 		receives := slices.ContainsFunc(live[id], func(sc *scenario.Scenario) bool { return strings.HasPrefix(sc.ID, "receiver.") })
-		if sends && (emit.OverlookUnobservable != "" || !receives) {
+		if broken[id] || (sends && (emit.OverlookUnobservable != "" || !receives)) {
 			continue
 		}
 		f := peer.Fault{Name: peer.FaultOverlook + strings.Join(companions[id], "+"), Group: "receiver",

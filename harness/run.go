@@ -19,6 +19,7 @@ import (
 	"github.com/aghcheck/aghcheck/harness/iut"
 	"github.com/aghcheck/aghcheck/harness/scenario"
 	"github.com/aghcheck/aghcheck/internal/randid"
+	"github.com/aghcheck/aghcheck/trust"
 )
 
 // harnessConnName names the harness's one connection to the broker.
@@ -204,7 +205,7 @@ func (r *runner) close(rep *Report) {
 func (r *runner) connect(ctx context.Context, rep *Report, needJS bool) error {
 	ep := r.cfg.External
 	if ep == nil {
-		b, err := broker.Start(broker.Options{JetStream: needJS})
+		b, err := broker.Start(broker.Options{JetStream: needJS, MaxPayload: r.cfg.MaxPayload})
 		if err != nil {
 			return err
 		}
@@ -378,6 +379,7 @@ func (r *runner) learnIUT(rep *Report, greet *message) error {
 	if body, ok := greet.env["body"].(map[string]any); ok {
 		rep.IUT.Card, _ = body["peer_card"].(map[string]any)
 	}
+	r.bus.track.trust.Store(advertises(rep.IUT.Card, "trust_modes_supported", trust.ProfileID))
 	return nil
 }
 

@@ -78,6 +78,9 @@ func (s *Session) SetStepTimeout(d time.Duration) {
 // IUT is what the session learned of the IUT: its peer id and card.
 func (s *Session) IUT() IUTInfo { return s.rep.IUT }
 
+// MaxPayload is the largest payload the session's broker carries.
+func (s *Session) MaxPayload() int64 { return s.r.nc.MaxPayload() }
+
 // Since is how long ago the session started (the origin of every Millis it
 // reports).
 func (s *Session) Since() time.Duration { return time.Since(s.r.start) }

@@ -1,6 +1,9 @@
 package harness
 
 import (
+	"bytes"
+	"encoding/json"
+	"sync/atomic"
 	"time"
 
 	"github.com/aghcheck/aghcheck/agh"
@@ -32,17 +35,24 @@ func CheckPublication(c *agh.Checker, subject string, raw []byte) agh.Result {
 // is for, or the passive verdict. What the test peers send only informs the
 // tracker: their envelopes open the work, and are what the IUT's for_id and
 // reply_to must name.
-type tracking struct{ t *workunit.Tracker }
+type tracking struct {
+	t *workunit.Tracker
+	// trust says the IUT takes the trust profile: only then must it
+	// refuse what breaks the profile's rules (agh.DutyReason).
+	trust atomic.Bool
+}
 
 // newTracking: complete when the run sees every publication from the start
 // (an embedded broker), so references can be judged at once.
 func newTracking(complete bool) *tracking {
-	return &tracking{workunit.New(workunit.Config{Complete: complete})}
+	return &tracking{t: workunit.New(workunit.Config{Complete: complete})}
 }
 
 // sent notes an envelope a test peer is about to publish (before, so that
-// the IUT's answer finds it). One a receiver must refuse (a scenario's
-// broken message) changes no work: refused, it was never processed.
+// the IUT's answer finds it). One every receiver must refuse (a scenario's
+// broken message) changes no work: refused, it was never processed. One a
+// receiver may take (agh.DutyReason) may open work, even when aghcheck's
+// decoder gives up on it (nested deeper than its limit).
 func (k *tracking) sent(data []byte) {
 	now := time.Now()
 	c, err := agh.NewChecker(agh.Options{Now: now.Unix()})
@@ -50,8 +60,17 @@ func (k *tracking) sent(data []byte) {
 		return
 	}
 	res := c.CheckBytes(data)
-	if res.Envelope != nil {
-		k.t.Observe(workunit.Envelope{At: now, Env: res.Envelope, Refused: agh.RefusalReason(res.Findings) != ""})
+	refused := agh.DutyReason(res.Findings, k.trust.Load()) != ""
+	env := res.Envelope
+	if env == nil && !refused {
+		// What a lenient receiver reads (numbers as the decoder gives
+		// them); nothing when it is not an object.
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		_ = dec.Decode(&env)
+	}
+	if env != nil {
+		k.t.Observe(workunit.Envelope{At: now, Env: env, Refused: refused})
 	}
 }
 

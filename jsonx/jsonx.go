@@ -52,6 +52,13 @@ func DecodeAt(data []byte, firstLine, firstCol, offset int) (v any, findings []r
 	d.findings, d.failed = nil, false
 	d.path = d.path[:0]
 
+	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
+		// Told apart from other bytes before the value: a parser may
+		// ignore it (INPUT-BOM), and what follows is still judged.
+		d.findings = append(d.findings, rules.Finding{Rule: rules.InputBOM, Expected: "a JSON text without a byte order mark",
+			Found: "the bytes EF BB BF", Message: "a UTF-8 byte order mark before the JSON text " + d.where(0)})
+		d.pos = 3
+	}
 	d.skipWS()
 	if d.pos >= len(d.data) {
 		d.fail("", "a JSON value", "end of input", "empty input")

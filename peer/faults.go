@@ -129,7 +129,7 @@ var faultList = []Fault{
 	{faultRefuseSilent, "receiver", "refuses every broken message in silence, never with the refusal receipt a message with usable work context should get", []string{"DELIV-REFUSAL-RECEIPT"}},
 	{faultReferenceReadings, "receiver", "judges what it receives by the reference runtime's readings (--compat reference: a thread_id grammar, no future ts, no secret-looking member names, ...) and deduplicates by id across senders: valid messages refused as malformed, expired or duplicate (errata 3-7, 10, 11)", []string{"DELIV-FAILURE-CLASSES", "EXT-UNKNOWN-IGNORED", "DELIV-DEDUPE"}},
 	{faultOneFailureClass, "receiver", "refuses every broken message with reason malformed, whatever its failure class (a bad digest or signature, an unsupported protocol or kind)", []string{"DELIV-FAILURE-CLASSES"}},
-	{faultLenientJSON, "receiver", "decodes JSON leniently, as many decoders do: a repeated member name (the last value wins) and a number beyond a double's range are taken as valid", []string{"INPUT-DUPLICATE-KEY", "INPUT-NUMBER-RANGE"}},
+	{faultLenientJSON, "receiver", "decodes JSON leniently, as many decoders do: a repeated member name (the last value wins) and a number beyond a double's range are taken (which a receiver may), and so is a byte that is not UTF-8, read as U+FFFD (which a receiver must refuse)", []string{"INPUT-DUPLICATE-KEY", "INPUT-NUMBER-RANGE", "INPUT-UTF8"}},
 }
 
 // Faults lists every fault the reference peer knows, by group then name.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/nats-io/nats.go"
 
@@ -33,6 +34,11 @@ func (p *peer) handle(subject string, raw []byte) {
 		return
 	}
 	res := ck.CheckBytes(raw)
+	if res.Envelope == nil && p.faults[faultLenientJSON] && !utf8.Valid(raw) {
+		// Read as Go's encoding/json and most decoders read it: each
+		// bad byte a U+FFFD.
+		res = ck.CheckBytes([]byte(strings.ToValidUTF8(string(raw), "\uFFFD")))
+	}
 	env := res.Envelope
 	if env == nil {
 		p.log.Debug("ignored: not a JSON object", "subject", subject, "bytes", len(raw))

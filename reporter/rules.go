@@ -20,6 +20,9 @@ func (t *rulesText) Item(r *rules.Rule) error {
 	if r.Reason != "" {
 		fmt.Fprintf(&b, "    reason_code: %s\n", r.Reason)
 	}
+	if r.Tolerable != "" {
+		fmt.Fprintf(&b, "    a receiver may take it: %s\n", r.Tolerable)
+	}
 	_, err := io.WriteString(t.w, b.String())
 	return err
 }
@@ -86,12 +89,15 @@ type RuleJSON struct {
 	Clause   string `json:"clause"`
 	Source   string `json:"source"`
 	Reason   string `json:"reason_code,omitempty"`
+	// Tolerable is why a receiver may take a message that breaks the
+	// rule (the sentence binds the sender); absent when it must refuse.
+	Tolerable string `json:"receiver_may_take,omitempty"`
 }
 
 func writeRulesJSON(w io.Writer, list []*rules.Rule) error {
 	out := make([]RuleJSON, len(list))
 	for i, r := range list {
-		out[i] = RuleJSON{r.ID, r.Profile, r.Severity.String(), r.Severity.Level(), r.Clause, r.Source, r.Reason}
+		out[i] = RuleJSON{r.ID, r.Profile, r.Severity.String(), r.Severity.Level(), r.Clause, r.Source, r.Reason, r.Tolerable}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -66,6 +66,12 @@ type Rule struct {
 	// a message for breaking this rule ("" when the rule is not a refusal
 	// reason, e.g. SHOULD-level advice).
 	Reason string
+	// Tolerable, when set, is why a receiver may take a message that
+	// breaks this rule: the sentence binds the sender, and the documents
+	// leave the receiver free (RFC 8259 lets a parser ignore a byte order
+	// mark and set its own limits). Refusing it, with Reason, is right
+	// too; taking it is no fault of the receiver.
+	Tolerable string
 }
 
 // Finding is one broken rule at one place in one document.

@@ -81,7 +81,9 @@ const greet = () => publish(envelope('greet', {}, { peer_card: card, summary: 'S
 // container, caused by msg.
 function replyFields(msg, container = containerOf(msg)) {
   const fields = { to: msg.from, ...container, work_id: msg.work_id, causation_id: msg.id };
-  if (msg.trace_id) fields.trace_id = msg.trace_id;
+  // Only a sound trace_id is carried on: an answer must not repeat what
+  // broke the message it answers.
+  if (typeof msg.trace_id === 'string' && msg.trace_id.trim() !== '') fields.trace_id = msg.trace_id;
   return fields;
 }
 

@@ -38,7 +38,9 @@ const isString = (v) => typeof v === 'string';
 const nonBlank = (v) => isString(v) && v.trim() !== '';
 const isStringArray = (v) => Array.isArray(v) && v.every(isString);
 const present = (env, key) => env[key] !== undefined && env[key] !== null;
-const unixSeconds = (v) => Number.isInteger(v) && v >= 0;
+// A JavaScript number is exact only up to 2^53: a larger "integer" (1e30)
+// is no time a peer can compare.
+const unixSeconds = (v) => Number.isSafeInteger(v) && v >= 0;
 
 const sha256 = (data) => createHash('sha256').update(data).digest('hex');
 

@@ -5,6 +5,7 @@
 package broker
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -38,6 +39,10 @@ type Options struct {
 	// JetStream enables JetStream with its store in a fresh temporary
 	// directory removed on Close.
 	JetStream bool
+	// MaxPayload is the largest payload the broker carries (0:
+	// MaxPayload). A larger one lets aghcheck fuzz send messages past
+	// the 1 MiB every peer must take.
+	MaxPayload int
 }
 
 // Broker is a running embedded nats-server.
@@ -58,7 +63,7 @@ func Start(opts Options) (*Broker, error) {
 		Host:          "127.0.0.1",
 		Port:          server.RANDOM_PORT,
 		Authorization: tok,
-		MaxPayload:    MaxPayload,
+		MaxPayload:    int32(cmp.Or(opts.MaxPayload, MaxPayload)),
 		NoLog:         true,
 		NoSigs:        true,
 		HTTPPort:      0,

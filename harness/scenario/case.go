@@ -523,14 +523,16 @@ func (f *Family) judge(c *Case, raw []byte) error {
 	if res.Envelope != nil {
 		c.Kind = agh.Str(res.Envelope, "kind")
 	}
-	c.Reason = agh.RefusalReason(res.Findings)
+	// What every receiver owes it (a trust corpus is played only at a
+	// peer that takes the trust profile).
+	c.Reason = agh.DutyReason(res.Findings, true)
 	if c.Reason == "" {
-		c.Skip = "no receiver must refuse it: " + strings.Join(c.Rules, "+") + " is a SHOULD"
+		c.Skip = "no receiver must refuse it: " + strings.Join(c.Rules, "+") + " is a SHOULD, or a receiver may take it"
 		return nil
 	}
 	c.Status = agh.RefusalStatus(c.Reason)
 	c.Answered = res.Envelope != nil && agh.Answerable(res.Envelope, res.Findings)
-	c.Requirements = appendNew(nil, c.Rules...)
+	c.Requirements = appendNew(nil, owed(c.Rules)...)
 	c.Requirements = appendNew(c.Requirements, f.Requirements...)
 	c.Requirements = appendNew(c.Requirements, c.Corpus.Classes[c.Reason]...)
 	c.ClassChecks = f.classChecks(c.Rules)

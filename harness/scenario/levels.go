@@ -80,12 +80,18 @@ func (sc *Scenario) heardAfter(i int) bool {
 	return false
 }
 
-// levelOf is a requirement's level in the catalogue ("" when unknown).
+// levelOf is a requirement's level in the catalogue ("" when unknown). A
+// scenario plays at a receiver, so a rule a receiver may tolerate (the
+// sender's MUST: rules.Rule.Tolerable) is advice there.
 func levelOf(id string) string {
-	if r, ok := rules.Lookup(id); ok {
-		return r.Severity.Level()
+	r, ok := rules.Lookup(id)
+	switch {
+	case !ok:
+		return ""
+	case r.Tolerable != "" && r.Severity == rules.Error:
+		return rules.Warning.Level()
 	}
-	return ""
+	return r.Severity.Level()
 }
 
 // checkLevels finds steps graded at another level than the requirement

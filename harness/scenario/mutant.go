@@ -32,13 +32,17 @@ import (
 // findings on the bytes the harness would publish (the trust algorithm
 // included), the refusal they call for, and whether it is due as a receipt.
 type Verdict struct {
-	Raw      []byte
-	Result   agh.Result
-	Breaks   []string // the error-severity rules it breaks, sorted
-	Reason   string   // agh.RefusalReason ("" when no receiver must refuse it)
-	Status   string   // the receipt status of Reason
-	Answered bool     // agh.Answerable: the refusal is due as a receipt
-	Kind     string   // the envelope's kind ("" for bytes that are not an object)
+	Raw    []byte
+	Result agh.Result
+	Breaks []string // the error-severity rules it breaks, sorted
+	Reason string   // agh.DutyReason for a trust receiver ("" when no receiver must refuse it)
+	// Strict is the reason a receiver that refuses everything it may
+	// (agh.RefusalReason) gives; it differs from Reason when the message
+	// also breaks a rule a receiver may tolerate.
+	Strict   string
+	Status   string // the receipt status of Reason
+	Answered bool   // agh.Answerable: the refusal is due as a receipt
+	Kind     string // the envelope's kind ("" for bytes that are not an object)
 }
 
 // standIn is a run that never happens, in which generated messages are
@@ -87,7 +91,8 @@ func Judge(s *Send, peer string, sign bool, now time.Time) (Verdict, error) {
 		at = 0
 	}
 	res := checkBytes(raw, at)
-	v := Verdict{Raw: raw, Result: res, Breaks: sortedKeys(ruleIDs(res.Findings)), Reason: agh.RefusalReason(res.Findings)}
+	v := Verdict{Raw: raw, Result: res, Breaks: sortedKeys(ruleIDs(res.Findings)),
+		Reason: agh.DutyReason(res.Findings, true), Strict: agh.RefusalReason(res.Findings)}
 	if res.Envelope != nil {
 		v.Kind = agh.Str(res.Envelope, "kind")
 	}
@@ -166,7 +171,7 @@ func (f *Family) Mutant(id, what string, c Corpus, send Send, v Verdict) Case {
 		out.Skip = "no receiver must refuse it"
 		return out
 	}
-	out.Requirements = appendNew(nil, v.Breaks...)
+	out.Requirements = appendNew(nil, owed(v.Breaks)...)
 	out.Requirements = appendNew(out.Requirements, f.Requirements...)
 	out.Requirements = appendNew(out.Requirements, c.Classes[v.Reason]...)
 	out.ClassChecks = f.classChecks(v.Breaks)
@@ -378,3 +383,13 @@ func numbersPlain(v any) any {
 
 // RulesOf is the distinct rules of error findings, sorted.
 func RulesOf(fs []rules.Finding) []string { return sortedKeys(ruleIDs(fs)) }
+
+// owed are the rules of ids a receiver must refuse a message for: those it
+// may tolerate (rules.Rule.Tolerable) are no requirement of a receiver's
+// case.
+func owed(ids []string) []string {
+	return slices.DeleteFunc(slices.Clone(ids), func(id string) bool {
+		r, ok := rules.Lookup(id)
+		return ok && r.Tolerable != ""
+	})
+}

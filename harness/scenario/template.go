@@ -138,6 +138,10 @@ func text(v any) string {
 //	id.X, work.X, thread.X     fresh message, work and thread ids of this run
 //	capture.X                  a value captured by an earlier expect
 //	pad.N                      a string of N "x" (for size tests)
+// maxPad is the largest {{pad.N}}: past the 1 MiB every peer must take,
+// for a broker that carries more (aghcheck fuzz).
+const maxPad = 4 << 20
+
 func (c *Context) Eval(expr string) (any, error) {
 	if expr == "" {
 		return nil, fmt.Errorf("empty template")
@@ -234,10 +238,22 @@ func (c *Context) Eval(expr string) (any, error) {
 			return nil, err
 		}
 		size, err := strconv.Atoi(n)
-		if err != nil || size < 0 || size > 1<<20 {
-			return nil, fmt.Errorf("{{%s}}: pad.N needs a size from 0 to 1048576", expr)
+		if err != nil || size < 0 || size > maxPad {
+			return nil, fmt.Errorf("{{%s}}: pad.N needs a size from 0 to %d", expr, maxPad)
 		}
 		return strings.Repeat("x", size), nil
+	case "byte":
+		// One byte, that may be no text at all: in a raw send, the way to
+		// write a byte that is not UTF-8 into a scenario file.
+		n, err := one()
+		if err != nil {
+			return nil, err
+		}
+		b, err := strconv.ParseUint(n, 16, 8)
+		if err != nil || len(n) != 2 {
+			return nil, fmt.Errorf("{{%s}}: byte.HH needs two hex digits", expr)
+		}
+		return string([]byte{byte(b)}), nil
 	case "capture":
 		name, err := one()
 		if err != nil {
