@@ -23,7 +23,9 @@ func Stage(r *rules.Rule) int {
 }
 
 // trustRule reports whether r is the trust profile's.
-func trustRule(r *rules.Rule) bool { return r.Profile == "agh-trust" || strings.HasPrefix(r.ID, "TRUST-") }
+func trustRule(r *rules.Rule) bool {
+	return r.Profile == "agh-trust" || strings.HasPrefix(r.ID, "TRUST-")
+}
 
 // RefusalReason is the receipt reason_code a receiver uses for these
 // findings, following the validation order ("" when nothing refuses): the

@@ -138,6 +138,7 @@ func text(v any) string {
 //	id.X, work.X, thread.X     fresh message, work and thread ids of this run
 //	capture.X                  a value captured by an earlier expect
 //	pad.N                      a string of N "x" (for size tests)
+//
 // maxPad is the largest {{pad.N}}: past the 1 MiB every peer must take,
 // for a broker that carries more (aghcheck fuzz).
 const maxPad = 4 << 20
