@@ -128,6 +128,10 @@ func text(v any) string {
 	return fmt.Sprint(v)
 }
 
+// maxPad is the largest {{pad.N}}: past the 1 MiB every peer must take,
+// for a broker that carries more (aghcheck fuzz).
+const maxPad = 4 << 20
+
 // Eval computes one template expression:
 //
 //	now, now+N, now-N          Unix seconds (N in seconds)
@@ -138,11 +142,7 @@ func text(v any) string {
 //	id.X, work.X, thread.X     fresh message, work and thread ids of this run
 //	capture.X                  a value captured by an earlier expect
 //	pad.N                      a string of N "x" (for size tests)
-//
-// maxPad is the largest {{pad.N}}: past the 1 MiB every peer must take,
-// for a broker that carries more (aghcheck fuzz).
-const maxPad = 4 << 20
-
+//	byte.HH                    the one byte HH (hex), UTF-8 or not
 func (c *Context) Eval(expr string) (any, error) {
 	if expr == "" {
 		return nil, fmt.Errorf("empty template")
