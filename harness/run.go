@@ -446,7 +446,16 @@ func (r *runner) process() *iut.Process {
 	return r.proc
 }
 
+// lastLine is what the IUT last said on stderr, as ": line" ("" for
+// nothing).
+//
+// The line that names the error comes first when there is one: a runtime
+// often ends its report with a line of its own (Node.js prints its
+// version after the error and its stack).
 func lastLine(s string) string {
+	if l := errorLine(s); l != "" {
+		return ": " + l
+	}
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return ""
