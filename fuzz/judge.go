@@ -41,6 +41,9 @@ type Finding struct {
 	// what its message breaks ("valid" for none), What how it was made.
 	Case  string `json:"case,omitempty"`
 	Input string `json:"input,omitempty"`
+	// Inputs are the different inputs that showed it (at most ten), the
+	// case's first.
+	Inputs []string `json:"inputs,omitempty"`
 	What  string `json:"what,omitempty"`
 	// Shrunk says how minimization went ("" when it was not tried).
 	Shrunk string `json:"minimized,omitempty"`
@@ -53,10 +56,20 @@ type Finding struct {
 	waited bool
 }
 
-// keyOf is what makes two findings the same: the kind, the rule, and the
-// input that shows it (one rule broken by two different inputs is two
-// findings, each reported once with its count).
-func keyOf(kind, rule, input string) string { return kind + "|" + rule + "|" + input }
+// keyOf is what makes two findings the same: the kind and the rule (one
+// finding with a count, whatever the inputs that show it: Inputs lists
+// them). A death is the exception: each input that kills the IUT is a
+// finding of its own, with its own reproducer.
+func keyOf(kind, rule, input string) string {
+	switch kind {
+	case KindCrash, KindDisconnect, KindDeaf:
+		return kind + "|" + rule + "|" + input
+	}
+	return kind + "|" + rule
+}
+
+// maxInputs bounds the inputs a finding lists.
+const maxInputs = 10
 
 // findings collects and deduplicates what the cases show.
 type findings struct {
@@ -70,12 +83,21 @@ func (fs *findings) add(f Finding) *Finding {
 	f.key = keyOf(f.Kind, f.Rule, f.Input)
 	if have := fs.byKey[f.key]; have != nil {
 		have.Count++
+		have.note(f.Input)
 		return have
 	}
 	f.Count = 1
+	f.note(f.Input)
 	fs.byKey[f.key] = &f
 	fs.order = append(fs.order, f.key)
 	return &f
+}
+
+// note adds an input that shows f.
+func (f *Finding) note(input string) {
+	if input != "" && len(f.Inputs) < maxInputs && !slices.Contains(f.Inputs, input) {
+		f.Inputs = append(f.Inputs, input)
+	}
 }
 
 // drop forgets f.
@@ -100,9 +122,15 @@ func (fs *findings) merge() {
 			order = append(order, f.key)
 		case f.c != nil && (have.c == nil || f.undone+f.removed > have.undone+have.removed):
 			f.Count += have.Count
+			for _, in := range have.Inputs {
+				f.note(in)
+			}
 			byKey[f.key] = f
 		default:
 			have.Count += f.Count
+			for _, in := range f.Inputs {
+				have.note(in)
+			}
 		}
 	}
 	fs.byKey, fs.order = byKey, order

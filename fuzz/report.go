@@ -73,6 +73,13 @@ func writeText(w io.Writer, rep *Report, verbose bool) error {
 		}
 		b.WriteString("\n")
 		fmt.Fprintf(&b, "         %s\n", f.Message)
+		if len(f.Inputs) > 1 {
+			more := ""
+			if len(f.Inputs) == maxInputs {
+				more = ", ..."
+			}
+			fmt.Fprintf(&b, "         shown by: %s%s\n", strings.Join(f.Inputs, ", "), more)
+		}
 		if f.Case != "" {
 			fmt.Fprintf(&b, "         case %s", f.Case)
 			if f.Shrunk != "" {

@@ -39,12 +39,14 @@ implementation under test (--iut 'COMMAND ARGS') or attaches to one already
 on the broker (--iut-peer ID), and plays generated cases at it: valid
 envelopes mutated with knowledge of the protocol (members removed, retyped
 or given broken grammars, exclusive members set together, extensions,
-sizes up to the 1 MiB maximum, misrouted work, signed messages changed
-after signing, odd bytes). The rule engine says what a conformant peer
-must do with each: refuse it (in which failure class, with a receipt or in
-silence), take it, or leave it alone; every envelope the peer sends is
-judged with the full rule set, and its deaths, drops and deafness are
-findings of their own, pinned on the case that caused them.
+sizes up to the 1 MiB every peer must take and past it, expiry at the
+edge, replays, misrouted work, reports out of order, signed messages
+changed after signing, odd bytes). The rule engine says what a conformant
+peer must do with each: refuse it (in which failure class, with a receipt
+or in silence), take it, leave it alone, or, where the protocol leaves it
+open, survive it; every envelope the peer sends is judged with the full
+rule set, and its deaths, drops and deafness are findings of their own,
+pinned on the case that caused them.
 
 Each finding names its rule, level and kind, is shrunk to the smallest
 message that still shows it and, with --repro-dir, written as a scenario
