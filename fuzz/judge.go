@@ -44,7 +44,7 @@ type Finding struct {
 	// Inputs are the different inputs that showed it (at most ten), the
 	// case's first.
 	Inputs []string `json:"inputs,omitempty"`
-	What  string `json:"what,omitempty"`
+	What   string   `json:"what,omitempty"`
 	// Shrunk says how minimization went ("" when it was not tried).
 	Shrunk string `json:"minimized,omitempty"`
 
