@@ -13,6 +13,7 @@ import (
 	"github.com/aghcheck/aghcheck/harness/scenario"
 	"github.com/aghcheck/aghcheck/internal/golden"
 	"github.com/aghcheck/aghcheck/peer"
+	"github.com/aghcheck/aghcheck/requirements"
 	"github.com/aghcheck/aghcheck/rules"
 	"github.com/aghcheck/aghcheck/suites"
 
@@ -167,6 +168,11 @@ func TestMutationScore(t *testing.T) {
 		for _, id := range sc.Requirements {
 			if r, ok := rules.Lookup(id); ok && r.Severity == rules.Note {
 				continue // a MAY permits: a peer that does not offer it breaks nothing
+			}
+			if id == requirements.PeerSurvives.ID {
+				// Only a dying peer breaks it: the liveness faults, which
+				// the liveness tests judge (liveness_test.go, robust_test.go).
+				continue
 			}
 			live[id] = append(live[id], sc)
 		}
