@@ -396,14 +396,34 @@ func (o *oracle) keep(key string, sc *scenario.Scenario) {
 }
 
 // ids are the id and work_id the IUT's answers to d name (templates, or
-// the literal values a mutation put there).
+// the literal values a mutation put there). For changed bytes they are
+// read from the text, the last of each as most decoders read a member
+// given twice (a bytes mutation may add an id of its own).
 func ids(d *draft) (id, work any) {
 	env := d.send.Envelope
+	if env == nil && d.pre != nil {
+		env = d.pre.Envelope
+	}
 	if env == nil {
 		env = d.seed.send.Envelope
 	}
-	return env["id"], env["work_id"]
+	id, work = env["id"], env["work_id"]
+	if d.send.Raw != nil {
+		if m := rawID.FindAllStringSubmatch(*d.send.Raw, -1); m != nil {
+			id = m[len(m)-1][1]
+		}
+		if m := rawWorkID.FindAllStringSubmatch(*d.send.Raw, -1); m != nil {
+			work = m[len(m)-1][1]
+		}
+	}
+	return id, work
 }
+
+// rawID and rawWorkID find the id and work_id templates in a case's text.
+var (
+	rawID     = regexp.MustCompile(`"id":\s*"(\{\{[^"]*\}\})"`)
+	rawWorkID = regexp.MustCompile(`"work_id":\s*"(\{\{[^"]*\}\})"`)
+)
 
 // accepted are the patterns that show the IUT took message id as work.
 func accepted(id, work any) []any {

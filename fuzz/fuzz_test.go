@@ -3,6 +3,7 @@ package fuzz
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -310,5 +311,40 @@ func TestCorpusKeepsBytesCasesShrinkable(t *testing.T) {
 	ds := again.drafts(seeds)
 	if len(ds) != 1 || ds[0].pre == nil || ds[0].bytesOp != c.draft.bytesOp || !reflect.DeepEqual(ds[0].pre.Envelope, c.draft.pre.Envelope) {
 		t.Fatalf("the kept case comes back without what its bytes were changed from: %+v", ds)
+	}
+}
+
+// A case whose bytes were changed waits for the answer under the id its
+// text carries: the member id twice, the first removed, leaves the id the
+// bytes mutation added (a correct peer answered it, and the case waited
+// for the other).
+func TestChangedBytesKeepTheirID(t *testing.T) {
+	fam, err := loadFamily()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeds, err := loadSeeds(fam, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(seeds, func(s seed) bool { return s.name == "whois-request-directed" })
+	if i < 0 {
+		t.Fatal("no whois-request-directed seed")
+	}
+	d := &draft{seed: &seeds[i], send: seeds[i].send}
+	d.send.Envelope = copyValue(seeds[i].send.Envelope).(map[string]any)
+	delete(d.send.Envelope, "id")
+	dup := slices.IndexFunc(bytesOps, func(op bytesOp) bool { return op.name == "duplicate-member" })
+	if !d.applyBytes(dup) {
+		t.Fatal("the bytes could not be changed")
+	}
+	o := &oracle{fam: fam, now: time.Now}
+	c, why, err := o.build(d, 1)
+	if err != nil || c == nil {
+		t.Fatalf("not played (%s): %v", why, err)
+	}
+	last := c.Scenario.Steps[len(c.Scenario.Steps)-1]
+	if last.Expect == nil || !strings.Contains(fmt.Sprint(last.Expect.Patterns()), "{{id.twice}}") {
+		t.Fatalf("the case waits for %v, not an answer to {{id.twice}}", last.Expect)
 	}
 }
