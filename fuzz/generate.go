@@ -685,27 +685,13 @@ func (d *draft) rawOp(op bytesOp) bool {
 	return true
 }
 
-// notUTF8 puts a byte that is not UTF-8 into the text of the message,
-// written {{byte.ff}} so that the scenario file stays text and the message
-// carries the case's own identities: the IUT must refuse it as its own
-// work (INPUT-UTF8), not only survive it.
+// notUTF8 puts a byte that is not UTF-8 into a string of the message, an
+// extension's (not an id: a decoder that repairs the byte would answer
+// under an id no one sent), written {{byte.ff}} so that the scenario file
+// stays text and the message carries the case's own identities: the IUT
+// must refuse it as its own work (INPUT-UTF8), not only survive it.
 func (d *draft) notUTF8() bool {
-	txt, err := rawText(d.send.Envelope)
-	if err != nil {
-		return false
-	}
-	at := strings.Index(txt, `"text":"`)
-	if at < 0 {
-		at = strings.Index(txt, `"id":"`)
-	}
-	if at < 0 {
-		return false
-	}
-	at += strings.Index(txt[at:], `:"`) + 2
-	txt = txt[:at] + "{{byte.ff}}" + txt[at:]
-	d.send.Envelope, d.send.Drop, d.send.Digest, d.send.Raw = nil, nil, false, &txt
-	d.note("bytes:not-utf8", "a byte that is not UTF-8 in a string")
-	return true
+	return d.rawOp(bytesOp{"not-utf8", "a byte that is not UTF-8 in an extension string", `"caf{{byte.ff}}"`, nil})
 }
 
 // short is v in at most 40 characters, for a case's description.
