@@ -50,9 +50,11 @@ func newTracking(complete bool) *tracking {
 
 // sent notes an envelope a test peer is about to publish (before, so that
 // the IUT's answer finds it). One every receiver must refuse (a scenario's
-// broken message) changes no work: refused, it was never processed. One a
-// receiver may take (agh.DutyReason) may open work, even when aghcheck's
-// decoder gives up on it (nested deeper than its limit).
+// broken message) changes no work: refused, it was never processed, but
+// its id is known. One a receiver may take (agh.DutyReason) may open work.
+// Either is read as a lenient receiver reads it when aghcheck's decoder
+// gives up on it (nested past its limit, a byte that is not UTF-8): an
+// IUT that takes it answers under the ids it carries.
 func (k *tracking) sent(data []byte) {
 	now := time.Now()
 	c, err := agh.NewChecker(agh.Options{Now: now.Unix()})
@@ -62,7 +64,7 @@ func (k *tracking) sent(data []byte) {
 	res := c.CheckBytes(data)
 	refused := agh.DutyReason(res.Findings, k.trust.Load()) != ""
 	env := res.Envelope
-	if env == nil && !refused {
+	if env == nil {
 		// What a lenient receiver reads (numbers as the decoder gives
 		// them); nothing when it is not an object.
 		dec := json.NewDecoder(bytes.NewReader(data))
