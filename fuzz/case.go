@@ -35,14 +35,15 @@ import (
 //     mark, a repeated member, a number or a nesting past aghcheck's own
 //     limits: rules.Rule.Tolerable), or the trust profile's rules at a
 //     peer that does not take the profile, or it is larger than any peer
-//     must accept: the peer may take it or refuse it, and must serve
+//     must accept, or it is valid but says another workspace, channel or
+//     addressee than the subject it comes on, or it reports on work the
+//     IUT never saw: the peer may take it or refuse it, and must serve
 //     valid work afterwards (alive, connected, listening).
 //
 // Mutants the protocol leaves open are not played: one breaking only a
-// SHOULD rule (a receiver may take it or not), one valid but not the IUT's
-// (another workspace, channel or addressee), and valid messages whose
-// acceptance shows in nothing a peer sends (a greet, a receipt or trace
-// for work the IUT never saw).
+// SHOULD rule (a receiver may take it or not), one breaking a rule a
+// receiver may tolerate beside another (its refusal class is open), and
+// one whose id, work_id or sender a mutation fixed (cases would share it).
 
 // Shapes of a case.
 const (
@@ -170,7 +171,10 @@ func (o *oracle) build(d *draft, n int) (c *Case, why string, err error) {
 	case others > 0:
 		return nil, "it breaks only a SHOULD rule", nil
 	case !own(env):
-		return nil, "valid, but not the IUT's", nil
+		// Another workspace, channel or addressee than the subject it
+		// comes on says: no sentence tells a receiver what to make of
+		// it, but it must survive it.
+		c.Shape = shapeSurvive
 	case !isWork(env) && !isWhois(env):
 		// A receipt, trace or continuation for work the IUT never saw
 		// (out of order, or never sent), or a greet: what the IUT makes
