@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/aghcheck/aghcheck/agh"
 )
 
 // A busy peer's dedup window past its sweep size keeps every entry still
@@ -42,5 +44,34 @@ func BenchmarkRememberFullWindow(b *testing.B) {
 	for b.Loop() {
 		p.remember(dedupKey{"tester.peer-1", "msg_" + strconv.Itoa(i)}, nil)
 		i++
+	}
+}
+
+// Past maxClosedWork closed units the oldest closed ones are forgotten
+// first; open work, however old, is kept within its retention.
+func TestClosedWorkIsBounded(t *testing.T) {
+	p, _ := offline(t)
+	clock := time.Unix(1_800_000_000, 0)
+	p.now = func() time.Time { return clock }
+	p.work["work_open"] = &work{state: agh.StateWorking, updated: clock}
+	const extra = 50
+	for i := range maxClosedWork + extra {
+		p.work["work_"+strconv.Itoa(i)] = &work{state: agh.StateCompleted, updated: clock.Add(time.Duration(i+1) * time.Millisecond)}
+	}
+	clock = clock.Add(time.Minute)
+	p.sweep()
+	if len(p.work) != maxClosedWork+1 {
+		t.Fatalf("%d work units after the sweep, want %d closed and the open one", len(p.work), maxClosedWork)
+	}
+	if p.work["work_open"] == nil {
+		t.Error("the open unit was forgotten")
+	}
+	for i := range extra {
+		if p.work["work_"+strconv.Itoa(i)] != nil {
+			t.Fatalf("work_%d, among the oldest closed, was kept", i)
+		}
+	}
+	if p.work["work_"+strconv.Itoa(extra)] == nil {
+		t.Error("the oldest closed unit within the bound was forgotten")
 	}
 }

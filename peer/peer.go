@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -360,9 +361,23 @@ func (p *peer) sweep() {
 			delete(p.peers, id)
 		}
 	}
+	type closed struct {
+		id string
+		at time.Time
+	}
+	var done []closed
 	for id, w := range p.work {
-		if now.Sub(w.updated) > workRetention {
+		switch {
+		case now.Sub(w.updated) > workRetention:
 			delete(p.work, id)
+		case agh.IsTerminal(w.state):
+			done = append(done, closed{id, w.updated})
+		}
+	}
+	if len(done) > maxClosedWork {
+		slices.SortFunc(done, func(a, b closed) int { return a.at.Compare(b.at) })
+		for _, c := range done[:len(done)-maxClosedWork] {
+			delete(p.work, c.id)
 		}
 	}
 }
@@ -370,3 +385,9 @@ func (p *peer) sweep() {
 // workRetention is how long work is remembered after its last update, so
 // late messages on terminal work still get work_closed.
 const workRetention = time.Hour
+
+// maxClosedWork bounds the terminal work remembered: past it the oldest
+// is forgotten first (a late message on it is then news). Busy for an
+// hour, a peer that remembered every closed unit grew by gigabytes (an
+// hour of aghcheck fuzz opens millions); open work is always kept.
+const maxClosedWork = 100000
