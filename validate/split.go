@@ -400,11 +400,11 @@ func (s *splitter) value(line, index int, top bool) bool {
 	default:
 		// Not the start of any value: resynchronising inside one JSON text is
 		// guesswork, so one finding covers the rest of the file.
-		found, msg := quoteByte(c), "unexpected "+quoteByte(c)+" where a JSON value should start"
+		rule, found, msg := rules.InputSyntax, quoteByte(c), "unexpected "+quoteByte(c)+" where a JSON value should start"
 		if bytes.HasPrefix(s.buf[s.pos:s.end], bom) {
-			found, msg = "byte order mark U+FEFF", "a UTF-8 byte order mark where a JSON value should start (RFC 8259 §8.1: JSON senders MUST NOT add one; save the file without it)"
+			rule, found, msg = rules.InputBOM, "byte order mark U+FEFF", "a UTF-8 byte order mark where a JSON value should start (RFC 8259 §8.1: JSON senders MUST NOT add one; save the file without it)"
 		}
-		s.failAt(line, index, rules.InputSyntax, "a JSON value", found, msg+"; the rest of the file is skipped")
+		s.failAt(line, index, rule, "a JSON value", found, msg+"; the rest of the file is skipped")
 		return false
 	}
 	var sc scanState

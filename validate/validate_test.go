@@ -168,7 +168,7 @@ func TestByteOrderMark(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if len(fs) != 1 || fs[0].Rule != rules.InputSyntax || !strings.Contains(fs[0].Message, "byte order mark") || fs[0].Found != "byte order mark U+FEFF" {
+	if len(fs) != 1 || fs[0].Rule != rules.InputBOM || !strings.Contains(fs[0].Message, "byte order mark") || fs[0].Found != "byte order mark U+FEFF" {
 		t.Errorf("findings %+v", fs)
 	}
 }
