@@ -53,12 +53,18 @@ func RefusalReason(fs []rules.Finding) string {
 func DutyReason(fs []rules.Finding, trust bool) string {
 	var owed []rules.Finding
 	for _, f := range fs {
-		if f.Rule == nil || f.Rule.Tolerable != "" || (!trust && trustRule(f.Rule)) {
-			continue
+		if f.Rule != nil && Owed(f.Rule, trust) {
+			owed = append(owed, f)
 		}
-		owed = append(owed, f)
 	}
 	return RefusalReason(owed)
+}
+
+// Owed reports whether a receiver must refuse a message for breaking r:
+// not when r is one it may tolerate (rules.Rule.Tolerable), nor a trust
+// profile rule at a receiver that does not take the profile (trust false).
+func Owed(r *rules.Rule, trust bool) bool {
+	return r.Tolerable == "" && (trust || !trustRule(r))
 }
 
 // replyPointers are the members a refusal receipt is built from: it goes

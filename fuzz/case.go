@@ -1,7 +1,6 @@
 package fuzz
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/aghcheck/aghcheck/agh"
 	"github.com/aghcheck/aghcheck/harness/scenario"
+	"github.com/aghcheck/aghcheck/jsonx"
 	"github.com/aghcheck/aghcheck/requirements"
 	"github.com/aghcheck/aghcheck/rules"
 	"github.com/aghcheck/aghcheck/trust"
@@ -189,9 +189,7 @@ func (o *oracle) build(d *draft, n int) (c *Case, why string, err error) {
 		return nil, "a replay of what is not valid work", nil
 	}
 	if env == nil && c.Shape == shapeSurvive {
-		// Past aghcheck's own decoder (nested deeper than its limit):
-		// what a lenient receiver reads.
-		_ = json.Unmarshal(v.Raw, &env)
+		env = jsonx.Lenient(v.Raw) // past aghcheck's own decoder
 	}
 	if c.Shape != shapeRefuse && !fresh(env) {
 		// A fixed id would be shared by every case that draws it: the

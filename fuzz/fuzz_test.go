@@ -16,20 +16,14 @@ import (
 
 	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/harness/scenario"
+	"github.com/aghcheck/aghcheck/jsonx"
 	"github.com/aghcheck/aghcheck/requirements"
 )
 
 // cases makes the first n playable cases of seed, without an IUT.
 func cases(t testing.TB, seed uint64, n int) []*Case {
 	t.Helper()
-	fam, err := loadFamily()
-	if err != nil {
-		t.Fatal(err)
-	}
-	seeds, err := loadSeeds(fam, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fam, seeds := familySeeds(t, true)
 	dict, err := loadDictionary()
 	if err != nil {
 		t.Fatal(err)
@@ -300,14 +294,7 @@ func TestCorpusKeepsBytesCasesShrinkable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fam, err := loadFamily()
-	if err != nil {
-		t.Fatal(err)
-	}
-	seeds, err := loadSeeds(fam, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, seeds := familySeeds(t, true)
 	ds := again.drafts(seeds)
 	if len(ds) != 1 || ds[0].pre == nil || ds[0].bytesOp != c.draft.bytesOp || !reflect.DeepEqual(ds[0].pre.Envelope, c.draft.pre.Envelope) {
 		t.Fatalf("the kept case comes back without what its bytes were changed from: %+v", ds)
@@ -319,20 +306,13 @@ func TestCorpusKeepsBytesCasesShrinkable(t *testing.T) {
 // bytes mutation added (a correct peer answered it, and the case waited
 // for the other).
 func TestChangedBytesKeepTheirID(t *testing.T) {
-	fam, err := loadFamily()
-	if err != nil {
-		t.Fatal(err)
-	}
-	seeds, err := loadSeeds(fam, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fam, seeds := familySeeds(t, false)
 	i := slices.IndexFunc(seeds, func(s seed) bool { return s.name == "whois-request-directed" })
 	if i < 0 {
 		t.Fatal("no whois-request-directed seed")
 	}
 	d := &draft{seed: &seeds[i], send: seeds[i].send}
-	d.send.Envelope = copyValue(seeds[i].send.Envelope).(map[string]any)
+	d.send.Envelope = jsonx.Copy(seeds[i].send.Envelope).(map[string]any)
 	delete(d.send.Envelope, "id")
 	dup := slices.IndexFunc(bytesOps, func(op bytesOp) bool { return op.name == "duplicate-member" })
 	if !d.applyBytes(dup) {
@@ -347,4 +327,19 @@ func TestChangedBytesKeepTheirID(t *testing.T) {
 	if last.Expect == nil || !strings.Contains(fmt.Sprint(last.Expect.Patterns()), "{{id.twice}}") {
 		t.Fatalf("the case waits for %v, not an answer to {{id.twice}}", last.Expect)
 	}
+}
+
+// familySeeds loads the receiver family and the seeds made from it (signed
+// ones too when signed).
+func familySeeds(t testing.TB, signed bool) (*scenario.Family, []seed) {
+	t.Helper()
+	fam, err := loadFamily()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeds, err := loadSeeds(fam, signed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fam, seeds
 }

@@ -8,14 +8,7 @@ import (
 // BenchmarkGenerate measures making cases (mutation, the engine's
 // verdict, the scenario) without playing them.
 func BenchmarkGenerate(b *testing.B) {
-	fam, err := loadFamily()
-	if err != nil {
-		b.Fatal(err)
-	}
-	seeds, err := loadSeeds(fam, true)
-	if err != nil {
-		b.Fatal(err)
-	}
+	fam, seeds := familySeeds(b, true)
 	dict, err := loadDictionary()
 	if err != nil {
 		b.Fatal(err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/aghcheck/aghcheck/agh"
 	"github.com/aghcheck/aghcheck/harness/scenario"
+	"github.com/aghcheck/aghcheck/jsonx"
 	"github.com/aghcheck/aghcheck/requirements"
 )
 
@@ -152,7 +153,7 @@ const signedShare = 8
 func (g *generator) draft() *draft {
 	s := g.pickSeed()
 	d := &draft{seed: s, send: s.send}
-	d.send.Envelope = copyValue(s.send.Envelope).(map[string]any)
+	d.send.Envelope = jsonx.Copy(s.send.Envelope).(map[string]any)
 	d.send.Drop = slices.Clone(s.send.Drop)
 	n := 1
 	if g.rng.IntN(100) < 15 {
@@ -316,7 +317,7 @@ func (g *generator) set(d *draft) bool {
 		return false
 	}
 	vals := g.dict[p]
-	v := copyValue(vals[g.rng.IntN(len(vals))])
+	v := jsonx.Copy(vals[g.rng.IntN(len(vals))])
 	if !d.put(p, v, after) {
 		return false
 	}
@@ -384,7 +385,7 @@ func (g *generator) retype(d *draft) bool {
 			choices = append(choices, o)
 		}
 	}
-	v := copyValue(choices[g.rng.IntN(len(choices))])
+	v := jsonx.Copy(choices[g.rng.IntN(len(choices))])
 	after := g.after(d)
 	if !d.put(p, v, after) {
 		return false
@@ -466,7 +467,7 @@ func (g *generator) container(d *draft) bool {
 // so the peer must take the work as without it.
 func (g *generator) ext(d *draft) bool {
 	vals := []any{"high", 0.5, map[string]any{"nested": []any{1, "two", nil}}, []any{}, "{{pad.1024}}"}
-	v := copyValue(vals[g.rng.IntN(len(vals))])
+	v := jsonx.Copy(vals[g.rng.IntN(len(vals))])
 	if !d.put("/ext/org.example.extra", v, false) {
 		return false
 	}
@@ -545,7 +546,7 @@ func (g *generator) tamper(d *draft) bool {
 		return false
 	}
 	vals := g.dict[p]
-	v := copyValue(vals[g.rng.IntN(len(vals))])
+	v := jsonx.Copy(vals[g.rng.IntN(len(vals))])
 	if !d.put(p, v, true) {
 		return false
 	}
@@ -659,7 +660,7 @@ func (d *draft) applyBytes(op int) bool {
 func (d *draft) rawOp(op bytesOp) bool {
 	env := d.send.Envelope
 	if op.ext != "" {
-		env = copyValue(env).(map[string]any)
+		env = jsonx.Copy(env).(map[string]any)
 		ext, _ := env["ext"].(map[string]any)
 		if ext == nil {
 			ext = map[string]any{}

@@ -83,7 +83,7 @@ func loadSeeds(fam *scenario.Family, signed bool) ([]seed, error) {
 			sg := s
 			sg.name += "-signed"
 			sg.sign, sg.send.Sign = true, true
-			sg.send.Envelope = copyValue(s.send.Envelope).(map[string]any)
+			sg.send.Envelope = jsonx.Copy(s.send.Envelope).(map[string]any)
 			out = append(out, sg)
 		}
 	}
@@ -96,23 +96,4 @@ func loadSeeds(fam *scenario.Family, signed bool) ([]seed, error) {
 // loadFamily reads the receiver family from the embedded suites.
 func loadFamily() (*scenario.Family, error) {
 	return scenario.LoadFamily(suites.FS(), familyFile)
-}
-
-// copyValue is a deep copy of a decoded JSON value.
-func copyValue(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, val := range t {
-			out[k] = copyValue(val)
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, val := range t {
-			out[i] = copyValue(val)
-		}
-		return out
-	}
-	return v
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/harness/scenario"
+	"github.com/aghcheck/aghcheck/jsonx"
 	"github.com/aghcheck/aghcheck/requirements"
 )
 
@@ -368,7 +369,7 @@ func rebytes(d *draft) []candidate {
 // without is d with the members at ptrs removed.
 func without(d *draft, ptrs []string) *draft {
 	out := *d
-	out.send.Envelope = copyValue(d.send.Envelope).(map[string]any)
+	out.send.Envelope = jsonx.Copy(d.send.Envelope).(map[string]any)
 	out.send.Drop = slices.Clone(d.send.Drop)
 	out.ops, out.keys = nil, nil
 	for i, k := range d.keys {
@@ -398,7 +399,7 @@ func undo(d *draft, i int) (*draft, bool) {
 	}
 	at, _, _ = strings.Cut(at, ":")
 	out := *d
-	out.send.Envelope = copyValue(d.send.Envelope).(map[string]any)
+	out.send.Envelope = jsonx.Copy(d.send.Envelope).(map[string]any)
 	out.send.Drop = slices.Clone(d.send.Drop)
 	out.ops = slices.Delete(slices.Clone(d.ops), i, i+1)
 	out.keys = slices.Delete(slices.Clone(d.keys), i, i+1)
@@ -406,7 +407,7 @@ func undo(d *draft, i int) (*draft, bool) {
 		if d.send.Tamper == nil {
 			return nil, false
 		}
-		out.send.Tamper = copyValue(d.send.Tamper).(map[string]any)
+		out.send.Tamper = jsonx.Copy(d.send.Tamper).(map[string]any)
 		m, k := parent(out.send.Tamper, at, false)
 		if m == nil {
 			return nil, false
@@ -421,7 +422,7 @@ func undo(d *draft, i int) (*draft, bool) {
 	top := strings.Count(at, "/") == 1
 	if orig, _ := parent(d.seed.send.Envelope, at, false); orig != nil {
 		if v, has := orig[k]; has {
-			m[k] = copyValue(v)
+			m[k] = jsonx.Copy(v)
 			if top {
 				out.send.Drop = slices.DeleteFunc(out.send.Drop, func(s string) bool { return s == k })
 			}

@@ -10,6 +10,7 @@
 package jsonx
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -410,4 +411,19 @@ func Copy(v any) any {
 		return out
 	}
 	return v
+}
+
+// Lenient is data read as a lenient receiver reads it (Go's encoding/json:
+// no limit of aghcheck's on depth, a byte that is not UTF-8 read as
+// U+FFFD, numbers kept as json.Number): the object, or nil when data is
+// no JSON object even so. What aghcheck's own decoder gives up on may
+// still be a message a peer takes and answers.
+func Lenient(data []byte) map[string]any {
+	var env map[string]any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if dec.Decode(&env) != nil {
+		return nil
+	}
+	return env
 }

@@ -384,12 +384,12 @@ func numbersPlain(v any) any {
 // RulesOf is the distinct rules of error findings, sorted.
 func RulesOf(fs []rules.Finding) []string { return sortedKeys(ruleIDs(fs)) }
 
-// owed are the rules of ids a receiver must refuse a message for: those it
-// may tolerate (rules.Rule.Tolerable) are no requirement of a receiver's
-// case.
+// owed are the rules of ids a receiver must refuse a message for
+// (agh.Owed; a trust corpus is played only at a peer that takes the
+// profile): those it may tolerate are no requirement of a receiver's case.
 func owed(ids []string) []string {
 	return slices.DeleteFunc(slices.Clone(ids), func(id string) bool {
 		r, ok := rules.Lookup(id)
-		return ok && r.Tolerable != ""
+		return ok && !agh.Owed(r, true)
 	})
 }
