@@ -49,7 +49,7 @@ fuzz:
 	./scripts/fuzz.sh $(FUZZTIME)
 
 ## reference: certify the reference runtime (github.com/compozy/agh) against
-## baselines/compozy-agh.yaml: REF=<working tree> tests that tree as it is, REF=<git dir>
+## reference/compozy-agh.yaml: REF=<working tree> tests that tree as it is, REF=<git dir>
 ## REV=<commit, tag or branch> that commit, REF=<git dir> alone the pinned release
 ## (docs/reference.md). The recipe is not echoed: stdout is the report alone.
 reference:

@@ -15,7 +15,7 @@ import (
 
 	"github.com/aghcheck/aghcheck/aghtest"
 	"github.com/aghcheck/aghcheck/internal/testiut"
-	"github.com/aghcheck/aghcheck/peer"
+	"github.com/aghcheck/aghcheck/internal/peer"
 )
 
 // TestMain puts an "aghcheck" on PATH that is this test binary: run as

@@ -10,8 +10,8 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 
-	"github.com/aghcheck/aghcheck/harness/broker"
-	"github.com/aghcheck/aghcheck/peer"
+	"github.com/aghcheck/aghcheck/internal/broker"
+	"github.com/aghcheck/aghcheck/internal/peer"
 )
 
 // TestAttachToRunningPeer certifies a peer that is already on a broker the

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aghcheck/aghcheck/agh"
+	"github.com/aghcheck/aghcheck/internal/agh"
 )
 
 // Per-scenario inbox limits: a flooding IUT must not exhaust memory or

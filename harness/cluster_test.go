@@ -12,8 +12,8 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 
-	"github.com/aghcheck/aghcheck/harness/broker"
-	"github.com/aghcheck/aghcheck/harness/scenario"
+	"github.com/aghcheck/aghcheck/internal/broker"
+	"github.com/aghcheck/aghcheck/internal/scenario"
 )
 
 // Credentials of the test deployments: clients and routes both authenticate.

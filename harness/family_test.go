@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aghcheck/aghcheck/harness/scenario"
+	"github.com/aghcheck/aghcheck/internal/scenario"
 )
 
 func receiverScenarios(t *testing.T, ids ...string) []*scenario.Scenario {

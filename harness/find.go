@@ -8,7 +8,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/aghcheck/aghcheck/agh"
+	"github.com/aghcheck/aghcheck/internal/agh"
 )
 
 // found is an attached peer's first envelope seen on the broker.

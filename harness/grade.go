@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/aghcheck/aghcheck/internal/control"
-	"github.com/aghcheck/aghcheck/rules"
+	"github.com/aghcheck/aghcheck/internal/rules"
 )
 
 // Scenario claim ids and the conformance claims built from them.

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aghcheck/aghcheck/harness/scenario"
+	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/internal/control"
 )
 

@@ -10,9 +10,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aghcheck/aghcheck/agh"
-	"github.com/aghcheck/aghcheck/harness/broker"
-	"github.com/aghcheck/aghcheck/requirements"
+	"github.com/aghcheck/aghcheck/internal/agh"
+	"github.com/aghcheck/aghcheck/internal/broker"
+	"github.com/aghcheck/aghcheck/internal/requirements"
 )
 
 // Liveness follows whether the IUT is alive, from every source the run has:

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aghcheck/aghcheck/harness/scenario"
+	"github.com/aghcheck/aghcheck/internal/scenario"
 )
 
 // outcomes maps scenario id → outcome.

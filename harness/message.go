@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/aghcheck/aghcheck/agh"
-	"github.com/aghcheck/aghcheck/rules"
+	"github.com/aghcheck/aghcheck/internal/agh"
+	"github.com/aghcheck/aghcheck/internal/rules"
 )
 
 // message is one publication seen on the broker that did not come from the

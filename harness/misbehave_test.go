@@ -14,9 +14,9 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/aghcheck/aghcheck/agh"
+	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/internal/control"
-	"github.com/aghcheck/aghcheck/peer"
+	"github.com/aghcheck/aghcheck/internal/peer"
 )
 
 // misbehave plays a broken IUT for the robustness tests. Each mode greets

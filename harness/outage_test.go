@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aghcheck/aghcheck/harness/broker"
-	"github.com/aghcheck/aghcheck/requirements"
+	"github.com/aghcheck/aghcheck/internal/broker"
+	"github.com/aghcheck/aghcheck/internal/requirements"
 )
 
 // outageRun plays cfg with the built-in test IUT in mode against a single

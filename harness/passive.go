@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/aghcheck/aghcheck/harness/broker"
-	"github.com/aghcheck/aghcheck/requirements"
-	"github.com/aghcheck/aghcheck/rules"
+	"github.com/aghcheck/aghcheck/internal/broker"
+	"github.com/aghcheck/aghcheck/internal/requirements"
+	"github.com/aghcheck/aghcheck/internal/rules"
 )
 
 // passive grades everything the IUT published.

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aghcheck/aghcheck/harness/scenario"
+	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/internal/randid"
-	"github.com/aghcheck/aghcheck/rules"
-	"github.com/aghcheck/aghcheck/trust"
+	"github.com/aghcheck/aghcheck/internal/rules"
+	"github.com/aghcheck/aghcheck/internal/trust"
 )
 
 // player plays one scenario: it runs the steps through a sender and a

@@ -3,7 +3,7 @@ package harness
 import (
 	"fmt"
 
-	"github.com/aghcheck/aghcheck/agh"
+	"github.com/aghcheck/aghcheck/internal/agh"
 )
 
 // A scenario's disconnect step drops the IUT's connection at the embedded

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/aghcheck/aghcheck/harness/broker"
+	"github.com/aghcheck/aghcheck/internal/broker"
 )
 
 const reconnectScenario = "nats.greet-after-reconnect"

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aghcheck/aghcheck/harness/scenario"
+	"github.com/aghcheck/aghcheck/internal/scenario"
 )
 
 func TestIUTNeverGreets(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aghcheck/aghcheck/harness/iut"
+	"github.com/aghcheck/aghcheck/internal/iut"
 )
 
 // Fair blame. The scenarios run in rounds, each against one incarnation of

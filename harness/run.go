@@ -14,12 +14,12 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/aghcheck/aghcheck/agh"
-	"github.com/aghcheck/aghcheck/harness/broker"
-	"github.com/aghcheck/aghcheck/harness/iut"
-	"github.com/aghcheck/aghcheck/harness/scenario"
+	"github.com/aghcheck/aghcheck/internal/agh"
+	"github.com/aghcheck/aghcheck/internal/broker"
+	"github.com/aghcheck/aghcheck/internal/iut"
+	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/internal/randid"
-	"github.com/aghcheck/aghcheck/trust"
+	"github.com/aghcheck/aghcheck/internal/trust"
 )
 
 // harnessConnName names the harness's one connection to the broker.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aghcheck/aghcheck/harness/scenario"
+	"github.com/aghcheck/aghcheck/internal/scenario"
 )
 
 // A session plays batch after batch against one IUT, each judged as a

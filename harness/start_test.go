@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aghcheck/aghcheck/peer"
+	"github.com/aghcheck/aghcheck/internal/peer"
 )
 
 // An IUT the caller starts itself (Config.Start): it gets the contract's

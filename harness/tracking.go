@@ -4,11 +4,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/aghcheck/aghcheck/agh"
-	"github.com/aghcheck/aghcheck/jsonx"
-	"github.com/aghcheck/aghcheck/requirements"
-	"github.com/aghcheck/aghcheck/rules"
-	"github.com/aghcheck/aghcheck/workunit"
+	"github.com/aghcheck/aghcheck/internal/agh"
+	"github.com/aghcheck/aghcheck/internal/jsonx"
+	"github.com/aghcheck/aghcheck/internal/requirements"
+	"github.com/aghcheck/aghcheck/internal/rules"
+	"github.com/aghcheck/aghcheck/internal/workunit"
 )
 
 // CheckPublication judges one publication as its sender's, one envelope at a

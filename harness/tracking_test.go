@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aghcheck/aghcheck/rules"
+	"github.com/aghcheck/aghcheck/internal/rules"
 )
 
 // TestTrackerCatchesFaults: lifecycle faults of the reference peer are

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aghcheck/aghcheck/agh"
-	"github.com/aghcheck/aghcheck/harness/scenario"
+	"github.com/aghcheck/aghcheck/internal/agh"
+	"github.com/aghcheck/aghcheck/internal/scenario"
 )
 
 // waiter matches what the IUT sent one scenario's peers against the

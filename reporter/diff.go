@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/aghcheck/aghcheck/harness"
-	"github.com/aghcheck/aghcheck/rundiff"
+	"github.com/aghcheck/aghcheck/internal/rundiff"
 )
 
 type (

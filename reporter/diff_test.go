@@ -10,7 +10,7 @@ import (
 
 	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/internal/golden"
-	"github.com/aghcheck/aghcheck/rundiff"
+	"github.com/aghcheck/aghcheck/internal/rundiff"
 )
 
 // diffFixture compares the run fixture (old) with a later run of a dirty

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/aghcheck/aghcheck/rules"
+	"github.com/aghcheck/aghcheck/internal/rules"
 )
 
 // Writer writes one result in one format. Items arrive in order as they are

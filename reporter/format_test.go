@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aghcheck/aghcheck/rules"
+	"github.com/aghcheck/aghcheck/internal/rules"
 )
 
 // Each command's registry: the default first, an unknown name refused with

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/aghcheck/aghcheck/rules"
-	"github.com/aghcheck/aghcheck/validate"
+	"github.com/aghcheck/aghcheck/internal/rules"
+	"github.com/aghcheck/aghcheck/internal/validate"
 )
 
 // JUnit XML, in the shape CI servers (Jenkins, GitLab, GitHub test

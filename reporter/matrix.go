@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/aghcheck/aghcheck/rundiff"
+	"github.com/aghcheck/aghcheck/internal/rundiff"
 )
 
 type (

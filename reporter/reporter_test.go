@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/aghcheck/aghcheck/internal/golden"
-	"github.com/aghcheck/aghcheck/rules"
-	"github.com/aghcheck/aghcheck/validate"
+	"github.com/aghcheck/aghcheck/internal/rules"
+	"github.com/aghcheck/aghcheck/internal/validate"
 )
 
 var ruleAdvice = &rules.Rule{ID: "TEST-ADVICE", Profile: "test", Severity: rules.Warning,

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/aghcheck/aghcheck/rules"
+	"github.com/aghcheck/aghcheck/internal/rules"
 )
 
 // rulesText prints each rule as it comes: id, profile, severity, clause,

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/aghcheck/aghcheck/baseline"
+	"github.com/aghcheck/aghcheck/internal/baseline"
 	"github.com/aghcheck/aghcheck/harness"
 )
 

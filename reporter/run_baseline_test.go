@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aghcheck/aghcheck/baseline"
+	"github.com/aghcheck/aghcheck/internal/baseline"
 	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/internal/golden"
 )

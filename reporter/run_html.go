@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"github.com/aghcheck/aghcheck/harness"
-	"github.com/aghcheck/aghcheck/harness/iut"
-	"github.com/aghcheck/aghcheck/rules"
+	"github.com/aghcheck/aghcheck/internal/iut"
+	"github.com/aghcheck/aghcheck/internal/rules"
 )
 
 // The HTML report is one self-contained file (inline CSS and a few lines of

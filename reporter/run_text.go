@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/aghcheck/aghcheck/harness"
-	"github.com/aghcheck/aghcheck/harness/iut"
+	"github.com/aghcheck/aghcheck/internal/iut"
 	"github.com/aghcheck/aghcheck/internal/control"
 )
 

@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/aghcheck/aghcheck/rules"
-	"github.com/aghcheck/aghcheck/validate"
+	"github.com/aghcheck/aghcheck/internal/rules"
+	"github.com/aghcheck/aghcheck/internal/validate"
 )
 
 // SARIF 2.1.0 (OASIS), the format code-scanning services read: one run of

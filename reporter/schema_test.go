@@ -3,7 +3,7 @@ package reporter
 import (
 	"testing"
 
-	"github.com/aghcheck/aghcheck/baseline"
+	"github.com/aghcheck/aghcheck/internal/baseline"
 	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/internal/schematest"
 )

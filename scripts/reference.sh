@@ -9,7 +9,7 @@
 #   make reference                          # the pinned release, cloned from the public repository
 #
 # Environment: REF, REV, GO (default go), BASELINE (default
-# baselines/compozy-agh.yaml), RUN_ARGS (more `aghcheck run` flags, e.g.
+# reference/compozy-agh.yaml), RUN_ARGS (more `aghcheck run` flags, e.g.
 # '--format json'), WRITE_BASELINE=FILE (write today's deviations to FILE,
 # keeping the reasons BASELINE gives those that still hold: the first step of
 # bumping the pin), KEEP=DIR (copy the built adapter and aghcheck there, for
@@ -36,7 +36,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 GO=${GO:-go}
 # An empty BASELINE (set, but to nothing) means none: WRITE_BASELINE then
 # writes every entry with reason TODO.
-BASELINE=${BASELINE-$ROOT/baselines/compozy-agh.yaml}
+BASELINE=${BASELINE-$ROOT/reference/compozy-agh.yaml}
 REF=${REF:-}
 REV=${REV:-}
 # The adapter's files that go into the runtime's copy; stub.go and the tests

@@ -6,7 +6,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/aghcheck/aghcheck/jcs"
+	"github.com/aghcheck/aghcheck/internal/jcs"
 	"github.com/spf13/cobra"
 )
 

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/aghcheck/aghcheck/agh"
+	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/spf13/cobra"
 )
 

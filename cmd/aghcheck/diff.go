@@ -10,7 +10,7 @@ import (
 
 	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/reporter"
-	"github.com/aghcheck/aghcheck/rundiff"
+	"github.com/aghcheck/aghcheck/internal/rundiff"
 )
 
 func init() { subcommands = append(subcommands, newDiffCmd) }

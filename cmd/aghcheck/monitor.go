@@ -13,10 +13,10 @@ import (
 	"github.com/fatih/color"
 	"github.com/spf13/cobra"
 
-	"github.com/aghcheck/aghcheck/agh"
-	"github.com/aghcheck/aghcheck/harness/broker"
-	"github.com/aghcheck/aghcheck/monitor"
-	"github.com/aghcheck/aghcheck/workunit"
+	"github.com/aghcheck/aghcheck/internal/agh"
+	"github.com/aghcheck/aghcheck/internal/broker"
+	"github.com/aghcheck/aghcheck/internal/monitor"
+	"github.com/aghcheck/aghcheck/internal/workunit"
 )
 
 func init() { subcommands = append(subcommands, newMonitorCmd) }

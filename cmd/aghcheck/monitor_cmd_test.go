@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aghcheck/aghcheck/agh"
-	"github.com/aghcheck/aghcheck/harness/broker"
+	"github.com/aghcheck/aghcheck/internal/agh"
+	"github.com/aghcheck/aghcheck/internal/broker"
 	"github.com/aghcheck/aghcheck/internal/jsontest"
 )
 

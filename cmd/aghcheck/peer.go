@@ -4,14 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/aghcheck/aghcheck/trust"
+	"github.com/aghcheck/aghcheck/internal/trust"
 	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
 	"text/tabwriter"
 
-	"github.com/aghcheck/aghcheck/peer"
+	"github.com/aghcheck/aghcheck/internal/peer"
 	"github.com/spf13/cobra"
 )
 

@@ -6,10 +6,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	_ "github.com/aghcheck/aghcheck/agh" // registers the agh rules
-	"github.com/aghcheck/aghcheck/coverage"
+	_ "github.com/aghcheck/aghcheck/internal/agh" // registers the agh rules
+	"github.com/aghcheck/aghcheck/internal/coverage"
 	"github.com/aghcheck/aghcheck/reporter"
-	"github.com/aghcheck/aghcheck/rules"
+	"github.com/aghcheck/aghcheck/internal/rules"
 )
 
 func init() { subcommands = append(subcommands, newRulesCmd) }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aghcheck/aghcheck/rules"
+	"github.com/aghcheck/aghcheck/internal/rules"
 )
 
 func TestRulesCommand(t *testing.T) {

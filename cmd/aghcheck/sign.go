@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/aghcheck/aghcheck/agh"
+	"github.com/aghcheck/aghcheck/internal/agh"
 	"os"
 
-	"github.com/aghcheck/aghcheck/jcs"
-	"github.com/aghcheck/aghcheck/jsonx"
-	"github.com/aghcheck/aghcheck/olympus"
-	"github.com/aghcheck/aghcheck/trust"
+	"github.com/aghcheck/aghcheck/internal/jcs"
+	"github.com/aghcheck/aghcheck/internal/jsonx"
+	"github.com/aghcheck/aghcheck/internal/olympus"
+	"github.com/aghcheck/aghcheck/internal/trust"
 	"github.com/spf13/cobra"
 )
 

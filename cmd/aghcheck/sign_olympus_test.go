@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aghcheck/aghcheck/jsonx"
-	"github.com/aghcheck/aghcheck/olympus"
+	"github.com/aghcheck/aghcheck/internal/jsonx"
+	"github.com/aghcheck/aghcheck/internal/olympus"
 )
 
 // TestSignOlympusRoundTrip signs an Olympus envelope through the CLI and

@@ -5,7 +5,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/aghcheck/aghcheck/harness/broker"
+	"github.com/aghcheck/aghcheck/internal/broker"
 )
 
 // iutArgv is the command run and fuzz start as the IUT: --iut split and

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aghcheck/aghcheck/trust"
+	"github.com/aghcheck/aghcheck/internal/trust"
 )
 
 const (

@@ -16,10 +16,10 @@ import (
 	"github.com/fatih/color"
 	"github.com/spf13/cobra"
 
-	"github.com/aghcheck/aghcheck/agh"
+	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/reporter"
-	"github.com/aghcheck/aghcheck/rules"
-	"github.com/aghcheck/aghcheck/validate"
+	"github.com/aghcheck/aghcheck/internal/rules"
+	"github.com/aghcheck/aghcheck/internal/validate"
 )
 
 func init() { subcommands = append(subcommands, newValidateCmd) }

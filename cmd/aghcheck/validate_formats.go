@@ -1,9 +1,9 @@
 package main
 
 import (
-	"github.com/aghcheck/aghcheck/olympus"
-	"github.com/aghcheck/aghcheck/redkey"
-	"github.com/aghcheck/aghcheck/validate"
+	"github.com/aghcheck/aghcheck/internal/olympus"
+	"github.com/aghcheck/aghcheck/internal/redkey"
+	"github.com/aghcheck/aghcheck/internal/validate"
 	"github.com/spf13/pflag"
 )
 

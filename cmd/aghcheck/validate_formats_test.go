@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aghcheck/aghcheck/validate"
+	"github.com/aghcheck/aghcheck/internal/validate"
 	"github.com/spf13/pflag"
 )
 

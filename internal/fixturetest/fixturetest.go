@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/aghcheck/aghcheck/fixtures"
-	"github.com/aghcheck/aghcheck/rules"
+	"github.com/aghcheck/aghcheck/internal/rules"
 )
 
 // Want returns the rule ids an invalid fixture's file name promises, sorted;

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/aghcheck/aghcheck/rules"
+	"github.com/aghcheck/aghcheck/internal/rules"
 )
 
 type recorder struct {

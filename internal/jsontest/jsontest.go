@@ -5,7 +5,7 @@ package jsontest
 import (
 	"testing"
 
-	"github.com/aghcheck/aghcheck/jsonx"
+	"github.com/aghcheck/aghcheck/internal/jsonx"
 )
 
 // Decode decodes b with jsonx.Decode and fails t on any finding.

@@ -11,7 +11,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/aghcheck/aghcheck/peer"
+	"github.com/aghcheck/aghcheck/internal/peer"
 )
 
 // Peer runs the reference peer with faults until SIGTERM or SIGINT and

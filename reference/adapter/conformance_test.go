@@ -18,7 +18,7 @@ import (
 // `make reference-gotest` puts it. Built in aghcheck's module the adapter
 // has no runtime, and the test skips.
 //
-// AGHCHECK_BASELINE names the known deviations (baselines/compozy-agh.yaml);
+// AGHCHECK_BASELINE names the known deviations (reference/compozy-agh.yaml);
 // AGHCHECK_REPORT, a file for the run's JSON report.
 func TestConformance(t *testing.T) {
 	if !haveRuntime {

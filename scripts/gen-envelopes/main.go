@@ -18,8 +18,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/aghcheck/aghcheck/agh"
-	"github.com/aghcheck/aghcheck/trust"
+	"github.com/aghcheck/aghcheck/internal/agh"
+	"github.com/aghcheck/aghcheck/internal/trust"
 )
 
 func main() {

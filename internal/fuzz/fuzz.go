@@ -1,0 +1,524 @@
+// Package fuzz is aghcheck fuzz: live fuzzing of a peer with the rule
+// engine as its oracle. It mutates valid envelopes with knowledge of the
+// protocol (generate.go), lets the engine say what a conformant peer must
+// do with each mutant (case.go), plays the cases at the IUT in batches
+// through a harness.Session (the player, the passive judge, liveness,
+// restarts and fair blame of aghcheck run), reads what fell short as
+// findings (judge.go), shrinks each to the smallest message that still
+// shows it and writes it as a scenario file aghcheck run replays
+// (shrink.go).
+package fuzz
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/internal/scenario"
+	"github.com/aghcheck/aghcheck/internal/trust"
+)
+
+// Defaults of a Config.
+const (
+	DefaultParallel = 256
+	DefaultDuration = 30 * time.Second
+	// DefaultStepTimeout is the ceiling of a case's expect steps: a
+	// ceiling, never a reply deadline (a reply that comes later still
+	// counts); only cases whose answer never comes wait that long.
+	DefaultStepTimeout = 10 * time.Second
+	// DefaultMaxRestarts: a peer that dies on some input costs about three
+	// restarts per input that kills it (see harness rounds).
+	DefaultMaxRestarts = 100
+	// DefaultBackTimeout is how long a peer whose connection closed has to
+	// come back by itself before it is started again: short, since a
+	// restart judges nothing and a peer that dies on some input dies again
+	// and again while the fuzzer pins it on its case.
+	DefaultBackTimeout = time.Second
+)
+
+// Config is one fuzzing run.
+type Config struct {
+	// Harness is the broker and the IUT, as for aghcheck run (Command or
+	// IUTPeer, External, timeouts, MaxRestarts, Env, Life...). Its
+	// Scenarios, Select, Level, Parallel and ReproDir play no part.
+	Harness harness.Config
+	Seed    uint64
+	// Cases stops the run after so many cases played; Duration after so
+	// long (the batch in flight ends first). With neither, DefaultDuration.
+	Cases    int
+	Duration time.Duration
+	Parallel int    // cases in flight at once (default DefaultParallel)
+	Batch    int    // cases per batch (default 4 × Parallel)
+	ReproDir string // where each finding's reproducer is written ("" for none)
+	// CorpusDir keeps interesting cases between runs: they are played
+	// first, and the run adds the cases that found something or covered a
+	// verdict no kept case covers.
+	CorpusDir string
+	// Shrink is how many live replays minimizing one finding may take
+	// (default 12; negative: do not minimize).
+	Shrink int
+	// Progress, when set, hears how the run goes after each batch.
+	Progress func(Progress)
+	Version  string
+	Now      func() time.Time
+}
+
+// Progress is how a run goes.
+type Progress struct {
+	Elapsed  time.Duration
+	Cases    int     // played
+	Rate     float64 // cases per second
+	Findings int     // distinct
+	Must     int     // distinct MUST findings
+	Phase    string  // "fuzzing", "minimizing"
+}
+
+// Report is a fuzzing run's outcome.
+type Report struct {
+	Tool     string         `json:"tool"`
+	Version  string         `json:"version,omitempty"`
+	Seed     uint64         `json:"seed"`
+	Cases    int            `json:"cases"` // played and judged
+	Duration harness.Millis `json:"duration_ms"`
+	Rate     float64        `json:"cases_per_second"`
+	// Generated counts the mutants made; NotPlayed why the others were
+	// not played (left open by the protocol, a gate, a known killer).
+	Generated int            `json:"generated"`
+	NotPlayed map[string]int `json:"not_played,omitempty"`
+	// Errors counts cases that could not be judged (the IUT gone).
+	Errors int `json:"errors,omitempty"`
+	// Unconfirmed counts findings that rested on a shortened ceiling and
+	// did not show again with the full --step-timeout: not reported.
+	Unconfirmed int        `json:"unconfirmed,omitempty"`
+	Findings    []*Finding `json:"findings"`
+	IUT         IUTSummary `json:"iut"`
+	// Corpus is how many kept cases were played, and how many were added.
+	Corpus *CorpusInfo `json:"corpus,omitempty"`
+	Error  string      `json:"error,omitempty"`
+}
+
+// IUTSummary is what the run learned of the IUT.
+type IUTSummary struct {
+	Command  []string            `json:"command,omitempty"`
+	PeerID   string              `json:"peer_id,omitempty"`
+	Restarts int                 `json:"restarts,omitempty"`
+	Events   []harness.LifeEvent `json:"events,omitempty"`
+	Exit     string              `json:"exit,omitempty"`
+	Stderr   string              `json:"stderr_tail,omitempty"`
+}
+
+// CorpusInfo is what the run did with --corpus.
+type CorpusInfo struct {
+	Dir    string `json:"dir"`
+	Played int    `json:"played"`
+	Added  int    `json:"added"`
+}
+
+// Failed reports whether a MUST finding was made.
+func (r *Report) Failed() bool {
+	return slices.ContainsFunc(r.Findings, func(f *Finding) bool { return f.Level == "MUST" })
+}
+
+// Error is a run that could not be carried out (aghcheck fuzz exits 2).
+type Error struct{ Err error }
+
+func (e *Error) Error() string { return e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+func (c *Config) defaults() {
+	if c.Parallel <= 0 {
+		c.Parallel = DefaultParallel
+	}
+	if c.Batch <= 0 {
+		c.Batch = 4 * c.Parallel
+	}
+	if c.Cases > 0 {
+		c.Batch = min(c.Batch, c.Cases)
+	}
+	if c.Cases <= 0 && c.Duration <= 0 {
+		c.Duration = DefaultDuration
+	}
+	if c.Shrink == 0 {
+		c.Shrink = 12
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Harness.StepTimeout <= 0 {
+		c.Harness.StepTimeout = DefaultStepTimeout
+	}
+	if c.Harness.MaxRestarts == 0 {
+		c.Harness.MaxRestarts = DefaultMaxRestarts
+	}
+	if c.Harness.MaxPayload == 0 {
+		c.Harness.MaxPayload = fuzzBroker
+	}
+	if c.Harness.BackTimeout <= 0 {
+		c.Harness.BackTimeout = DefaultBackTimeout
+	}
+	// Every batch is judged passively as a whole; the flood limit is per
+	// batch (a session forgets what it judged).
+	c.Harness.FloodLimit = max(c.Harness.FloodLimit, 50*c.Batch)
+}
+
+// fuzzBroker is the embedded broker's max_payload in a fuzz run: room for
+// messages past the 1 MiB every peer must take (see generator.size).
+const fuzzBroker = 2 << 20
+
+// fuzzer is one run in progress.
+type fuzzer struct {
+	cfg   Config
+	start time.Time
+	rep   *Report
+	sess  *harness.Session
+	gen   *generator
+	o     *oracle
+	found *findings
+	// killers are the signatures of inputs known to kill the IUT: cases
+	// with them are not played again (each would cost restarts).
+	killers map[string]bool
+	corpus  *corpus
+	// slowest is the longest the IUT took to answer so far; ceiling the
+	// shorter ceiling cases are played with (see setCeiling).
+	slowest, ceiling time.Duration
+}
+
+// Run fuzzes the IUT cfg.Harness names. The report is returned even with
+// an error; an *Error means the run could not be carried out (the broker,
+// the IUT or the generator failed before any verdict).
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	cfg.defaults()
+	fz := &fuzzer{cfg: cfg, start: time.Now(), found: newFindings(), killers: map[string]bool{},
+		rep: &Report{Tool: "aghcheck fuzz", Version: cfg.Version, Seed: cfg.Seed, NotPlayed: map[string]int{}}}
+	rep := fz.rep
+	defer func() {
+		rep.Duration = harness.Millis(time.Since(fz.start))
+		if s := time.Since(fz.start).Seconds(); s > 0 {
+			rep.Rate = float64(rep.Cases) / s
+		}
+		rep.Findings = fz.found.list()
+	}()
+	fam, err := loadFamily()
+	if err != nil {
+		return fz.fail(err)
+	}
+	dict, err := loadDictionary()
+	if err != nil {
+		return fz.fail(err)
+	}
+	if fz.corpus, err = openCorpus(cfg.CorpusDir); err != nil {
+		return fz.fail(err)
+	}
+	rep.IUT.Command = cfg.Harness.Command
+	if fz.sess, err = harness.Open(ctx, cfg.Harness); err != nil {
+		return fz.fail(err)
+	}
+	defer fz.close()
+	iut := fz.sess.IUT()
+	rep.IUT.PeerID = iut.PeerID
+	takesTrust := advertises(iut.Card, "trust_modes_supported", trust.ProfileID)
+	seeds, err := loadSeeds(fam, takesTrust)
+	if err != nil {
+		return fz.fail(err)
+	}
+	fz.gen = newGenerator(cfg.Seed, seeds, dict, fz.sess.MaxPayload())
+	fz.setCeiling()
+	fz.o = &oracle{fam: fam, now: cfg.Now, trust: takesTrust}
+	kept := fz.corpus.drafts(seeds)
+	if fz.corpus != nil {
+		rep.Corpus = &CorpusInfo{Dir: cfg.CorpusDir}
+	}
+	// Cases are made one batch ahead, while the batch before is played.
+	batches, stop := make(chan made, 1), make(chan struct{})
+	generated := make(chan struct{})
+	go func() {
+		defer close(generated)
+		fz.generate(kept, batches, stop)
+	}()
+	stopGen := sync.OnceFunc(func() {
+		close(stop)
+		<-generated
+	})
+	defer stopGen()
+	// Cases are played a chunk at a time, out of the batches made ahead:
+	// chunks grow while the IUT lives and shrink when it dies, so that a
+	// case known to kill it keeps the others of its kind from being played
+	// (each would cost restarts).
+	// A death replays alone each case in flight at it that could be the
+	// killer: chunks start small too.
+	chunk := min(max(cfg.Parallel/4, 8), cfg.Batch)
+	var pending []*Case
+	for !fz.done(ctx) {
+		if len(pending) == 0 {
+			m := <-batches
+			if m.err != nil {
+				return fz.fail(m.err)
+			}
+			rep.Generated += m.generated
+			if rep.Corpus != nil {
+				rep.Corpus.Played += m.kept
+			}
+			for why, n := range m.notPlayed {
+				rep.NotPlayed[why] += n
+			}
+			pending = m.cases
+		}
+		n := min(chunk, len(pending))
+		if cfg.Cases > 0 {
+			n = min(n, cfg.Cases-rep.Cases)
+		}
+		batch := slices.DeleteFunc(slices.Clone(pending[:n]), func(c *Case) bool {
+			if fz.killers[c.killSignature()] {
+				rep.NotPlayed["an input already known to kill the IUT"]++
+				return true
+			}
+			return false
+		})
+		pending = pending[n:]
+		died, err := fz.play(batch)
+		fz.setCeiling()
+		if err != nil {
+			rep.Error = err.Error()
+			break
+		}
+		if died {
+			chunk = min(max(cfg.Parallel/16, 8), cfg.Batch)
+		} else {
+			chunk = min(2*chunk, cfg.Batch)
+		}
+		fz.progress("fuzzing")
+	}
+	stopGen()
+	if rep.Error == "" && ctx.Err() == nil {
+		fz.minimize(ctx)
+	}
+	if err := fz.corpus.save(fz); err != nil && rep.Error == "" {
+		rep.Error = "corpus: " + err.Error()
+	}
+	return rep, nil
+}
+
+// made is one batch of cases, made ahead.
+type made struct {
+	cases     []*Case
+	generated int // drafts generated (kept ones excluded)
+	kept      int // drafts from the corpus
+	notPlayed map[string]int
+	err       error
+}
+
+// generate makes batches of Config.Batch cases, the kept ones first, until
+// stop is closed. Only it draws from the generator, in order: the same
+// seed makes the same cases whatever the IUT does.
+func (fz *fuzzer) generate(kept []*draft, out chan<- made, stop <-chan struct{}) {
+	n := 0 // drafts made: a case's number
+	for {
+		m := made{notPlayed: map[string]int{}}
+		for len(m.cases) < fz.cfg.Batch {
+			var d *draft
+			if len(kept) > 0 {
+				d, kept = kept[0], kept[1:]
+				m.kept++
+			} else {
+				d = fz.gen.draft()
+				m.generated++
+			}
+			n++
+			c, why, err := fz.o.build(d, n)
+			if err != nil {
+				m.err = fmt.Errorf("case %d (%s: %v): %w", n, d.seed.name, d.ops, err)
+				break
+			}
+			if c == nil {
+				m.notPlayed[why]++
+				continue
+			}
+			m.cases = append(m.cases, c)
+		}
+		select {
+		case out <- m:
+		case <-stop:
+			return
+		}
+		if m.err != nil {
+			<-stop
+			return
+		}
+	}
+}
+
+// done says whether the run has played what it was asked to.
+func (fz *fuzzer) done(ctx context.Context) bool {
+	switch {
+	case ctx.Err() != nil:
+		return true
+	case fz.cfg.Cases > 0 && fz.rep.Cases >= fz.cfg.Cases:
+		return true
+	case fz.cfg.Duration > 0 && time.Since(fz.start) >= fz.cfg.Duration:
+		return true
+	}
+	return false
+}
+
+// play plays a batch and reads its findings; died says the IUT died
+// meanwhile.
+func (fz *fuzzer) play(batch []*Case) (died bool, err error) {
+	scs := make([]*scenario.Scenario, len(batch))
+	for i, c := range batch {
+		scs[i] = c.Scenario
+	}
+	b, err := fz.sess.Play(scs, harness.PlayOptions{Parallel: fz.cfg.Parallel})
+	if b != nil {
+		fz.judge(batch, b)
+		died = slices.ContainsFunc(b.Events, harness.LifeEvent.Death)
+		for _, res := range b.Results {
+			if res.Latency != nil {
+				fz.slowest = max(fz.slowest, res.Latency.Max.D())
+			}
+		}
+	}
+	return died, err
+}
+
+// Ceilings. A case waits for an answer that never comes only as long as an
+// expect step's ceiling, and a faulty peer leaves many unanswered: cases
+// are played with a ceiling ten times the slowest answer the IUT gave so
+// far (at least a second, at most --step-timeout), and a finding that
+// rests on a ceiling is confirmed with the full --step-timeout before it
+// is reported (see confirm): no verdict rests on the shorter one.
+
+// firstCeiling is the ceiling before the IUT has answered anything.
+const firstCeiling = 2 * time.Second
+
+// setCeiling sets the ceiling of the next batch.
+func (fz *fuzzer) setCeiling() {
+	full := fz.cfg.Harness.StepTimeout
+	c := min(firstCeiling, full)
+	if fz.slowest > 0 {
+		c = min(max(10*fz.slowest, time.Second), full)
+	}
+	fz.ceiling = c
+	fz.sess.SetStepTimeout(c)
+}
+
+// judge reads one played batch: the cases' verdicts, what the IUT
+// published, and who killed it.
+func (fz *fuzzer) judge(batch []*Case, b *harness.Batch) {
+	byID := map[string]*Case{}
+	note := func(c *Case, f Finding) {
+		fz.found.add(f)
+		if c != nil {
+			c.found = append(c.found, keyOf(f.Kind, f.Rule, f.Input))
+		}
+	}
+	var played []*Case
+	for i, res := range b.Results {
+		c := batch[i]
+		byID[c.ID] = c
+		switch res.Outcome {
+		case harness.Skip:
+			fz.rep.NotPlayed["skipped: "+res.Message]++
+			continue
+		case harness.Error:
+			if !res.Killed {
+				fz.rep.Errors++
+			}
+		}
+		fz.rep.Cases++
+		played = append(played, c)
+		for _, f := range behaviour(c, res) {
+			note(c, f)
+		}
+	}
+	for _, p := range b.Published {
+		var c *Case
+		if p.Scenario >= 0 {
+			c = batch[p.Scenario]
+		}
+		for _, f := range output(p, c) {
+			note(c, f)
+		}
+	}
+	for _, k := range b.Killers {
+		if c := byID[k.Scenario]; c != nil {
+			note(c, killed(k, c))
+			fz.killers[c.killSignature()] = true
+		}
+	}
+	if len(b.Killers) == 0 {
+		for _, ev := range b.Events {
+			if ev.Death() {
+				note(nil, unattributed(ev))
+				break
+			}
+		}
+	}
+	for _, c := range played {
+		fz.corpus.consider(c)
+	}
+}
+
+// progress tells Config.Progress how the run goes.
+func (fz *fuzzer) progress(phase string) {
+	if fz.cfg.Progress == nil {
+		return
+	}
+	p := Progress{Elapsed: time.Since(fz.start), Cases: fz.rep.Cases, Phase: phase, Findings: len(fz.found.order)}
+	if s := p.Elapsed.Seconds(); s > 0 {
+		p.Rate = float64(p.Cases) / s
+	}
+	for _, f := range fz.found.byKey {
+		if f.Level == "MUST" {
+			p.Must++
+		}
+	}
+	fz.cfg.Progress(p)
+}
+
+// fail ends a run that could not be carried out.
+func (fz *fuzzer) fail(err error) (*Report, error) {
+	fz.rep.Error = err.Error()
+	var he *harness.HarnessError
+	if errors.As(err, &he) {
+		return fz.rep, &Error{he.Err}
+	}
+	return fz.rep, &Error{err}
+}
+
+// close ends the session and keeps what the report needs of the IUT.
+func (fz *fuzzer) close() {
+	if fz.sess == nil {
+		return
+	}
+	hr := fz.sess.Close()
+	fz.sess = nil
+	iut := &fz.rep.IUT
+	iut.Restarts, iut.Events, iut.Exit = hr.IUT.Restarts, hr.IUT.Events, hr.IUT.Exit
+	iut.Stderr = tail(hr.IUT.Stderr, 8)
+}
+
+// advertises reports whether a Peer Card's list key holds want.
+func advertises(card map[string]any, key, want string) bool {
+	list, _ := card[key].([]any)
+	return slices.Contains(list, any(want))
+}
+
+// tail is the last n lines of s.
+func tail(s string, n int) string {
+	end := len(s)
+	for end > 0 && s[end-1] == '\n' {
+		end--
+	}
+	i := end
+	for k := 0; k < n && i > 0; k++ {
+		i--
+		for i > 0 && s[i-1] != '\n' {
+			i--
+		}
+	}
+	return s[i:end]
+}

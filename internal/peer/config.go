@@ -1,0 +1,200 @@
+// Package peer is aghcheck's built-in AGH Network v0 reference peer: a NATS
+// peer that implements discovery, the work lifecycle as a target, the
+// delivery rules and trust verification by the book, so the conformance
+// suites can prove themselves against it. Named faults turn it into a
+// deliberately broken variant that the suites must catch.
+package peer
+
+import (
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aghcheck/aghcheck/internal/randid"
+	"github.com/aghcheck/aghcheck/internal/trust"
+)
+
+// Environment variables of the IUT contract shared with `aghcheck run`.
+const (
+	EnvURL           = "AGH_NATS_URL"
+	EnvToken         = "AGH_NATS_TOKEN"
+	EnvUser          = "AGH_NATS_USER"
+	EnvPassword      = "AGH_NATS_PASSWORD"
+	EnvCreds         = "AGH_NATS_CREDS"
+	EnvWorkspace     = "AGH_WORKSPACE_ID"
+	EnvChannel       = "AGH_CHANNEL"
+	EnvPeerID        = "AGH_PEER_ID"
+	EnvGreetInterval = "AGH_GREET_INTERVAL"
+)
+
+// Defaults follow the reference runtime's configuration.
+const (
+	DefaultGreetInterval = 30 * time.Second
+	DefaultMaxReplayAge  = 300 * time.Second
+	DefaultDisplayName   = "aghcheck reference peer"
+	DefaultChannel       = "default"
+)
+
+// Config is everything Run needs. Zero durations take the defaults.
+type Config struct {
+	URL, Token, User, Password string
+	// Creds is a NATS credentials file (JWT and NKey seed), as
+	// 'aghcheck run --nats-creds' passes it on.
+	Creds              string
+	Workspace, Channel string
+	// PeerID is the v0 Peer ID; in verified mode (Key set) the peer speaks
+	// as Nickname@fingerprint instead.
+	PeerID, DisplayName string
+
+	GreetInterval time.Duration
+	MaxReplayAge  time.Duration
+
+	// Faults names the deliberate misbehaviours to switch on (see Faults).
+	Faults []string
+	// NoControl makes the peer behave like a third-party peer without the
+	// test-only control extension: it neither advertises nor honours
+	// aghcheck.control/v1 (an ext key it then ignores like any other).
+	NoControl bool
+	// NoCapabilityDiscovery makes the peer one with neither brief nor rich
+	// capability discovery: no capabilities and no agh.capabilities_brief
+	// in its Peer Card, no catalog in a whois answer even when asked. Such a
+	// peer is correct under erratum 12's default reading (docs/errata.md)
+	// and fails under --errata capability-catalog-required.
+	NoCapabilityDiscovery bool
+
+	// Key, when set, selects verified mode: every envelope is signed with
+	// the trust profile and from is Nickname@fingerprint(Key).
+	Key      ed25519.PrivateKey
+	Nickname string
+
+	// ReconnectWait and MaxReconnects bound how long the peer waits for a
+	// broker that went away before Run gives up (defaults 250ms × 20).
+	ReconnectWait time.Duration
+	MaxReconnects int
+
+	// Logger receives one line per event; nil discards.
+	Logger *slog.Logger
+	// Stderr receives what a dying runtime prints when a crash-on or
+	// disconnect-on fault fires (a panic or an error, with its stack
+	// trace); nil is os.Stderr, as for a process.
+	Stderr io.Writer
+}
+
+// ConfigFromEnv reads the IUT environment. A missing peer id is generated
+// so that several reference peers can share a channel.
+func ConfigFromEnv() (Config, error) {
+	c := Config{
+		URL:         os.Getenv(EnvURL),
+		Token:       os.Getenv(EnvToken),
+		User:        os.Getenv(EnvUser),
+		Password:    os.Getenv(EnvPassword),
+		Creds:       os.Getenv(EnvCreds),
+		Workspace:   os.Getenv(EnvWorkspace),
+		Channel:     os.Getenv(EnvChannel),
+		PeerID:      os.Getenv(EnvPeerID),
+		DisplayName: DefaultDisplayName,
+	}
+	if s := os.Getenv(EnvGreetInterval); s != "" {
+		d, err := ParseSeconds(s)
+		if err != nil {
+			return c, fmt.Errorf("%s: %w", EnvGreetInterval, err)
+		}
+		c.GreetInterval = d
+	}
+	return c, nil
+}
+
+// ParseSeconds reads a greet interval given as seconds ("30", "0.5") or as
+// a Go duration ("1m30s").
+func ParseSeconds(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		if f <= 0 {
+			return 0, fmt.Errorf("interval %q must be positive", s)
+		}
+		return time.Duration(f * float64(time.Second)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("interval %q is neither seconds nor a duration", s)
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("interval %q must be positive", s)
+	}
+	return d, nil
+}
+
+// KeyFromFile reads a key file in any form 'aghcheck keygen --out' writes
+// or trust.ParseKeyFile accepts, and returns the key and the file's
+// nickname ("" when it has none).
+func KeyFromFile(path string) (ed25519.PrivateKey, string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, "", fmt.Errorf("key file: %w", err)
+	}
+	k, nick, err := trust.ParseKeyFile(b)
+	if err != nil {
+		return nil, "", fmt.Errorf("key file %s: %w", path, err)
+	}
+	return k, nick, nil
+}
+
+// ErrConfig marks a configuration that cannot work (a usage error).
+var ErrConfig = errors.New("peer config")
+
+// normalize fills defaults and reports what cannot work.
+func (c *Config) normalize() error {
+	if c.URL == "" {
+		return fmt.Errorf("%w: no NATS URL (set --nats-url or %s)", ErrConfig, EnvURL)
+	}
+	if c.Workspace == "" {
+		return fmt.Errorf("%w: no workspace id (set --workspace or %s)", ErrConfig, EnvWorkspace)
+	}
+	if strings.ContainsAny(c.Workspace, ".*> \t") {
+		return fmt.Errorf("%w: workspace id %q has a character that is not subject-safe", ErrConfig, c.Workspace)
+	}
+	if c.Channel == "" {
+		c.Channel = DefaultChannel
+	}
+	if c.GreetInterval <= 0 {
+		c.GreetInterval = DefaultGreetInterval
+	}
+	if c.MaxReplayAge <= 0 {
+		c.MaxReplayAge = DefaultMaxReplayAge
+	}
+	if c.ReconnectWait <= 0 {
+		c.ReconnectWait = 250 * time.Millisecond
+	}
+	if c.MaxReconnects == 0 {
+		c.MaxReconnects = 20
+	}
+	if c.DisplayName == "" {
+		c.DisplayName = DefaultDisplayName
+	}
+	if c.Key != nil {
+		if len(c.Key) != ed25519.PrivateKeySize {
+			return fmt.Errorf("%w: Ed25519 key has %d bytes", ErrConfig, len(c.Key))
+		}
+		if c.Nickname == "" {
+			c.Nickname = "aghcheck-peer"
+		}
+	} else if c.PeerID == "" {
+		c.PeerID = "aghcheck-peer." + randid.Hex(6)
+	}
+	if _, err := parseFaults(c.Faults); err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Stderr == nil {
+		c.Stderr = os.Stderr
+	}
+	return nil
+}

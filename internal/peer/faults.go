@@ -1,0 +1,201 @@
+package peer
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/aghcheck/aghcheck/internal/rules"
+)
+
+// Fault is one deliberate misbehaviour of the reference peer. Every fault
+// but the liveness ones must be caught by at least one scenario of the
+// suite group it names.
+type Fault struct {
+	Name string
+	// Group is the conformance suite group expected to catch it, or
+	// liveness: faults of a slow or dying peer, which break no protocol
+	// rule and which the harness's liveness reporting, not a suite, judges.
+	Group       string
+	Description string
+	// Requirements are the rule ids the fault breaks: a scenario citing
+	// one of them must catch it (the mutation test in package harness).
+	Requirements []string
+}
+
+const (
+	faultAcceptMalformed    = "accept-malformed"
+	faultGreetCardMismatch  = "greet-card-mismatch"
+	faultWhoisNoReplyTo     = "whois-no-reply-to"
+	faultReopenTerminal     = "reopen-terminal"
+	faultCancelNotIdem      = "cancel-not-idempotent"
+	faultIgnoreContainer    = "ignore-container"
+	faultAcceptExpired      = "accept-expired"
+	faultNoDedupe           = "no-dedupe"
+	faultRejectUnknownExt   = "reject-unknown-ext"
+	faultAcceptBadSignature = "accept-bad-signature"
+	faultReceiptOnBroadcast = "receipt-on-broadcast"
+	faultWrongRouteToken    = "wrong-route-token"
+	faultNoRegreet          = "no-greet-after-reconnect"
+	// Faults only a view across envelopes catches (the work-unit tracker).
+	faultBackToSubmitted = "trace-back-to-submitted"
+	faultReportAfterDone = "report-after-completed"
+	faultContainerJump   = "container-jump"
+	faultReuseID         = "reuse-message-id"
+	faultForIDUnknown    = "receipt-for-unknown-id"
+	faultOneFailureClass = "one-failure-class"
+	faultLenientJSON     = "lenient-json"
+	// Faults of one behavioural requirement each.
+	faultNoAcceptedReceipt = "no-accepted-receipt"
+	faultClosedSilent      = "closed-in-silence"
+	faultExpiredSilent     = "expired-in-silence"
+	faultRefuseSilent      = "refuse-in-silence"
+	faultWhoisDirectedDeaf = "whois-directed-unanswered"
+	faultWhoisAnswerAll    = "whois-broadcast-answered-always"
+	faultRejectVerified    = "reject-verified"
+	faultDeafAfterGarbage  = "deaf-after-garbage"
+	faultCatalogUnasked    = "catalog-unasked"
+	faultNoJoinGreet       = "no-join-greet"
+	faultNeedsInputStuck   = "needs-input-stuck"
+	faultInventWork        = "invent-work"
+	faultAnyParticipant    = "non-participant-obeyed"
+	faultProfileBadProof   = "unknown-profile-bad-proof"
+	faultReplyToUnknown    = "reply-to-unknown"
+	faultWhoisReplyUnknown = "whois-reply-to-unknown"
+	faultCardWithoutV0     = "card-without-v0"
+	faultReportOthersWork  = "reports-others-work"
+	faultBareCompleted     = "bare-completed"
+	// Faults of the NATS binding.
+	faultBroadcastAddressed = "broadcast-taken-as-addressed"
+	faultChannelOnly        = "channel-only-subjects"
+	faultReplyOnInbox       = "reply-on-inbox"
+	faultSplitPayload       = "split-payload"
+	faultSmallPayload       = "max-payload-64k"
+	faultStreamAck          = "stream-ack-as-receipt"
+	// The reference runtime's readings where the documents disagree.
+	faultReferenceReadings = "reference-readings"
+	// FaultOverlook prefixes a rule id: the peer overlooks that one rule
+	// when it judges what it receives, so a message breaking only it is
+	// accepted. One fault per receiver rule, from the catalogue, no code.
+	FaultOverlook = "overlook:"
+)
+
+var faultList = []Fault{
+	{faultAcceptMalformed, "envelope", "accepts and works on a malformed work-opening say instead of refusing it with reason malformed", []string{"DELIV-MALFORMED-REFUSED"}},
+	{faultGreetCardMismatch, "kinds", "greets with a Peer Card whose peer_id differs from the envelope from", []string{"CARD-PEER-ID-MATCH"}},
+	{faultWhoisNoReplyTo, "kinds", "answers whois requests without reply_to", []string{"WHOIS-RESPONSE-REPLY-TO"}},
+	{faultReopenTerminal, "lifecycle", "a continuation on completed work is accepted and moves it back to working instead of work_closed", []string{"LIFE-TERMINAL-FINAL"}},
+	{faultCancelNotIdem, "lifecycle", "answers every cancel with a new canceled trace, even on work already canceled", []string{"LIFE-CANCEL-IDEMPOTENT"}},
+	{faultIgnoreContainer, "lifecycle", "treats the same work_id from another container as the same work instead of work_container_mismatch", []string{"LIFE-CONTAINER-BINDING"}},
+	{faultAcceptExpired, "delivery", "processes envelopes whose expires_at has passed (or older than the replay age)", []string{"DELIV-EXPIRED-REJECT"}},
+	{faultNoDedupe, "delivery", "processes a repeated message id from the same sender again instead of answering duplicate", []string{"DELIV-DEDUPE"}},
+	{faultRejectUnknownExt, "extensions", "refuses work that carries an ext key it does not know with reason malformed", []string{"EXT-UNKNOWN-IGNORED"}},
+	{faultAcceptBadSignature, "trust", "accepts work whose proof does not verify (tampered signed message)", []string{"TRUST-RX-REJECT-BAD-PROOF"}},
+	{faultReceiptOnBroadcast, "nats", "publishes directed receipts on the channel broadcast subject", []string{"NATS-PUBLISH-SUBJECT"}},
+	{faultNoRegreet, "nats", "does not greet again when its broker connection comes back", []string{"NATS-GREET-RECONNECT"}},
+	{faultWrongRouteToken, "nats", "listens on and publishes to peer subjects whose route token is derived wrongly (last 32 hex chars of SHA-256)", []string{"NATS-PEER-SUBJECT"}},
+	{faultBackToSubmitted, "lifecycle", "reports a submitted trace after working, moving work back to submitted, before completing it", []string{"LIFE-TRANSITIONS"}},
+	{faultReportAfterDone, "lifecycle", "reports a working trace after the completed one", []string{"LIFE-TERMINAL-FINAL"}},
+	{faultContainerJump, "lifecycle", "reports the completed trace in another container (a thread) than the work's", []string{"LIFE-CORRELATION"}},
+	{faultReuseID, "delivery", "gives the completed trace the id of the working trace before it", []string{"DELIV-ID-UNIQUE"}},
+	{faultForIDUnknown, "delivery", "acknowledges work with an accepted receipt whose for_id names no envelope", []string{"DELIV-FOR-ID-KNOWN"}},
+	{faultNoAcceptedReceipt, "lifecycle", "works and completes directed work without acknowledging it with an accepted receipt", []string{"LIFE-RECEIPT-ON-OPEN"}},
+	{faultClosedSilent, "lifecycle", "drops a continuation on terminal work in silence instead of refusing it with work_closed", []string{"LIFE-WORK-CLOSED"}},
+	{faultExpiredSilent, "delivery", "refuses expired messages in silence, without the expired receipt", []string{"DELIV-EXPIRED-RECEIPT"}},
+	{FaultOverlook + "FRESH-REPLAY-AGE", "delivery", "processes a message older than the replay age (the overlook fault of FRESH-REPLAY-AGE)", []string{"DELIV-REPLAY-AGE"}},
+	{faultWhoisDirectedDeaf, "kinds", "answers a directed whois request only when its query matches, like a broadcast one", []string{"DISC-WHOIS-DIRECTED"}},
+	{faultWhoisAnswerAll, "kinds", "answers every broadcast whois request, whatever it asks for", []string{"DISC-WHOIS-BROADCAST"}},
+	{faultRejectVerified, "trust", "refuses every signed message with verification_failed, even one whose proof verifies", []string{"TRUST-RX-ACCEPT-VERIFIED"}},
+	{faultDeafAfterGarbage, "delivery", "stops serving after the first payload that is not a JSON object", []string{"DELIV-GARBAGE-SURVIVED"}},
+	{faultCatalogUnasked, "extensions", "puts the capability catalog in every whois response, asked for or not", []string{"DISC-CAPABILITY-CATALOG"}},
+	{faultNoJoinGreet, "kinds", "does not greet when it joins; it greets only on its greet interval and answers whois", []string{"DISC-GREET-ON-JOIN"}},
+	{faultNeedsInputStuck, "lifecycle", "takes the initiator's say on needs_input work as conversation: the work never resumes", []string{"LIFE-NEEDS-INPUT-RESUME"}},
+	{faultInventWork, "lifecycle", "takes a directed say without work_id as work, under a work_id of its own making", []string{"LIFE-NO-INVENTED-WORK"}},
+	{faultAnyParticipant, "lifecycle", "lets any peer move a work unit, not only its initiator (no not_target)", []string{"LIFE-NON-PARTICIPANT"}},
+	{faultProfileBadProof, "trust", "refuses a proof under a trust profile it does not support with verification_failed, instead of taking the message as unverified", []string{"TRUST-PROFILE-UNSUPPORTED"}},
+	{faultReplyToUnknown, "delivery", "gives its receipts a reply_to that names no envelope", []string{"DELIV-REPLY-TO-KNOWN"}},
+	{faultWhoisReplyUnknown, "kinds", "answers whois requests with a reply_to that names no request", []string{"DISC-WHOIS-REPLY-TO-KNOWN"}},
+	{faultCardWithoutV0, "kinds", "leaves agh-network/v0 out of its Peer Card's profiles_supported", []string{"DISC-PROFILES-V0"}},
+	{faultReportOthersWork, "lifecycle", "acknowledges work between two other peers it sees on the broadcast subject with an accepted receipt", []string{"LIFE-PARTICIPANTS-ONLY"}},
+	{faultBareCompleted, "lifecycle", "completes work with a bare completed trace: no message, result or artifact_refs", []string{"LIFE-PROGRESS-DETAIL"}},
+	{faultBroadcastAddressed, "nats", "takes directed work seen on the broadcast subject as addressed to itself, whoever it names", []string{"NATS-BROADCAST-NOT-ADDRESSED"}},
+	{faultChannelOnly, "nats", "also listens on the obsolete channel-only subjects (no workspace segment)", []string{"NATS-WORKSPACE-SUBJECT"}},
+	{faultReplyOnInbox, "nats", "answers a message that came with a NATS reply subject on that inbox instead of the sender's peer subject", []string{"NATS-REQUEST-REPLY-CORRELATION"}},
+	{faultSplitPayload, "nats", "takes every JSON value of a payload as an envelope of its own", []string{"NATS-ONE-ENVELOPE", "INPUT-JSON-SYNTAX"}},
+	{faultSmallPayload, "nats", "drops payloads over 64 KiB as oversized, far below the 1 MiB every peer must accept", []string{"NATS-MAX-PAYLOAD", "INPUT-SIZE"}},
+	{faultStreamAck, "nats", "sends no accepted receipt for work that came with a NATS reply subject (a JetStream publish): the stream's ack stands in for it", []string{"NATS-JETSTREAM-ACK-NOT-RECEIPT"}},
+	{FaultEmit + "RULE-ID", "sender", "breaks the send-side rule RULE-ID in what it sends, as peer/emit.yaml says (one data entry per rule)", nil},
+	{FaultOverlook + "RULE-ID", "receiver", "accepts a message that breaks only the catalogue rule RULE-ID (one fault per rule a receiver enforces)", nil},
+	{faultRefuseSilent, "receiver", "refuses every broken message in silence, never with the refusal receipt a message with usable work context should get", []string{"DELIV-REFUSAL-RECEIPT"}},
+	{faultReferenceReadings, "receiver", "judges what it receives by the reference runtime's readings (--compat reference: a thread_id grammar, no future ts, no secret-looking member names, ...) and deduplicates by id across senders: valid messages refused as malformed, expired or duplicate (errata 3-7, 10, 11)", []string{"DELIV-FAILURE-CLASSES", "EXT-UNKNOWN-IGNORED", "DELIV-DEDUPE"}},
+	{faultOneFailureClass, "receiver", "refuses every broken message with reason malformed, whatever its failure class (a bad digest or signature, an unsupported protocol or kind)", []string{"DELIV-FAILURE-CLASSES"}},
+	{faultLenientJSON, "receiver", "decodes JSON leniently, as many decoders do: a repeated member name (the last value wins) and a number beyond a double's range are taken (which a receiver may), and so is a byte that is not UTF-8, read as U+FFFD (which a receiver must refuse)", []string{"INPUT-DUPLICATE-KEY", "INPUT-NUMBER-RANGE", "INPUT-UTF8"}},
+}
+
+// Faults lists every fault the reference peer knows, by group then name.
+func Faults() []Fault {
+	out := append([]Fault(nil), faultList...)
+	for _, f := range livenessFaults {
+		out = append(out, f.Fault)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Group != out[j].Group {
+			return groupOrder(out[i].Group) < groupOrder(out[j].Group)
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+func groupOrder(g string) int {
+	for i, name := range []string{"envelope", "kinds", "lifecycle", "delivery", "extensions", "trust", "nats", "receiver", "sender", GroupLiveness} {
+		if g == name {
+			return i
+		}
+	}
+	return 99
+}
+
+// faultSet is the parsed --fault list.
+type faultSet map[string]bool
+
+// overlooks reports whether an overlook fault names rule id. One fault may
+// overlook several rules, overlook:A+B: a fixture that cannot break A
+// without B takes a peer that overlooks both.
+func (fs faultSet) overlooks(id string) bool { return fs[FaultOverlook+id] }
+
+func parseFaults(names []string) (faultSet, error) {
+	if _, err := livenessOf(names); err != nil {
+		return nil, err
+	}
+	fs := faultSet{}
+	for _, n := range names {
+		n = strings.TrimSpace(n)
+		if n == "" {
+			continue
+		}
+		known := isLiveness(n)
+		if ids, ok := strings.CutPrefix(n, FaultOverlook); ok {
+			known = true
+			for _, id := range strings.Split(ids, "+") {
+				_, found := rules.Lookup(id)
+				known = known && found
+				fs[FaultOverlook+id] = true
+			}
+		}
+		if id, ok := strings.CutPrefix(n, FaultEmit); ok {
+			_, known = Emit(id)
+		}
+		for _, f := range faultList {
+			if f.Name == n {
+				known = true
+				break
+			}
+		}
+		if !known {
+			return nil, fmt.Errorf("unknown fault %q (see --list-faults)", n)
+		}
+		fs[n] = true
+	}
+	return fs, nil
+}

@@ -1,0 +1,326 @@
+package peer
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/aghcheck/aghcheck/internal/agh"
+	"github.com/aghcheck/aghcheck/internal/randid"
+	"github.com/aghcheck/aghcheck/internal/rules"
+	"github.com/aghcheck/aghcheck/internal/trust"
+)
+
+// sweepDedupAt is how many dedup entries make the window be swept early
+// (what has expired forgotten before its time to be swept comes). Past a
+// sweep, the next is due at twice what was left: entries still within the
+// replay window must be kept (forgetting one would take its replay), and
+// sweeping a full table on every message made a busy peer answer ever
+// later (a fuzz run's 100,000th message).
+const sweepDedupAt = 100000
+
+// handle runs one inbound message through the receiver's validation order:
+// engine checks (parse, fields, freshness, kinds, body, trust), routing,
+// dedup, then the kind's behaviour.
+func (p *peer) handle(subject string, raw []byte) {
+	ck, err := p.checker()
+	if err != nil {
+		p.log.Error("engine", "err", err)
+		return
+	}
+	res := ck.CheckBytes(raw)
+	if res.Envelope == nil && p.faults[faultLenientJSON] && !utf8.Valid(raw) {
+		// Read as Go's encoding/json and most decoders read it: each
+		// bad byte a U+FFFD.
+		res = ck.CheckBytes([]byte(strings.ToValidUTF8(string(raw), "\uFFFD")))
+	}
+	env := res.Envelope
+	if env == nil {
+		p.log.Debug("ignored: not a JSON object", "subject", subject, "bytes", len(raw))
+		p.deaf = p.faults[faultDeafAfterGarbage]
+		return
+	}
+	from, _ := env["from"].(string)
+	kind, _ := env["kind"].(string)
+	id, _ := env["id"].(string)
+	to, _ := env["to"].(string)
+	if from == p.self {
+		return
+	}
+	if ws, _ := env["workspace_id"].(string); ws != p.cfg.Workspace {
+		p.log.Debug("ignored: other workspace", "id", id, "workspace", ws)
+		return
+	}
+	if ch, _ := env["channel"].(string); ch != p.cfg.Channel {
+		p.log.Debug("ignored: other channel", "id", id, "channel", ch)
+		return
+	}
+	// Someone else's directed traffic seen on the broadcast subject is not
+	// ours to judge.
+	if to != "" && to != p.self && subject != p.ownSubject {
+		if p.faults[faultReportOthersWork] && env["work_id"] != nil && (kind == agh.KindSay || kind == agh.KindCapability) {
+			p.receipt(env, containerOf(env), agh.StatusAccepted, "", "", true)
+		}
+		if !p.faults[faultBroadcastAddressed] {
+			return
+		}
+		to = p.self
+	}
+	p.log.Debug("received", "kind", kind, "id", id, "from", from, "subject", subject)
+
+	if reason, fs := p.refusal(res, env); reason != "" {
+		p.log.Debug("refused", "id", id, "reason", reason, "findings", len(fs))
+		p.refuse(env, reason, fs)
+		return
+	}
+	to = p.loosen(env, subject, to)
+	kind, _ = env["kind"].(string)
+	if to != "" && to != p.self {
+		p.refuse(env, "not_target", nil)
+		return
+	}
+	if id != "" && !p.faults[faultNoDedupe] {
+		k := dedupKey{from, id}
+		if p.faults[faultReferenceReadings] {
+			k.from = "" // one id space for every sender
+		}
+		if _, dup := p.seen[k]; dup {
+			p.refuse(env, "duplicate", nil)
+			return
+		}
+		p.remember(k, env)
+	}
+
+	directed := to == p.self
+	switch kind {
+	case "greet":
+		p.notePeer(env)
+	case "whois":
+		p.whois(env, directed)
+	case "say", "capability", "receipt", "trace":
+		if directed && env["work_id"] == nil && kind == "say" && p.faults[faultInventWork] {
+			env["work_id"] = "work_" + randid.Hex(8)
+		}
+		if directed && env["work_id"] != nil {
+			p.lifecycle(env)
+		}
+	}
+}
+
+// smallPayload is the size above which faultSmallPayload drops a payload.
+const smallPayload = 64 << 10
+
+// receive takes one NATS message: its payload is one envelope, whatever
+// reply subject it came with.
+func (p *peer) receive(m *nats.Msg) {
+	p.inbox = m.Reply
+	defer func() { p.inbox = "" }()
+	switch {
+	case p.deaf:
+		return
+	case p.faults[faultSmallPayload] && len(m.Data) > smallPayload:
+		p.log.Debug("ignored: oversized", "subject", m.Subject, "bytes", len(m.Data))
+		return
+	case p.faults[faultSplitPayload]:
+		dec := json.NewDecoder(bytes.NewReader(m.Data))
+		for {
+			var raw json.RawMessage
+			if dec.Decode(&raw) != nil {
+				return
+			}
+			p.handle(m.Subject, raw)
+		}
+	}
+	p.handle(m.Subject, m.Data)
+}
+
+// refusal is the reason_code the engine's findings call for ("" to
+// accept), with the findings a fault tells the peer to overlook removed,
+// and every finding (trust included) the refusal is answered by.
+func (p *peer) refusal(res agh.Result, env map[string]any) (string, []rules.Finding) {
+	fs := res.Findings
+	state := res.Trust
+	// Trust is part of the engine's verdict; evaluate here only if the
+	// engine left it out and there is a proof to judge.
+	if state == "" {
+		if pr, ok := env["proof"]; ok && pr != nil {
+			st, tfs := trust.Evaluate(env)
+			state = string(st)
+			fs = append(append([]rules.Finding(nil), fs...), tfs...)
+		}
+	}
+	all := fs
+	ignoreTrust := p.faults[faultAcceptBadSignature]
+	ignore := map[string]bool{}
+	if p.faults[faultAcceptExpired] {
+		ignore["expired"] = true
+	}
+	if p.faults[faultAcceptMalformed] && env["kind"] == "say" && env["work_id"] != nil {
+		ignore["malformed"] = true
+	}
+	overlooked := false
+	if len(p.faults) > 0 {
+		kept := fs[:0:0]
+		for _, f := range fs {
+			if p.faults.overlooks(f.Rule.ID) || (p.faults[faultLenientJSON] && lenient[f.Rule]) {
+				overlooked = true
+				continue
+			}
+			// The trust fault overlooks the proof only: a bad capability
+			// digest is verification_failed too but stays refused.
+			if ignore[f.Rule.Reason] || (ignoreTrust && f.Rule.Profile == trustRuleProfile) {
+				continue
+			}
+			kept = append(kept, f)
+		}
+		fs = kept
+	}
+	// An overlooked trust rule takes its rejection with it; the correct
+	// peer trusts the engine's verdict as is.
+	rejected := state == string(trust.Rejected) && (!overlooked || hasProfile(fs, trustRuleProfile))
+	reason := agh.RefusalReason(fs)
+	if reason == "" && rejected && !ignoreTrust {
+		reason = "verification_failed"
+	}
+	if reason == "" && p.faults[faultRejectVerified] && env["proof"] != nil {
+		reason = "verification_failed"
+	}
+	if p.faults[faultProfileBadProof] && slices.ContainsFunc(all, func(f rules.Finding) bool { return f.Rule == trust.RuleProfileUnsupported }) {
+		reason = "verification_failed"
+	}
+	if reason != "" && p.faults[faultOneFailureClass] {
+		reason = agh.ReasonMalformed
+	}
+	return reason, all
+}
+
+// lenient are the input rules a lenient JSON decoder does not enforce
+// (faultLenientJSON).
+var lenient = map[*rules.Rule]bool{rules.InputDuplicateKey: true, rules.InputNumber: true}
+
+// trustRuleProfile is the rules.Rule.Profile of the trust profile's rules.
+const trustRuleProfile = "agh-trust"
+
+func hasProfile(fs []rules.Finding, profile string) bool {
+	for _, f := range fs {
+		if f.Rule.Profile == profile {
+			return true
+		}
+	}
+	return false
+}
+
+// remember records (sender, id) for the replay window: at least the
+// replay age, and as long as the message itself stays fresh.
+func (p *peer) remember(k dedupKey, env map[string]any) {
+	now := p.now().Unix()
+	until := now + int64(p.cfg.MaxReplayAge/time.Second)
+	if exp, ok := intField(env, "expires_at"); ok && exp > until {
+		until = min(exp, now+24*3600)
+	}
+	if len(p.seen) >= max(p.sweepAt, sweepDedupAt) {
+		p.sweep()
+		p.sweepAt = 2 * len(p.seen)
+	}
+	// Its own copy: a decoded id shares the memory of the whole message.
+	p.seen[dedupKey{strings.Clone(k.from), strings.Clone(k.id)}] = until
+}
+
+// refuse answers a refused message with a receipt when it carries a
+// usable work context (agh.Answerable); otherwise it stays silent.
+func (p *peer) refuse(env map[string]any, reason string, fs []rules.Finding) {
+	if !agh.Answerable(env, fs) || (reason == agh.ReasonExpired && p.faults[faultExpiredSilent]) || p.faults[faultRefuseSilent] {
+		return
+	}
+	p.receipt(env, containerOf(env), agh.RefusalStatus(reason), reason, "", false)
+}
+
+// container is the conversation surface and id a work unit is bound to;
+// loose holds the members as received (JSON) where an overlook fault let
+// the peer take a message without a sound container (loose.go).
+type container struct{ surface, id, loose string }
+
+func containerOf(env map[string]any) *container {
+	s, _ := env["surface"].(string)
+	var key string
+	switch s {
+	case "thread":
+		key = "thread_id"
+	case "direct":
+		key = "direct_id"
+	default:
+		return nil
+	}
+	id, _ := env[key].(string)
+	if id == "" {
+		return nil
+	}
+	return &container{surface: s, id: id}
+}
+
+func (c *container) apply(env map[string]any) {
+	if c.loose != "" {
+		var members map[string]any
+		_ = json.Unmarshal([]byte(c.loose), &members)
+		for k, v := range members {
+			env[k] = v
+		}
+		return
+	}
+	if c.surface == "thread" {
+		env["surface"], env["thread_id"] = "thread", c.id
+	} else {
+		env["surface"], env["direct_id"] = "direct", c.id
+	}
+}
+
+// receipt answers trigger with a receipt to its sender in container c.
+func (p *peer) receipt(trigger map[string]any, c *container, status, reason, detail string, deliberate bool) {
+	id, _ := trigger["id"].(string)
+	body := map[string]any{"for_id": id, "status": status}
+	if reason != "" {
+		body["reason_code"] = reason
+	}
+	if detail != "" {
+		body["detail"] = detail
+	}
+	env := p.reply("receipt", trigger, c, body)
+	env["reply_to"] = id
+	p.publish(env, deliberate, nil)
+}
+
+// reply starts a conversation envelope answering trigger: to its sender,
+// same work and container, caused by it, on its trace.
+func (p *peer) reply(kind string, trigger map[string]any, c *container, body map[string]any) map[string]any {
+	env := p.envelope(kind, body)
+	env["to"] = trigger["from"]
+	env["work_id"] = trigger["work_id"]
+	c.apply(env)
+	if id, _ := trigger["id"].(string); id != "" {
+		env["causation_id"] = id
+	}
+	if tid, _ := trigger["trace_id"].(string); tid != "" {
+		env["trace_id"] = tid
+	}
+	return env
+}
+
+func intField(env map[string]any, key string) (int64, bool) {
+	switch v := env[key].(type) {
+	case interface{ Int64() (int64, error) }:
+		n, err := v.Int64()
+		return n, err == nil
+	case float64:
+		return int64(v), true
+	case int64:
+		return v, true
+	case int:
+		return int64(v), true
+	}
+	return 0, false
+}

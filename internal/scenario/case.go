@@ -1,0 +1,572 @@
+package scenario
+
+import (
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/aghcheck/aghcheck/internal/agh"
+	"github.com/aghcheck/aghcheck/fixtures"
+	"github.com/aghcheck/aghcheck/internal/jsonx"
+	"github.com/aghcheck/aghcheck/internal/rules"
+	"github.com/aghcheck/aghcheck/internal/trust"
+)
+
+// Case is one fixture of a family, placed where acceptance shows.
+type Case struct {
+	ID      string   // FAMILY.RULE-ID[+RULE-ID...].what
+	Fixture string   // corpus path, e.g. agh/invalid/ENV-TS__string.json
+	Rules   []string // the rules its name promises
+	What    string
+	Corpus  Corpus
+	Claim   string
+	// Requirements: the fixture's rules, the family's, the class's.
+	Requirements []string
+	// ClassChecks is what judges the class of its refusal (Family.ClassChecks).
+	ClassChecks []string
+	Send        Send // how the broken message is played
+	// Reason is the reason_code a refusal of the live message carries
+	// (agh.RefusalReason, the validation order), Status its receipt status.
+	Reason, Status string
+	// Answered: the live message carries a usable work context
+	// (agh.Answerable), so its refusal is due as a receipt.
+	Answered bool
+	Kind     string // the live message's kind ("" for bytes that are not an object)
+	// Position is where it is played (its kind's, or a variant of it).
+	Position Position
+	// Breaks is every rule the live message breaks (the fixture's rules
+	// and any the placement could not avoid), sorted.
+	Breaks []string
+	// Skip, when set, is why the fixture is not played.
+	Skip string
+}
+
+// Cases derives one case per fixture of the family's corpora (in the
+// embedded corpus, package fixtures), in corpus then file order; problems
+// name fixtures the family cannot play as it says.
+func (f *Family) Cases() ([]Case, []Problem) { return f.casesFrom(fixtures.FS()) }
+
+func (f *Family) casesFrom(fsys fs.FS) ([]Case, []Problem) {
+	var (
+		out   []Case
+		probs []Problem
+		used  = map[string]bool{}
+	)
+	for _, corpus := range f.Corpora {
+		files, err := fs.Glob(fsys, path.Join(corpus.Dir, "*.json"))
+		if err == nil && len(files) == 0 {
+			err = fmt.Errorf("no fixtures in the embedded corpus")
+		}
+		if err != nil {
+			probs = append(probs, Problem{Message: fmt.Sprintf("corpus %s: %v", corpus.Dir, err)})
+			continue
+		}
+		for _, file := range files {
+			base := strings.TrimSuffix(path.Base(file), ".json")
+			used[base] = true
+			cs, err := f.derive(fsys, corpus, file)
+			if err != nil {
+				probs = append(probs, Problem{Scenario: cs[len(cs)-1].ID, Message: fmt.Sprintf("%s: %v", file, err)})
+				continue
+			}
+			out = append(out, cs...)
+		}
+	}
+	names := make([]string, 0, len(f.Overrides))
+	for name := range f.Overrides {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if !used[name] {
+			probs = append(probs, Problem{Message: fmt.Sprintf("cases: %s names no fixture of the corpora", name)})
+		}
+	}
+	return out, probs
+}
+
+// derive places one fixture (once per placement: its kind's position and
+// that position's variants) and checks the live message each becomes.
+func (f *Family) derive(fsys fs.FS, corpus Corpus, file string) ([]Case, error) {
+	ids, what, ok := fixtures.Name(file)
+	base := Case{Fixture: file, Rules: ids, What: what, Corpus: corpus, Claim: corpus.Claim}
+	if base.Claim == "" {
+		base.Claim = f.Claim
+	}
+	if !ok {
+		base.Skip = "not named RULE-ID__what.json: it promises no rule"
+		return []Case{base}, nil
+	}
+	base.ID = f.ID + "." + strings.Join(ids, "+") + "." + what
+	over := f.Overrides[strings.TrimSuffix(path.Base(file), ".json")]
+	if over.Skip != "" {
+		base.Skip = over.Skip
+		return []Case{base}, nil
+	}
+	raw, err := fs.ReadFile(fsys, file)
+	if err != nil {
+		return []Case{base}, err
+	}
+	v, _, _ := jsonx.Decode(raw)
+	fix, isObject := v.(map[string]any)
+	if bytesRule(ids) {
+		// Re-encoding would repair it (a repeated member name, say): the
+		// bytes are played as they are.
+		isObject = false
+	}
+	var broken []string
+	kind := "other"
+	switch {
+	case isObject && corpus.Shape == "opening":
+		kind = agh.Str(f.Opening, "kind")
+	case isObject:
+		kind = agh.Str(fix, "kind")
+	}
+	if isObject {
+		if broken = over.Broken; len(broken) == 0 {
+			if broken, err = brokenPointers(fix, ids); err != nil {
+				return []Case{base}, err
+			}
+		}
+	}
+	var out []Case
+	for _, pl := range f.placements(kind) {
+		c := base
+		if pl.name != "" {
+			c.ID += "." + pl.name
+		}
+		c.Position = pl.pos
+		switch {
+		case !isObject:
+			c.Send = Send{To: pl.pos.Send, RawBase64: base64.StdEncoding.EncodeToString(raw)}
+		case corpus.Shape == "opening":
+			c.Send, err = f.opening(corpus, fix, broken, over, pl.pos)
+		default:
+			c.Send, err = f.placed(fix, broken, pl.pos)
+		}
+		if err == nil {
+			err = f.judge(&c, raw)
+		}
+		if err != nil {
+			return append(out, c), err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// bytesRule reports whether a rule among ids is about the bytes
+// themselves (profile input) rather than the envelope they decode to.
+func bytesRule(ids []string) bool {
+	return slices.ContainsFunc(ids, func(id string) bool {
+		r, ok := rules.Lookup(id)
+		return ok && r.Profile == rules.InputSyntax.Profile
+	})
+}
+
+type placement struct {
+	name string // "" for the position itself, else the variant's name
+	pos  Position
+}
+
+// placements are where a message of this kind is played: its position,
+// then each variant (by name) with the position's acceptance unless it
+// says its own.
+func (f *Family) placements(kind string) []placement {
+	pos, ok := f.Positions[kind]
+	if !ok {
+		pos = f.Positions["other"]
+	}
+	out := []placement{{"", pos}}
+	names := make([]string, 0, len(pos.Variants))
+	for name := range pos.Variants {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		v := pos.Variants[name]
+		if len(v.Accepted) == 0 {
+			v.Accepted = pos.Accepted
+		}
+		v.Variants = nil
+		out = append(out, placement{name, v})
+	}
+	return out
+}
+
+// ruleIDs are the distinct rules of error findings.
+func ruleIDs(fs []rules.Finding) map[string]bool {
+	out := map[string]bool{}
+	for _, fd := range fs {
+		if fd.Rule.Severity == rules.Error {
+			out[fd.Rule.ID] = true
+		}
+	}
+	return out
+}
+
+// brokenPointers are where the fixture breaks the rules its name promises,
+// read from the engine's findings (and the trust algorithm's, which the
+// engine folds into ENV-PROOF-TYPE for a non-object proof).
+func brokenPointers(fix map[string]any, ids []string) ([]string, error) {
+	var out []string
+	for _, fd := range findingsOf(fix, 0) {
+		if !slices.Contains(ids, fd.Rule.ID) || slices.Contains(out, fd.Pointer) {
+			continue
+		}
+		if fd.Pointer == "" {
+			return nil, fmt.Errorf("%s fires on the whole document: name the broken members in the family's cases (broken: [pointers])", fd.Rule.ID)
+		}
+		out = append(out, fd.Pointer)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("the fixture does not break %s", strings.Join(ids, "+"))
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// findingsOf runs the engine (freshness at now, when not zero) and the
+// trust algorithm over an envelope.
+func findingsOf(env map[string]any, now int64) []rules.Finding {
+	b, err := json.Marshal(env)
+	if err != nil {
+		return nil
+	}
+	return checkBytes(b, now).Findings
+}
+
+func checkBytes(raw []byte, now int64) agh.Result {
+	ck, err := agh.NewChecker(agh.Options{Now: now})
+	if err != nil {
+		return agh.Result{}
+	}
+	res := ck.CheckBytes(raw)
+	// The engine folds in the trust algorithm's findings on an object
+	// proof; on any other proof it reports ENV-PROOF-TYPE alone.
+	if _, object := res.Envelope["proof"].(map[string]any); res.Envelope != nil && res.Envelope["proof"] != nil && !object {
+		_, tfs := trust.Evaluate(res.Envelope)
+		for _, fd := range tfs {
+			if !slices.ContainsFunc(res.Findings, func(x rules.Finding) bool { return x.Rule == fd.Rule }) {
+				res.Findings = append(res.Findings, fd)
+			}
+		}
+	}
+	return res
+}
+
+// placed is a "fixture" shape case: the fixture itself, each identity the
+// family rewrites replaced unless the fixture breaks it, other copies of
+// those identities (a card's peer_id, a self-room's to) following them, and
+// the members its kind's position sets.
+func (f *Family) placed(fix map[string]any, broken []string, pos Position) (Send, error) {
+	env := aliased(fix, f.aliases(fix, broken)).(map[string]any)
+	for k, tmpl := range f.Rewrite {
+		// A null stays null: it is no identity (a greet's to).
+		if fix[k] != nil && !breaks(broken, k) {
+			env[k] = tmpl
+		}
+	}
+	if err := setMembers(env, pos.Set, broken, true); err != nil {
+		return Send{}, err
+	}
+	return Send{To: pos.Send, Envelope: env, Drop: absentDefaults(env)}, nil
+}
+
+// opening is an "opening" shape case: the family's opening, signed when
+// the corpus signs, with the members the fixture breaks applied after
+// signing (a broken proof replaces the signature).
+func (f *Family) opening(corpus Corpus, fix map[string]any, broken []string, over CaseOverride, pos Position) (Send, error) {
+	env := aliased(f.Opening, nil).(map[string]any)
+	alias := f.aliases(fix, broken)
+	s := Send{To: pos.Send}
+	sign := true
+	tamper := map[string]any{}
+	for _, ptr := range broken {
+		v, has := Get(fix, ptr)
+		v = aliased(v, alias)
+		top, nested := strings.CutPrefix(ptr, "/")
+		if i := strings.IndexByte(top, '/'); i >= 0 {
+			top = top[:i]
+		} else {
+			nested = false
+		}
+		switch {
+		case top == "proof" && !nested:
+			// The fixture's own proof stands (or is missing): no signature.
+			sign = false
+			if has {
+				env["proof"] = v
+			} else {
+				s.Drop = append(s.Drop, "proof")
+			}
+		case !nested && !has:
+			s.Drop = append(s.Drop, top)
+		default:
+			// A member missing below the top level cannot be removed
+			// after signing: null breaks the same rule.
+			if err := setPointer(tamper, ptr, v); err != nil {
+				return s, err
+			}
+		}
+	}
+	if over.Tamper != nil {
+		tamper = over.Tamper
+	}
+	if err := setMembers(env, pos.Set, broken, false); err != nil {
+		return s, err
+	}
+	s.Envelope, s.Sign = env, sign && corpus.Sign
+	if len(tamper) > 0 {
+		s.Tamper = tamper
+	}
+	return s, nil
+}
+
+// aliases maps the fixture's identity values (of the rewritten members it
+// does not break) to their templates.
+func (f *Family) aliases(fix map[string]any, broken []string) map[string]any {
+	keys := make([]string, 0, len(f.Rewrite))
+	for k := range f.Rewrite {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := map[string]any{}
+	for _, k := range keys {
+		if s, ok := fix[k].(string); ok && s != "" && !breaks(broken, k) {
+			if _, dup := out[s]; !dup {
+				out[s] = f.Rewrite[k]
+			}
+		}
+	}
+	return out
+}
+
+// aliased is a deep copy of v in which every string that is an alias key
+// becomes its template.
+func aliased(v any, alias map[string]any) any {
+	out, _ := mapStrings(v, func(s string) (any, error) {
+		if a, ok := alias[s]; ok {
+			return a, nil
+		}
+		return s, nil
+	}, nil)
+	return out
+}
+
+// breaks reports whether a broken pointer is member k (a name, or a JSON
+// pointer), inside it, or holds it.
+func breaks(broken []string, k string) bool {
+	if !strings.HasPrefix(k, "/") {
+		k = "/" + k
+	}
+	for _, p := range broken {
+		if p == k || strings.HasPrefix(p, k+"/") || strings.HasPrefix(k, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// setMembers applies a position's set: each member (a name, or a JSON
+// pointer for one inside) the fixture does not break, replacing what is
+// there or, unless replace, only where nothing is.
+func setMembers(env, set map[string]any, broken []string, replace bool) error {
+	keys := make([]string, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		ptr := k
+		if !strings.HasPrefix(ptr, "/") {
+			ptr = rules.Pointer(k)
+		}
+		if breaks(broken, ptr) {
+			continue
+		}
+		if _, has := Get(env, ptr); has && !replace {
+			continue
+		}
+		if err := setPointer(env, ptr, set[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// defaultMembers are the members Compose fills when a step does not.
+var defaultMembers = []string{"protocol", "id", "workspace_id", "channel", "from", "ts", "proof", "to"}
+
+func absentDefaults(env map[string]any) []string {
+	var out []string
+	for _, k := range defaultMembers {
+		if _, has := env[k]; !has {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// setPointer sets v at an RFC 6901 pointer in m, creating objects on the way.
+func setPointer(m map[string]any, ptr string, v any) error {
+	toks := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
+	for i, tok := range toks {
+		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+		if i == len(toks)-1 {
+			m[tok] = v
+			return nil
+		}
+		next, ok := m[tok].(map[string]any)
+		if !ok {
+			if _, taken := m[tok]; taken {
+				return fmt.Errorf("cannot set %s: %s is not an object", ptr, tok)
+			}
+			next = map[string]any{}
+			m[tok] = next
+		}
+		m = next
+	}
+	return nil
+}
+
+// mapStrings returns a deep copy of v (objects, arrays) with f applied to
+// every string value and, unless nil, key to every member name.
+func mapStrings(v any, f func(string) (any, error), key func(string) (string, error)) (any, error) {
+	switch t := v.(type) {
+	case string:
+		return f(t)
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, val := range t {
+			if key != nil {
+				var err error
+				if k, err = key(k); err != nil {
+					return nil, err
+				}
+			}
+			rv, err := mapStrings(val, f, key)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = rv
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(t))
+		for i, val := range t {
+			rv, err := mapStrings(val, f, key)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = rv
+		}
+		return out, nil
+	}
+	return v, nil
+}
+
+// judgeKey signs generated cases while they are judged; the live run signs
+// with a fresh key per scenario.
+var judgeKey = ed25519.NewKeyFromSeed(func() []byte { s := sha256.Sum256([]byte("aghcheck family judge")); return s[:] }())
+
+// judge composes the live message as the harness will (in a stand-in run)
+// and checks it: it must still break every rule the fixture promises; the
+// engine's verdict on it gives the refusal class and whether a receipt is
+// due. A fixture no receiver must refuse (SHOULD rules only) is skipped.
+func (f *Family) judge(c *Case, raw []byte) error {
+	now := time.Now()
+	ctx, tp := standIn(f.Peer, c.Corpus.Sign, now)
+	live := raw
+	if c.Send.RawBase64 == "" {
+		env, err := ctx.Compose(&c.Send, tp, "msg_judge")
+		if err != nil {
+			return err
+		}
+		if live, err = json.Marshal(env); err != nil {
+			return err
+		}
+	}
+	at := now.Unix()
+	if c.Send.RawBase64 != "" {
+		// Bytes played as they are keep the fixture's times: judged as
+		// the fixture is, without a clock (their first fault refuses them).
+		at = 0
+	}
+	res := checkBytes(live, at)
+	fired := ruleIDs(res.Findings)
+	for _, fd := range res.Findings {
+		if fd.Rule.Severity != rules.Error && slices.Contains(c.Rules, fd.Rule.ID) {
+			fired[fd.Rule.ID] = true // a SHOULD fixture: judged below
+		}
+	}
+	for _, id := range c.Rules {
+		if !fired[id] {
+			return fmt.Errorf("played as the family says, the message no longer breaks %s (it breaks %v): adjust the family's rewrite or its cases", id, sortedKeys(fired))
+		}
+	}
+	own := ruleIDs(checkBytes(raw, 0).Findings)
+	for id := range fired {
+		if !own[id] && !slices.Contains(c.Rules, id) {
+			return fmt.Errorf("played as the family says, the message also breaks %s, which the fixture does not: adjust the family's rewrite, positions or cases", id)
+		}
+	}
+	c.Breaks = sortedKeys(fired)
+	if res.Envelope != nil {
+		c.Kind = agh.Str(res.Envelope, "kind")
+	}
+	// What every receiver owes it (a trust corpus is played only at a
+	// peer that takes the trust profile).
+	c.Reason = agh.DutyReason(res.Findings, true)
+	if c.Reason == "" {
+		c.Skip = "no receiver must refuse it: " + strings.Join(c.Rules, "+") + " is a SHOULD, or a receiver may take it"
+		return nil
+	}
+	c.Status = agh.RefusalStatus(c.Reason)
+	c.Answered = res.Envelope != nil && agh.Answerable(res.Envelope, res.Findings)
+	c.Requirements = appendNew(nil, owed(c.Rules)...)
+	c.Requirements = appendNew(c.Requirements, f.Requirements...)
+	c.Requirements = appendNew(c.Requirements, c.Corpus.Classes[c.Reason]...)
+	c.ClassChecks = f.classChecks(c.Rules)
+	c.Requirements = appendNew(c.Requirements, c.ClassChecks...)
+	if c.Answered {
+		c.Requirements = appendNew(c.Requirements, f.AnsweredRequirements...)
+	}
+	return nil
+}
+
+// classChecks is what judges the refusal class of a case breaking ids.
+func (f *Family) classChecks(ids []string) []string {
+	for _, id := range ids {
+		if cc, ok := f.ClassChecks[id]; ok {
+			return cc
+		}
+	}
+	return f.ClassChecks[""]
+}
+
+func appendNew(list []string, ids ...string) []string {
+	for _, id := range ids {
+		if !slices.Contains(list, id) {
+			list = append(list, id)
+		}
+	}
+	return list
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,426 @@
+package scenario
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"gopkg.in/yaml.v3"
+
+	"github.com/aghcheck/aghcheck/internal/rules"
+	"github.com/aghcheck/aghcheck/schemas"
+
+	// The behavioural requirement ids scenarios cite.
+	_ "github.com/aghcheck/aghcheck/internal/requirements"
+)
+
+// SchemaName is the scenario format's JSON Schema in package schemas.
+const SchemaName = "scenario.schema.json"
+
+// Problem is one thing wrong with a scenario file.
+type Problem struct {
+	File     string
+	Line     int    // 1-based; 0 when the problem has no place in the file
+	Column   int    // 1-based; 0 when only the line is known
+	Scenario string // "" for file-level problems
+	Message  string
+}
+
+func (p Problem) String() string {
+	where := p.File
+	if p.Line > 0 {
+		where += ":" + strconv.Itoa(p.Line)
+		if p.Column > 0 {
+			where += ":" + strconv.Itoa(p.Column)
+		}
+	}
+	if p.Scenario != "" {
+		return fmt.Sprintf("%s: scenario %s: %s", where, p.Scenario, p.Message)
+	}
+	return fmt.Sprintf("%s: %s", where, p.Message)
+}
+
+// Set is a loaded collection of scenarios and whatever was wrong on the way.
+type Set struct {
+	Scenarios []*Scenario
+	Problems  []Problem
+	Files     int // scenario files read
+}
+
+// Err joins the problems into one error (nil when there are none).
+func (s *Set) Err() error {
+	if len(s.Problems) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(s.Problems))
+	for i, p := range s.Problems {
+		msgs[i] = p.String()
+	}
+	if len(msgs) == 1 {
+		return errors.New(msgs[0])
+	}
+	return fmt.Errorf("%d problems in scenario files:\n  %s", len(msgs), strings.Join(msgs, "\n  "))
+}
+
+// LoadFS reads every *.yaml, *.yml and *.json file under root in fsys;
+// label prefixes file names in problems and results (e.g. "embedded:").
+func LoadFS(fsys fs.FS, root, label string) Set {
+	var set Set
+	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		ext := path.Ext(p)
+		if d.IsDir() || (ext != ".yaml" && ext != ".yml" && ext != ".json") {
+			return nil
+		}
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		rel := strings.TrimPrefix(strings.TrimPrefix(p, root), "/")
+		suite := path.Dir(rel)
+		if suite == "." {
+			suite = strings.TrimSuffix(path.Base(rel), ext)
+		}
+		set.Files++
+		scs, probs := Parse(label+rel, data, suite)
+		set.Scenarios = append(set.Scenarios, scs...)
+		set.Problems = append(set.Problems, probs...)
+		return nil
+	})
+	if err != nil {
+		set.Problems = append(set.Problems, Problem{File: label + root, Message: err.Error()})
+	}
+	set.Problems = append(set.Problems, unique(set.Scenarios)...)
+	return set
+}
+
+// Merge appends other to s and re-checks id uniqueness across both.
+func (s *Set) Merge(other Set) {
+	s.Files += other.Files
+	s.Scenarios = append(s.Scenarios, other.Scenarios...)
+	s.Problems = append(s.Problems, other.Problems...)
+	seen := map[string]bool{}
+	for _, p := range s.Problems {
+		seen[p.String()] = true
+	}
+	for _, p := range unique(s.Scenarios) {
+		if !seen[p.String()] {
+			s.Problems = append(s.Problems, p)
+		}
+	}
+}
+
+func unique(scs []*Scenario) []Problem {
+	var out []Problem
+	first := map[string]*Scenario{}
+	for _, sc := range scs {
+		if prev, dup := first[sc.ID]; dup {
+			out = append(out, Problem{File: sc.File, Line: sc.Line, Column: sc.Column, Scenario: sc.ID, Message: fmt.Sprintf("id already used in %s:%d", prev.File, prev.Line)})
+			continue
+		}
+		first[sc.ID] = sc
+	}
+	return out
+}
+
+var (
+	schemaOnce sync.Once
+	schema     *jsonschema.Schema
+	schemaDoc  any // the raw schema, for the names of an object's keys
+	schemaErr  error
+)
+
+func compiled() (*jsonschema.Schema, error) {
+	schemaOnce.Do(func() {
+		b, err := schemas.Read(SchemaName)
+		if err != nil {
+			schemaErr = err
+			return
+		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		if err != nil {
+			schemaErr = fmt.Errorf("scenario schema: %w", err)
+			return
+		}
+		schemaDoc = doc
+		c := jsonschema.NewCompiler()
+		const url = "https://aghcheck.dev/schemas/scenario.schema.json"
+		if err := c.AddResource(url, doc); err != nil {
+			schemaErr = err
+			return
+		}
+		schema, schemaErr = c.Compile(url)
+	})
+	return schema, schemaErr
+}
+
+// Parse decodes one scenario file (YAML or JSON) and checks it against the
+// JSON Schema and the rules the schema cannot express.
+func Parse(name string, data []byte, suite string) ([]*Scenario, []Problem) {
+	fail := func(msg string) ([]*Scenario, []Problem) {
+		return nil, []Problem{{File: name, Message: msg}}
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, []Problem{syntaxProblem(name, err)}
+	}
+	var doc any
+	if err := root.Decode(&doc); err != nil {
+		return nil, []Problem{syntaxProblem(name, err)}
+	}
+	js, err := json.Marshal(jsonable(doc))
+	if err != nil {
+		return fail("not representable as JSON: " + err.Error())
+	}
+	if isFamily(doc) {
+		return parseFamily(name, js, suite, &root)
+	}
+	return parseJSON(name, js, suite, &root, doc)
+}
+
+// parseJSON checks a scenario file, as JSON, against the schema and the
+// rules the schema cannot express.
+// root (nil for generated files) places problems in the source.
+func parseJSON(name string, js []byte, suite string, root *yaml.Node, doc any) ([]*Scenario, []Problem) {
+	fail := func(msg string) ([]*Scenario, []Problem) {
+		return nil, []Problem{{File: name, Message: msg}}
+	}
+	sch, err := compiled()
+	if err != nil {
+		return fail(err.Error())
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(js))
+	if err != nil {
+		return fail(err.Error())
+	}
+	if err := sch.Validate(inst); err != nil {
+		return nil, schemaProblems(name, root, scenarioIDs(doc), err)
+	}
+	var f File
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.UseNumber()
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return fail(err.Error())
+	}
+	if f.Suite != "" {
+		suite = f.Suite
+	}
+	var probs []Problem
+	for i, sc := range f.Scenarios {
+		sc.Suite, sc.File = suite, name
+		base := []string{"scenarios", strconv.Itoa(i)}
+		n, _ := nodeAt(root, base)
+		if n != nil {
+			sc.Line, sc.Column = n.Line, n.Column
+		}
+		for _, is := range sc.check() {
+			n, _ := nodeAt(root, append(base, pointer(is.at)...))
+			probs = append(probs, Problem{File: name, Scenario: sc.ID, Message: is.msg}.at(n))
+		}
+	}
+	return f.Scenarios, probs
+}
+
+// scenarioIDs maps the index of each scenario in a decoded file to its id.
+func scenarioIDs(doc any) map[string]string {
+	ids := map[string]string{}
+	m, _ := doc.(map[string]any)
+	list, _ := m["scenarios"].([]any)
+	for i, sc := range list {
+		if sm, ok := sc.(map[string]any); ok {
+			if id, ok := sm["id"].(string); ok {
+				ids[strconv.Itoa(i)] = id
+			}
+		}
+	}
+	return ids
+}
+
+// jsonable turns YAML's decoded values into JSON-marshalable ones.
+func jsonable(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, val := range t {
+			t[k] = jsonable(val)
+		}
+		return t
+	case map[any]any:
+		out := make(map[string]any, len(t))
+		for k, val := range t {
+			out[fmt.Sprint(k)] = jsonable(val)
+		}
+		return out
+	case []any:
+		for i, val := range t {
+			t[i] = jsonable(val)
+		}
+		return t
+	}
+	return v
+}
+
+// PeerNames is the scenario's test peers, defaulting to one called tester.
+func (sc *Scenario) PeerNames() []Peer {
+	if len(sc.Peers) == 0 {
+		return []Peer{{Name: "tester"}}
+	}
+	return sc.Peers
+}
+
+// issue is one problem check found, at a JSON pointer into its scenario.
+type issue struct{ at, msg string }
+
+// check finds what the schema cannot: unknown requirement ids, undeclared
+// peers, templates that cannot evaluate, captures used before they exist.
+func (sc *Scenario) check() []issue {
+	var out []issue
+	at := "" // what is being checked: the problems' place in the file
+	bad := func(format string, a ...any) { out = append(out, issue{at, fmt.Sprintf(format, a...)}) }
+	for j, id := range sc.Requirements {
+		if _, ok := rules.Lookup(id); !ok {
+			at = "/requirements/" + strconv.Itoa(j)
+			bad("requirement %s is not a registered rule id (see `aghcheck rules`)", id)
+		}
+	}
+	peers := map[string]*TestPeer{}
+	for k, p := range sc.PeerNames() {
+		at = "/peers/" + strconv.Itoa(k)
+		if !PeerName(p.Name) {
+			bad("bad test peer name %q", p.Name)
+		}
+		if _, dup := peers[p.Name]; dup {
+			bad("test peer %q declared twice", p.Name)
+		}
+		tp := &TestPeer{Name: p.Name, ID: p.Name + ".x"}
+		if p.Key {
+			tp.Key = make([]byte, 64)
+		}
+		peers[p.Name] = tp
+	}
+	ctx := &Context{Workspace: "ws", Channel: "ch", IUT: "iut.x", Tag: "t", Peers: peers, Captures: map[string]any{}, Dry: true}
+	where := func(i int, w string, allowAny bool) {
+		switch {
+		case w == "" || w == "broadcast" || strings.HasPrefix(w, "subject:"):
+		case w == "any" && allowAny:
+		default:
+			if _, ok := peers[w]; !ok {
+				bad("step %d: %q is not a test peer, broadcast or subject:…", i+1, w)
+			}
+		}
+	}
+	tmpl := func(i int, v any) {
+		var exprs []string
+		templates(v, &exprs)
+		for _, e := range exprs {
+			if _, err := ctx.Eval(e); err != nil {
+				bad("step %d: %v", i+1, err)
+			}
+		}
+	}
+	patterns := func(i int, ps []map[string]any) {
+		for _, p := range ps {
+			tmpl(i, p)
+			checkOps(p, func(msg string) { bad("step %d: %s", i+1, msg) })
+		}
+	}
+	for i, st := range sc.Steps {
+		at = "/steps/" + strconv.Itoa(i)
+		switch {
+		case st.Send != nil:
+			s := st.Send
+			if s.From != "" {
+				if _, ok := peers[s.From]; !ok {
+					bad("step %d: send from undeclared peer %q", i+1, s.From)
+				}
+			}
+			from := s.From
+			if from == "" {
+				from = sc.PeerNames()[0].Name
+			}
+			if s.Sign && peers[from] != nil && peers[from].Key == nil {
+				bad("step %d: sign needs a peer declared with key: true", i+1)
+			}
+			if s.To != "" && s.To != "iut" && s.To != "broadcast" && peers[s.To] == nil {
+				bad("step %d: send to %q: want iut, broadcast or a test peer", i+1, s.To)
+			}
+			if s.RawBase64 != "" {
+				if _, err := base64.StdEncoding.DecodeString(s.RawBase64); err != nil {
+					bad("step %d: raw_base64: %v", i+1, err)
+				}
+			}
+			if s.Raw != nil {
+				tmpl(i, *s.Raw)
+			}
+			tmpl(i, s.Envelope)
+			tmpl(i, s.Tamper)
+			tmpl(i, s.Subject)
+			if s.JetStream && !sc.Requires.JetStream {
+				bad("step %d: a jetstream send needs requires.jetstream", i+1)
+			}
+		case st.Expect != nil:
+			where(i, st.Expect.On, true)
+			patterns(i, st.Expect.Patterns())
+			if u := st.Expect.Unobservable; u != nil {
+				patterns(i, u.AnyOf)
+			}
+			names := make([]string, 0, len(st.Expect.Capture))
+			for name := range st.Expect.Capture {
+				names = append(names, name)
+			}
+			sort.Strings(names)
+			for _, name := range names {
+				ctx.Captures[name] = "x"
+			}
+		case st.ExpectSilence != nil:
+			where(i, st.ExpectSilence.On, true)
+			patterns(i, st.ExpectSilence.Patterns())
+		}
+	}
+	return append(out, sc.checkLevels()...)
+}
+
+func checkOps(v any, bad func(string)) {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, val := range t {
+			if strings.HasPrefix(k, "$") {
+				known := false
+				for _, op := range Operators {
+					known = known || op == k
+				}
+				switch {
+				case !known:
+					bad("unknown match operator " + k)
+				case len(t) != 1:
+					bad("operator " + k + " must be the only member of its object")
+				case k == "$regex":
+					if _, err := regexp.Compile(fmt.Sprint(val)); err != nil {
+						bad("bad $regex: " + err.Error())
+					}
+				case k == "$in":
+					if _, ok := val.([]any); !ok {
+						bad("$in needs a list")
+					}
+				}
+			}
+			checkOps(val, bad)
+		}
+	case []any:
+		for _, val := range t {
+			checkOps(val, bad)
+		}
+	}
+}
