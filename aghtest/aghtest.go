@@ -32,12 +32,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aghcheck/aghcheck/internal/baseline"
 	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/internal/baseline"
 	"github.com/aghcheck/aghcheck/internal/iut"
+	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/reporter"
-	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/suites"
 )
 

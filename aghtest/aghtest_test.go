@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/aghcheck/aghcheck/aghtest"
-	"github.com/aghcheck/aghcheck/internal/testiut"
 	"github.com/aghcheck/aghcheck/internal/peer"
+	"github.com/aghcheck/aghcheck/internal/testiut"
 )
 
 // TestMain puts an "aghcheck" on PATH that is this test binary: run as

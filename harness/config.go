@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/aghcheck/aghcheck/internal/broker"
-	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/internal/randid"
+	"github.com/aghcheck/aghcheck/internal/scenario"
 )
 
 // Level is a level a run can claim: the claim it targets and the scenario

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/internal/control"
+	"github.com/aghcheck/aghcheck/internal/scenario"
 )
 
 func gradeFixture(outcomes map[string]Outcome) *Report {

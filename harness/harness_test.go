@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aghcheck/aghcheck/internal/peer"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/internal/testiut"
-	"github.com/aghcheck/aghcheck/internal/peer"
 	"github.com/aghcheck/aghcheck/suites"
 )
 

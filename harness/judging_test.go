@@ -10,8 +10,8 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/aghcheck/aghcheck/internal/agh"
-	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/internal/peer"
+	"github.com/aghcheck/aghcheck/internal/scenario"
 )
 
 // welcome answers every greet but the IUT's own with a directed whois

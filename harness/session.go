@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/aghcheck/aghcheck/internal/agh"
-	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/internal/randid"
 	"github.com/aghcheck/aghcheck/internal/rules"
+	"github.com/aghcheck/aghcheck/internal/scenario"
 )
 
 // A Session keeps one broker and one IUT up while its caller plays

@@ -11,8 +11,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/aghcheck/aghcheck/harness"
-	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/internal/golden"
+	"github.com/aghcheck/aghcheck/internal/scenario"
 )
 
 // recordInput defines the fixture run's scenarios, as the run loaded them.

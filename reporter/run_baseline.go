@@ -6,8 +6,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/aghcheck/aghcheck/internal/baseline"
 	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/internal/baseline"
 )
 
 // baselineRow is one --baseline entry as the run judged it.

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aghcheck/aghcheck/internal/baseline"
 	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/internal/baseline"
 	"github.com/aghcheck/aghcheck/internal/golden"
 )
 

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/aghcheck/aghcheck/internal/baseline"
 	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/internal/baseline"
 )
 
 // embeddedPrefix labels the files of the built-in suites (the command line

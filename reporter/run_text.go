@@ -11,8 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/aghcheck/aghcheck/harness"
-	"github.com/aghcheck/aghcheck/internal/iut"
 	"github.com/aghcheck/aghcheck/internal/control"
+	"github.com/aghcheck/aghcheck/internal/iut"
 )
 
 func (p palette) outcome(o harness.Outcome) string {

@@ -3,8 +3,8 @@ package reporter
 import (
 	"testing"
 
-	"github.com/aghcheck/aghcheck/internal/baseline"
 	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/internal/baseline"
 	"github.com/aghcheck/aghcheck/internal/schematest"
 )
 

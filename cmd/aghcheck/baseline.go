@@ -7,11 +7,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/aghcheck/aghcheck/internal/baseline"
 	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/internal/baseline"
+	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/reporter"
-	"github.com/aghcheck/aghcheck/internal/rules"
 )
 
 // loadBaseline reads --baseline. Its ids must name a loaded scenario

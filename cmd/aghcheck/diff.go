@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aghcheck/aghcheck/harness"
-	"github.com/aghcheck/aghcheck/reporter"
 	"github.com/aghcheck/aghcheck/internal/rundiff"
+	"github.com/aghcheck/aghcheck/reporter"
 )
 
 func init() { subcommands = append(subcommands, newDiffCmd) }

@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/aghcheck/aghcheck/internal/fuzz"
 	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/internal/fuzz"
 	"github.com/aghcheck/aghcheck/reporter"
 )
 

@@ -8,8 +8,8 @@ import (
 
 	_ "github.com/aghcheck/aghcheck/internal/agh" // registers the agh rules
 	"github.com/aghcheck/aghcheck/internal/coverage"
-	"github.com/aghcheck/aghcheck/reporter"
 	"github.com/aghcheck/aghcheck/internal/rules"
+	"github.com/aghcheck/aghcheck/reporter"
 )
 
 func init() { subcommands = append(subcommands, newRulesCmd) }

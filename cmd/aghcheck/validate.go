@@ -17,9 +17,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aghcheck/aghcheck/internal/agh"
-	"github.com/aghcheck/aghcheck/reporter"
 	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/validate"
+	"github.com/aghcheck/aghcheck/reporter"
 )
 
 func init() { subcommands = append(subcommands, newValidateCmd) }

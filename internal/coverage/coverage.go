@@ -20,11 +20,11 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/fixtures"
-	"github.com/aghcheck/aghcheck/internal/scenario"
+	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/internal/control"
 	"github.com/aghcheck/aghcheck/internal/rules"
+	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/suites"
 )
 

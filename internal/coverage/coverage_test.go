@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/fixtures"
+	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/internal/fixturetest"
 	"github.com/aghcheck/aghcheck/internal/rules"
 )

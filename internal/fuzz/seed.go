@@ -7,10 +7,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/fixtures"
-	"github.com/aghcheck/aghcheck/internal/scenario"
+	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/internal/jsonx"
+	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/suites"
 )
 

@@ -18,13 +18,13 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/internal/broker"
-	"github.com/aghcheck/aghcheck/reporter"
 	"github.com/aghcheck/aghcheck/internal/requirements"
 	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/workunit"
+	"github.com/aghcheck/aghcheck/reporter"
 )
 
 // Config is what Run needs. Zero fields take the defaults.

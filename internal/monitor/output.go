@@ -10,8 +10,8 @@ import (
 
 	"github.com/fatih/color"
 
-	"github.com/aghcheck/aghcheck/reporter"
 	"github.com/aghcheck/aghcheck/internal/rules"
+	"github.com/aghcheck/aghcheck/reporter"
 )
 
 // Formats are the output formats of NewSink: live (a refreshed summary

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/fixtures"
+	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/internal/jsonx"
 	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/trust"
