@@ -35,6 +35,7 @@ import (
 	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/internal/baseline"
 	"github.com/aghcheck/aghcheck/internal/iut"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/reporter"
@@ -127,7 +128,7 @@ type run struct {
 	selected []string
 
 	done chan struct{} // closed when rep and err are set
-	rep  *harness.Report
+	rep  *report.Report
 	err  error
 	news map[string]bool // scenario ids the baseline does not record
 }
@@ -277,7 +278,7 @@ func (r *run) play(ctx context.Context) {
 	}
 }
 
-func (r *run) writeJSON(rep *harness.Report) error {
+func (r *run) writeJSON(rep *report.Report) error {
 	f, err := os.Create(r.cfg.ReportJSON)
 	if err != nil {
 		return fmt.Errorf("Config.ReportJSON: %w", err)
@@ -300,29 +301,29 @@ func (r *run) reportScenario(t *testing.T, id string) {
 	if r.rep == nil || r.rep.Error != "" {
 		t.Skip("not run: the run could not be carried out (see the parent test)")
 	}
-	i := slices.IndexFunc(r.rep.Scenarios, func(sc *harness.ScenarioResult) bool { return sc.ID == id })
+	i := slices.IndexFunc(r.rep.Scenarios, func(sc *report.ScenarioResult) bool { return sc.ID == id })
 	if i < 0 {
 		t.Fatalf("aghtest: no result for %s", id)
 	}
 	sc := r.rep.Scenarios[i]
 	text := reporter.ScenarioText(sc, r.cfg.Verbose)
 	switch sc.Outcome {
-	case harness.Pass:
-	case harness.Skip:
+	case report.Pass:
+	case report.Skip:
 		t.Skip(sc.Message)
-	case harness.ExpectedFail:
+	case report.ExpectedFail:
 		why := sc.Message
 		if why == "" && len(sc.Notes) > 0 {
 			why = sc.Notes[0]
 		}
 		t.Logf("known deviation, recorded %s in %s (%s): %s", sc.Baseline.Recorded, r.known.File, sc.Baseline.Reason, why)
-	case harness.Warn:
+	case report.Warn:
 		if r.news[id] {
 			t.Errorf("a SHOULD not met, and not in the baseline %s:\n%s", r.known.File, text)
 		} else {
 			t.Logf("a SHOULD not met:\n%s", text)
 		}
-	case harness.Error:
+	case report.Error:
 		t.Errorf("could not be played (the harness or transport failed, not a verdict on the peer):\n%s", text)
 	default:
 		t.Error("\n" + text)
@@ -336,9 +337,9 @@ func (r *run) reportPassive(t *testing.T) {
 	}
 	text := reporter.PassiveText(r.rep)
 	switch r.rep.Passive.Outcome {
-	case harness.Fail:
+	case report.Fail:
 		t.Error("\n" + text)
-	case harness.Warn:
+	case report.Warn:
 		if r.newPassive() {
 			t.Errorf("not in the baseline %s:\n%s", r.known.File, text)
 		} else {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/aghcheck/aghcheck/internal/broker"
 	"github.com/aghcheck/aghcheck/internal/peer"
+	"github.com/aghcheck/aghcheck/internal/report"
 )
 
 // TestAttachToRunningPeer certifies a peer that is already on a broker the
@@ -151,7 +152,7 @@ func TestAttachedPeerThatLeavesIsNamed(t *testing.T) {
 		Parallel:     1,
 		StepTimeout:  time.Second,
 		GreetTimeout: time.Second,
-		Progress:     func(*ScenarioResult) { cancel() }, // the peer leaves after the first scenario
+		Progress:     func(*report.ScenarioResult) { cancel() }, // the peer leaves after the first scenario
 	})
 	if rep == nil {
 		t.Fatalf("no report: %v", err)
@@ -160,15 +161,15 @@ func TestAttachedPeerThatLeavesIsNamed(t *testing.T) {
 	for _, ev := range rep.IUT.Events {
 		kinds[ev.Kind] = true
 	}
-	if !kinds[LifeDeaf] || !kinds[LifeGone] {
+	if !kinds[report.LifeDeaf] || !kinds[report.LifeGone] {
 		t.Errorf("events %v, want deaf then gone", rep.IUT.Events)
 	}
 	errs := 0
 	for _, sc := range rep.Scenarios {
-		if sc.Outcome == Error {
+		if sc.Outcome == report.Error {
 			errs++
 		}
-		if sc.Outcome == Fail && !bytes.Contains([]byte(sc.Message), []byte("IUT")) {
+		if sc.Outcome == report.Fail && !bytes.Contains([]byte(sc.Message), []byte("IUT")) {
 			t.Errorf("%s fails with %q, naming no death", sc.ID, sc.Message)
 		}
 	}
@@ -201,7 +202,7 @@ func TestAttachFindsThePeer(t *testing.T) {
 		t.Errorf("run in %s/%s, want the peer's %s/%s", rep.Broker.Workspace, rep.Broker.Channel, ws, ch)
 	}
 	for _, sc := range rep.Scenarios {
-		if sc.ID == "kinds.greet-announces-card" && sc.Outcome != Pass {
+		if sc.ID == "kinds.greet-announces-card" && sc.Outcome != report.Pass {
 			t.Errorf("%s: %s %q, want its presence greet judged as its join greet", sc.ID, sc.Outcome, sc.Message)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 
 	"github.com/aghcheck/aghcheck/internal/broker"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 )
 
@@ -186,7 +187,7 @@ func TestCluster(t *testing.T) {
 	a, b, c := nodes[0], nodes[1], nodes[2]
 	ep := broker.Endpoint{URL: a.url() + "," + b.url(), User: clusterUser, Password: clusterPassword}
 
-	run := func(t *testing.T, midRun func(done int)) *Report {
+	run := func(t *testing.T, midRun func(done int)) *report.Report {
 		t.Helper()
 		var (
 			mu                 sync.Mutex
@@ -201,7 +202,7 @@ func TestCluster(t *testing.T) {
 			// The IUT is told node C only (the last AGH_NATS_URL wins).
 			Env:      []string{"AGH_NATS_URL=" + c.url()},
 			Parallel: 6,
-			Progress: func(sc *ScenarioResult) {
+			Progress: func(sc *report.ScenarioResult) {
 				mu.Lock()
 				defer mu.Unlock()
 				done++

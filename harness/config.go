@@ -8,6 +8,7 @@ import (
 
 	"github.com/aghcheck/aghcheck/internal/broker"
 	"github.com/aghcheck/aghcheck/internal/randid"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 )
 
@@ -89,7 +90,7 @@ type Config struct {
 	Version    string
 	// Progress is called as each scenario ends (from several goroutines,
 	// never concurrently).
-	Progress func(*ScenarioResult)
+	Progress func(*report.ScenarioResult)
 	// MaxRestarts is how often an IUT started with Command is started
 	// again after it died (default DefaultMaxRestarts; negative: never).
 	MaxRestarts int
@@ -98,7 +99,7 @@ type Config struct {
 	ReproDir string
 	// Life, when set, hears each liveness event of the IUT as it happens
 	// (a death once the scenarios it interrupted are known).
-	Life func(LifeEvent)
+	Life func(report.LifeEvent)
 	// Waiting, when set, is called every WaitingEvery while the run waits
 	// for the IUT to join, and once more with Done set when the wait ends.
 	Waiting func(Wait)

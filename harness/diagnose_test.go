@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"regexp"
 	"strings"
 	"testing"
@@ -16,7 +17,7 @@ func TestOversizePublishIsReported(t *testing.T) {
 	if rep.Error != "" {
 		t.Fatal(rep.Error)
 	}
-	if rep.Passive.Outcome != Fail {
+	if rep.Passive.Outcome != report.Fail {
 		t.Errorf("passive %s, want fail", rep.Passive.Outcome)
 	}
 	found := false

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 )
 
@@ -38,7 +39,7 @@ func TestReceiverFamilyAgainstReferencePeer(t *testing.T) {
 	if s := rep.Summary; s.Pass != len(fam) {
 		t.Errorf("summary %+v, want all %d cases to pass", s, len(fam))
 	}
-	if rep.Passive.Outcome != Pass {
+	if rep.Passive.Outcome != report.Pass {
 		t.Errorf("passive %+v", rep.Passive)
 	}
 }
@@ -76,7 +77,7 @@ func TestReceiverFamilyCatchesFaults(t *testing.T) {
 			}
 			for _, sc := range rep.Scenarios {
 				got := string(sc.Outcome)
-				if sc.Outcome == Fail {
+				if sc.Outcome == report.Fail {
 					got += " " + sc.Steps[len(sc.Steps)-1].Kind
 				}
 				if got != tc.want[sc.ID] {

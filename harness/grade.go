@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/aghcheck/aghcheck/internal/control"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/rules"
 )
 
@@ -17,7 +18,7 @@ var claimOrder = []string{"core-sender", "core-receiver", "trust", "nats", "jets
 // earned only when nothing in it failed and every MUST requirement it cites
 // was actually exercised by a passing scenario: an untested requirement is
 // never counted as passed.
-func grade(rep *Report, cfg Config, target string) {
+func grade(rep *report.Report, cfg Config, target string) {
 	rep.Summary = summarize(rep.Scenarios, target)
 	rep.Requirements = requirementTable(rep)
 	rep.Claims = claims(rep, cfg)
@@ -31,7 +32,7 @@ func grade(rep *Report, cfg Config, target string) {
 	if rep.Selection != "" {
 		// A narrowed run cannot earn a claim (its passive verdict saw only
 		// part of the IUT's traffic); it passes when what ran passed.
-		s.Passed = s.Fail == 0 && s.Error == 0 && rep.Passive.Outcome != Fail && s.Pass+s.Warn > 0
+		s.Passed = s.Fail == 0 && s.Error == 0 && rep.Passive.Outcome != report.Fail && s.Pass+s.Warn > 0
 		withhold(rep, "a run narrowed by --run earns no claim")
 	}
 	if s.Incomplete {
@@ -47,23 +48,23 @@ func grade(rep *Report, cfg Config, target string) {
 }
 
 // summarize counts the scenario outcomes.
-func summarize(scs []*ScenarioResult, target string) Summary {
-	s := Summary{Target: target}
+func summarize(scs []*report.ScenarioResult, target string) report.Summary {
+	s := report.Summary{Target: target}
 	for _, sc := range scs {
 		switch sc.Outcome {
-		case Pass:
+		case report.Pass:
 			s.Pass++
-		case Fail:
+		case report.Fail:
 			s.Fail++
-		case Warn:
+		case report.Warn:
 			s.Warn++
-		case Skip:
+		case report.Skip:
 			s.Skip++
-		case Error:
+		case report.Error:
 			s.Error++
 		}
 		s.ScenarioTime += sc.Duration
-		s.Incomplete = s.Incomplete || sc.unplayed
+		s.Incomplete = s.Incomplete || sc.Unplayed
 	}
 	s.Latency = runLatency(scs)
 	return s
@@ -80,7 +81,7 @@ type claimVerdict struct {
 
 // judgeClaim grades one scenario claim (core-sender, trust, ...): every
 // MUST requirement its scenarios cite must have been judged by a step.
-func judgeClaim(rep *Report, claim string, inLevel bool, controlOnly map[string]bool) claimVerdict {
+func judgeClaim(rep *report.Report, claim string, inLevel bool, controlOnly map[string]bool) claimVerdict {
 	var v claimVerdict
 	verdicts := map[string]verdict{}
 	failed := map[string]bool{} // cited by a failing scenario: named as failing, never as untested
@@ -90,12 +91,12 @@ func judgeClaim(rep *Report, claim string, inLevel bool, controlOnly map[string]
 			continue
 		}
 		switch sc.Outcome {
-		case Fail, Error:
+		case report.Fail, report.Error:
 			v.why = append(v.why, fmt.Sprintf("%s: %s", sc.ID, sc.Outcome))
 			for _, id := range sc.Requirements {
-				failed[id] = sc.Outcome == Fail || failed[id]
+				failed[id] = sc.Outcome == report.Fail || failed[id]
 			}
-		case Pass, Warn:
+		case report.Pass, report.Warn:
 			played = true
 		}
 		for id, sv := range scenarioVerdicts(sc) {
@@ -104,7 +105,7 @@ func judgeClaim(rep *Report, claim string, inLevel bool, controlOnly map[string]
 	}
 	var untested []string
 	for id, rv := range verdicts {
-		if r, ok := rules.Lookup(id); !ok || r.Severity != rules.Error || rv.outcome != Skip {
+		if r, ok := rules.Lookup(id); !ok || r.Severity != rules.Error || rv.outcome != report.Skip {
 			continue
 		}
 		switch {
@@ -124,9 +125,9 @@ func judgeClaim(rep *Report, claim string, inLevel bool, controlOnly map[string]
 	}
 	if claim == "core-sender" {
 		switch rep.Passive.Outcome {
-		case Fail:
+		case report.Fail:
 			v.why = append(v.why, passiveWhy(rep.Passive))
-		case Skip, "":
+		case report.Skip, "":
 			v.why = append(v.why, "passive validation: the IUT published nothing")
 		}
 	}
@@ -144,7 +145,7 @@ func judgeClaim(rep *Report, claim string, inLevel bool, controlOnly map[string]
 // passiveWhy says what failed the passive verdict: the rules the invalid
 // envelopes broke, and the run-wide findings (a flood, an oversized
 // publish) that fail it with no invalid envelope at all.
-func passiveWhy(p PassiveResult) string {
+func passiveWhy(p report.PassiveResult) string {
 	var envelope, runWide []string
 	for _, f := range p.Findings {
 		if f.RunWide {
@@ -170,14 +171,14 @@ func passiveWhy(p PassiveResult) string {
 
 // verdict is what a run says about one requirement.
 type verdict struct {
-	outcome Outcome // the worst verdict of a step on it; skip when none judged it
-	unheard bool    // a silence checked it, but nothing showed the IUT listened
-	judged  bool    // a step or a played scenario judged it (pass, warn or fail)
+	outcome report.Outcome // the worst verdict of a step on it; skip when none judged it
+	unheard bool           // a silence checked it, but nothing showed the IUT listened
+	judged  bool           // a step or a played scenario judged it (pass, warn or fail)
 	// why says, when nothing judged it, why not (distinct reasons).
 	why []string
 }
 
-var outcomeRank = map[Outcome]int{Skip: 0, Pass: 1, Warn: 2, Fail: 3, Error: 4}
+var outcomeRank = map[report.Outcome]int{report.Skip: 0, report.Pass: 1, report.Warn: 2, report.Fail: 3, report.Error: 4}
 
 func (v verdict) join(w verdict) verdict {
 	if v.outcome == "" || outcomeRank[w.outcome] > outcomeRank[v.outcome] {
@@ -195,8 +196,8 @@ func (v verdict) join(w verdict) verdict {
 
 // judgedAs is the verdict of one step or scenario with outcome o; why is
 // the reason when o judged nothing (skip or error).
-func judgedAs(o Outcome, why string) verdict {
-	v := verdict{outcome: o, judged: o == Pass || o == Warn || o == Fail}
+func judgedAs(o report.Outcome, why string) verdict {
+	v := verdict{outcome: o, judged: o == report.Pass || o == report.Warn || o == report.Fail}
 	if !v.judged && why != "" {
 		v.why = []string{why}
 	}
@@ -214,9 +215,9 @@ const (
 
 // skipWhy says why a skipped scenario was not played, shorter than its
 // message where a gate names what the IUT did not advertise.
-func skipWhy(sc *ScenarioResult) string {
+func skipWhy(sc *report.ScenarioResult) string {
 	switch {
-	case sc.Outcome == Error:
+	case sc.Outcome == report.Error:
 		return whyError
 	case strings.HasPrefix(sc.Message, "the IUT does not advertise profile "):
 		return "needs " + strings.TrimPrefix(sc.Message, "the IUT does not advertise profile ")
@@ -234,40 +235,41 @@ func skipWhy(sc *ScenarioResult) string {
 // checks (an envelope rule the scenario's envelopes are validated against)
 // is exercised when the scenario passed or warned; passive validation
 // names it when it is what broke.
-func scenarioVerdicts(sc *ScenarioResult) map[string]verdict {
+func scenarioVerdicts(sc *report.ScenarioResult) map[string]verdict {
 	out := make(map[string]verdict, len(sc.Requirements))
 	for _, st := range sc.Steps {
 		for _, id := range st.Checks {
 			why := whyNotOffered
 			switch {
-			case st.Outcome == Error:
+			case st.Outcome == report.Error:
 				why = whyError
 			case st.Message == unheard:
 				why = whyUnheard
 			}
 			sv := judgedAs(st.Outcome, why)
-			sv.unheard = st.Outcome == Skip && st.Message == unheard
+			sv.unheard = st.Outcome == report.Skip && st.Message == unheard
 			out[id] = out[id].join(sv)
 		}
 	}
 	for _, id := range sc.Requirements {
-		if sc.checked[id] {
+		if sc.Checked[id] {
 			why := "" // a step on it says why
 			switch {
-			case sc.Outcome == Skip || sc.Outcome == Error:
+			case sc.Outcome == report.Skip || sc.Outcome == report.Error:
 				why = skipWhy(sc)
 			case out[id].outcome == "":
 				why = whyNotReached
 			}
-			out[id] = out[id].join(judgedAs(Skip, why))
+			out[id] = out[id].join(judgedAs(report.Skip, why))
 			continue
 		}
 		o, why := sc.Outcome, skipWhy(sc)
-		if sc.checked != nil && o == Warn {
-			o = Pass // the warning is another step's
+		if sc.Checked != nil && o == report.Warn {
+			o = report. // the warning is another step's
+					Pass
 		}
-		if sc.checked != nil && o == Fail {
-			o, why = Skip, whyOtherStep // the failure is another step's, or passive validation names it
+		if sc.Checked != nil && o == report.Fail {
+			o, why = report.Skip, whyOtherStep // the failure is another step's, or passive validation names it
 		}
 		out[id] = judgedAs(o, why)
 	}
@@ -278,19 +280,19 @@ func scenarioVerdicts(sc *ScenarioResult) map[string]verdict {
 // from Core Sender and Core Receiver, Trust and NATS Peer on top of Core
 // Peer, Full Peer from both. A claim inherits the caveats of the claims it
 // is built on.
-func claims(rep *Report, cfg Config) []ClaimResult {
+func claims(rep *report.Report, cfg Config) []report.ClaimResult {
 	controlOnly := controlOnlyRequirements(rep, cfg)
 	v := map[string]claimVerdict{}
 	for _, c := range claimOrder {
 		v[c] = judgeClaim(rep, c, slices.Contains(Levels[rep.Level].Claims, c), controlOnly)
 	}
-	var out []ClaimResult
+	var out []report.ClaimResult
 	passive := map[string]bool{}
 	for _, f := range rep.Passive.Findings {
 		passive[f.Rule] = true
 	}
 	add := func(name string, earned bool, why []string, parts ...string) {
-		rc := ClaimResult{Name: name, Earned: earned}
+		rc := report.ClaimResult{Name: name, Earned: earned}
 		if !earned {
 			rc.Why = why
 		}
@@ -330,14 +332,14 @@ func claims(rep *Report, cfg Config) []ClaimResult {
 // exercised splits a claim's requirements into those the run judged and
 // those it did not, with why. A rule passive validation found broken was
 // judged, whatever became of the scenarios citing it.
-func exercised(verdicts map[string]verdict, passive map[string]bool) ([]string, []RequirementGap) {
-	done, gaps := []string{}, []RequirementGap{}
+func exercised(verdicts map[string]verdict, passive map[string]bool) ([]string, []report.RequirementGap) {
+	done, gaps := []string{}, []report.RequirementGap{}
 	for id, rv := range verdicts {
 		if rv.judged || passive[id] {
 			done = append(done, id)
 			continue
 		}
-		g := RequirementGap{ID: id, Level: "MUST", Reason: strings.Join(rv.why, "; ")}
+		g := report.RequirementGap{ID: id, Level: "MUST", Reason: strings.Join(rv.why, "; ")}
 		if r, ok := rules.Lookup(id); ok {
 			g.Level = r.Severity.Level()
 		}
@@ -355,7 +357,7 @@ func exercised(verdicts map[string]verdict, passive map[string]bool) ([]string, 
 var claimRank = []string{"Full Peer", "Trust Peer", "NATS Peer", "Core Peer", "Core Receiver", "Core Sender"}
 
 // bestClaim names the highest claim earned ("none" when none).
-func bestClaim(cs []ClaimResult) string {
+func bestClaim(cs []report.ClaimResult) string {
 	for _, name := range claimRank {
 		for _, c := range cs {
 			if c.Name == name && c.Earned {
@@ -367,7 +369,7 @@ func bestClaim(cs []ClaimResult) string {
 }
 
 // withhold takes back every claim earned, saying why.
-func withhold(rep *Report, why string) {
+func withhold(rep *report.Report, why string) {
 	rep.Summary.Claim = "none"
 	for i := range rep.Claims {
 		if rep.Claims[i].Earned {
@@ -379,12 +381,12 @@ func withhold(rep *Report, why string) {
 
 // requirementTable grades every requirement of the run from the steps
 // that check it, plus the passive findings on it.
-func requirementTable(rep *Report) []RequirementResult {
-	byID := map[string]*RequirementResult{}
-	get := func(id, level string) *RequirementResult {
+func requirementTable(rep *report.Report) []report.RequirementResult {
+	byID := map[string]*report.RequirementResult{}
+	get := func(id, level string) *report.RequirementResult {
 		rr := byID[id]
 		if rr == nil {
-			rr = &RequirementResult{ID: id, Level: level, Outcome: Skip}
+			rr = &report.RequirementResult{ID: id, Level: level, Outcome: report.Skip}
 			if r, ok := rules.Lookup(id); ok {
 				rr.Level = r.Severity.Level()
 			}
@@ -392,7 +394,7 @@ func requirementTable(rep *Report) []RequirementResult {
 		}
 		return rr
 	}
-	worst := func(rr *RequirementResult, o Outcome) {
+	worst := func(rr *report.RequirementResult, o report.Outcome) {
 		if outcomeRank[o] > outcomeRank[rr.Outcome] {
 			rr.Outcome = o
 		}
@@ -408,13 +410,13 @@ func requirementTable(rep *Report) []RequirementResult {
 	for _, pf := range rep.Passive.Findings {
 		rr := get(pf.Rule, pf.Level)
 		rr.Scenarios = append(rr.Scenarios, "passive")
-		o := Fail
+		o := report.Fail
 		if pf.Level != "MUST" {
-			o = Warn
+			o = report.Warn
 		}
 		worst(rr, o)
 	}
-	out := make([]RequirementResult, 0, len(byID))
+	out := make([]report.RequirementResult, 0, len(byID))
 	for _, rr := range byID {
 		out = append(out, *rr)
 	}
@@ -426,7 +428,7 @@ func requirementTable(rep *Report) []RequirementResult {
 // for lack of the aghcheck.control/v1 advertisement cite in this run: a
 // third-party peer cannot be driven into those states by protocol messages
 // alone, so it must not be failed for lacking a test-only extension.
-func controlOnlyRequirements(rep *Report, cfg Config) map[string]bool {
+func controlOnlyRequirements(rep *report.Report, cfg Config) map[string]bool {
 	if advertises(rep.IUT.Card, "profiles_supported", control.Name) {
 		return nil
 	}
@@ -438,7 +440,7 @@ func controlOnlyRequirements(rep *Report, cfg Config) map[string]bool {
 	}
 	only, reached := map[string]bool{}, map[string]bool{}
 	for _, sc := range rep.Scenarios {
-		controlSkip := sc.Outcome == Skip && gated[sc.ID]
+		controlSkip := sc.Outcome == report.Skip && gated[sc.ID]
 		for _, id := range sc.Requirements {
 			if controlSkip {
 				only[id] = true

@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/aghcheck/aghcheck/internal/control"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 )
 
-func gradeFixture(outcomes map[string]Outcome) *Report {
-	rep := &Report{Level: "core", Passive: PassiveResult{Outcome: Pass, Envelopes: 3}}
+func gradeFixture(outcomes map[string]report.Outcome) *report.Report {
+	rep := &report.Report{Level: "core", Passive: report.PassiveResult{Outcome: report.Pass, Envelopes: 3}}
 	add := func(id, claim, level string, reqs ...string) {
-		rep.Scenarios = append(rep.Scenarios, &ScenarioResult{ID: id, Claim: claim, Level: level,
+		rep.Scenarios = append(rep.Scenarios, &report.ScenarioResult{ID: id, Claim: claim, Level: level,
 			Requirements: reqs, Outcome: outcomes[id]})
 	}
 	add("s.greet", "core-sender", "MUST", "DISC-GREET-ON-JOIN", "CARD-PEER-ID-MATCH")
@@ -21,26 +22,26 @@ func gradeFixture(outcomes map[string]Outcome) *Report {
 	return rep
 }
 
-func claim(rep *Report, name string) ClaimResult {
+func claim(rep *report.Report, name string) report.ClaimResult {
 	for _, c := range rep.Claims {
 		if c.Name == name {
 			return c
 		}
 	}
-	return ClaimResult{}
+	return report.ClaimResult{}
 }
 
-func requirement(rep *Report, id string) RequirementResult {
+func requirement(rep *report.Report, id string) report.RequirementResult {
 	for _, rr := range rep.Requirements {
 		if rr.ID == id {
 			return rr
 		}
 	}
-	return RequirementResult{}
+	return report.RequirementResult{}
 }
 
 func TestGradeAllPassedEarnsCorePeer(t *testing.T) {
-	rep := gradeFixture(map[string]Outcome{"s.greet": Pass, "r.terminal": Pass, "r.input": Pass, "r.dedupe": Warn})
+	rep := gradeFixture(map[string]report.Outcome{"s.greet": report.Pass, "r.terminal": report.Pass, "r.input": report.Pass, "r.dedupe": report.Warn})
 	grade(rep, Config{}, "Core Peer")
 	if rep.Summary.Claim != "Core Peer" || !rep.Summary.Passed {
 		t.Fatalf("summary %+v claims %+v", rep.Summary, rep.Claims)
@@ -50,7 +51,7 @@ func TestGradeAllPassedEarnsCorePeer(t *testing.T) {
 // A MUST requirement whose only scenario was skipped is untested: never
 // counted as passed, so the claim citing it is not earned.
 func TestGradeUntestedRequirementBlocksClaim(t *testing.T) {
-	rep := gradeFixture(map[string]Outcome{"s.greet": Pass, "r.terminal": Pass, "r.input": Skip, "r.dedupe": Pass})
+	rep := gradeFixture(map[string]report.Outcome{"s.greet": report.Pass, "r.terminal": report.Pass, "r.input": report.Skip, "r.dedupe": report.Pass})
 	grade(rep, Config{}, "Core Peer")
 	c := claim(rep, "Core Receiver")
 	if c.Earned || !strings.Contains(strings.Join(c.Why, ";"), "untested: LIFE-NEEDS-INPUT-RESUME") {
@@ -59,14 +60,14 @@ func TestGradeUntestedRequirementBlocksClaim(t *testing.T) {
 	if rep.Summary.Passed || rep.Summary.Claim != "Core Sender" {
 		t.Errorf("summary %+v", rep.Summary)
 	}
-	if rr := requirement(rep, "LIFE-NEEDS-INPUT-RESUME"); rr.Outcome != Skip {
+	if rr := requirement(rep, "LIFE-NEEDS-INPUT-RESUME"); rr.Outcome != report.Skip {
 		t.Errorf("requirement %+v, want skip (untested)", rr)
 	}
 }
 
 // An error (harness fault) is not a pass either: the claim is withheld.
 func TestGradeErrorBlocksClaim(t *testing.T) {
-	rep := gradeFixture(map[string]Outcome{"s.greet": Pass, "r.terminal": Pass, "r.input": Error, "r.dedupe": Pass})
+	rep := gradeFixture(map[string]report.Outcome{"s.greet": report.Pass, "r.terminal": report.Pass, "r.input": report.Error, "r.dedupe": report.Pass})
 	grade(rep, Config{}, "Core Peer")
 	if claim(rep, "Core Receiver").Earned || rep.Summary.Passed {
 		t.Errorf("claims %+v summary %+v", rep.Claims, rep.Summary)
@@ -76,7 +77,7 @@ func TestGradeErrorBlocksClaim(t *testing.T) {
 // A run narrowed by --run earns no claim (docs/harness.md): it passes
 // when what ran passed.
 func TestGradeNarrowedRunEarnsNoClaim(t *testing.T) {
-	rep := gradeFixture(map[string]Outcome{"s.greet": Pass, "r.terminal": Skip, "r.input": Skip, "r.dedupe": Skip})
+	rep := gradeFixture(map[string]report.Outcome{"s.greet": report.Pass, "r.terminal": report.Skip, "r.input": report.Skip, "r.dedupe": report.Skip})
 	rep.Selection = "^s\\."
 	grade(rep, Config{}, "Core Peer")
 	if rep.Summary.Claim != "none" {
@@ -99,7 +100,7 @@ func TestGradeNarrowedRunEarnsNoClaim(t *testing.T) {
 func TestGradeControlOnlyRequirementIsACaveat(t *testing.T) {
 	gated := &scenario.Scenario{ID: "r.input", Requires: scenario.Requires{Profile: control.Name}}
 	cfg := Config{Scenarios: []*scenario.Scenario{gated}}
-	outcomes := map[string]Outcome{"s.greet": Pass, "r.terminal": Pass, "r.input": Skip, "r.dedupe": Pass}
+	outcomes := map[string]report.Outcome{"s.greet": report.Pass, "r.terminal": report.Pass, "r.input": report.Skip, "r.dedupe": report.Pass}
 
 	rep := gradeFixture(outcomes)
 	grade(rep, cfg, "Core Peer")
@@ -113,7 +114,7 @@ func TestGradeControlOnlyRequirementIsACaveat(t *testing.T) {
 	if s := claim(rep, "Core Sender"); len(s.Unexercised) != 0 {
 		t.Errorf("Core Sender %+v carries a receiver caveat", s)
 	}
-	if rr := requirement(rep, "LIFE-NEEDS-INPUT-RESUME"); rr.Outcome == Pass {
+	if rr := requirement(rep, "LIFE-NEEDS-INPUT-RESUME"); rr.Outcome == report.Pass {
 		t.Errorf("requirement %+v counted as passed", rr)
 	}
 
@@ -128,8 +129,8 @@ func TestGradeControlOnlyRequirementIsACaveat(t *testing.T) {
 
 	// Nor does a requirement that an ungated scenario also cites.
 	rep = gradeFixture(outcomes)
-	rep.Scenarios = append(rep.Scenarios, &ScenarioResult{ID: "r.input2", Claim: "core-receiver", Level: "MUST",
-		Requirements: []string{"LIFE-NEEDS-INPUT-RESUME"}, Outcome: Skip})
+	rep.Scenarios = append(rep.Scenarios, &report.ScenarioResult{ID: "r.input2", Claim: "core-receiver", Level: "MUST",
+		Requirements: []string{"LIFE-NEEDS-INPUT-RESUME"}, Outcome: report.Skip})
 	grade(rep, cfg, "Core Peer")
 	if c := claim(rep, "Core Receiver"); c.Earned {
 		t.Errorf("Core Receiver %+v earned though an ungated scenario left the requirement untested", c)
@@ -159,7 +160,7 @@ func TestPeerWithoutControlExtensionEarnsClaims(t *testing.T) {
 		gaps[g.ID] = g.Reason
 	}
 	for _, id := range full.Unexercised {
-		if requirement(rep, id).Outcome == Pass {
+		if requirement(rep, id).Outcome == report.Pass {
 			t.Errorf("unexercised %s counted as passed", id)
 		}
 		// The per-claim report says why, in the gate's words.
@@ -175,7 +176,7 @@ func TestPeerWithoutControlExtensionEarnsClaims(t *testing.T) {
 // A requirement whose scenario failed was tested: the claim names the
 // failing scenario, never "untested" for it.
 func TestGradeFailedIsNotUntested(t *testing.T) {
-	rep := gradeFixture(map[string]Outcome{"s.greet": Pass, "r.terminal": Fail, "r.input": Pass, "r.dedupe": Pass})
+	rep := gradeFixture(map[string]report.Outcome{"s.greet": report.Pass, "r.terminal": report.Fail, "r.input": report.Pass, "r.dedupe": report.Pass})
 	grade(rep, Config{}, "Core Peer")
 	why := strings.Join(claim(rep, "Core Receiver").Why, "; ")
 	if why != "r.terminal: fail" {
@@ -188,20 +189,17 @@ func TestGradeFailedIsNotUntested(t *testing.T) {
 func TestGradePassiveReasonNamesTheRule(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		passive PassiveResult
+		passive report.PassiveResult
 		want    string
 	}{
-		{"flood", PassiveResult{Outcome: Fail, Envelopes: 2000, Flooded: true,
-			Findings: []PassiveFinding{{Rule: "NATS-PUBLISH-RATE", Level: "MUST", RunWide: true}}},
-			"passive validation: NATS-PUBLISH-RATE"},
-		{"invalid envelopes", PassiveResult{Outcome: Fail, Envelopes: 9, Invalid: 2,
-			Findings: []PassiveFinding{{Rule: "ENV-ID", Level: "MUST"}, {Rule: "DELIV-DEDUPE", Level: "SHOULD"}}},
-			"passive validation: 2 of 9 IUT envelopes invalid (ENV-ID)"},
-		{"both", PassiveResult{Outcome: Fail, Envelopes: 9, Invalid: 1,
-			Findings: []PassiveFinding{{Rule: "ENV-ID", Level: "MUST"}, {Rule: "INPUT-SIZE", Level: "MUST", RunWide: true}}},
-			"passive validation: 1 of 9 IUT envelopes invalid (ENV-ID); INPUT-SIZE"},
+		{"flood", report.PassiveResult{Outcome: report.Fail, Envelopes: 2000, Flooded: true,
+			Findings: []report.PassiveFinding{{Rule: "NATS-PUBLISH-RATE", Level: "MUST", RunWide: true}}}, "passive validation: NATS-PUBLISH-RATE"},
+		{"invalid envelopes", report.PassiveResult{Outcome: report.Fail, Envelopes: 9, Invalid: 2,
+			Findings: []report.PassiveFinding{{Rule: "ENV-ID", Level: "MUST"}, {Rule: "DELIV-DEDUPE", Level: "SHOULD"}}}, "passive validation: 2 of 9 IUT envelopes invalid (ENV-ID)"},
+		{"both", report.PassiveResult{Outcome: report.Fail, Envelopes: 9, Invalid: 1,
+			Findings: []report.PassiveFinding{{Rule: "ENV-ID", Level: "MUST"}, {Rule: "INPUT-SIZE", Level: "MUST", RunWide: true}}}, "passive validation: 1 of 9 IUT envelopes invalid (ENV-ID); INPUT-SIZE"},
 	} {
-		rep := gradeFixture(map[string]Outcome{"s.greet": Pass, "r.terminal": Pass, "r.input": Pass, "r.dedupe": Pass})
+		rep := gradeFixture(map[string]report.Outcome{"s.greet": report.Pass, "r.terminal": report.Pass, "r.input": report.Pass, "r.dedupe": report.Pass})
 		rep.Passive = tc.passive
 		grade(rep, Config{}, "Core Peer")
 		if why := strings.Join(claim(rep, "Core Sender").Why, "; "); why != tc.want {
@@ -215,38 +213,38 @@ func TestGradePassiveReasonNamesTheRule(t *testing.T) {
 // warning on a SHOULD step stays on its SHOULD, and a silence nothing
 // showed was heard is no pass.
 func TestGradeRequirementsFromSteps(t *testing.T) {
-	rep := &Report{Level: "core", Passive: PassiveResult{Outcome: Pass, Envelopes: 3}}
-	rep.Scenarios = []*ScenarioResult{
-		{ID: "r.work", Claim: "core-receiver", Level: "MUST", Outcome: Warn,
+	rep := &report.Report{Level: "core", Passive: report.PassiveResult{Outcome: report.Pass, Envelopes: 3}}
+	rep.Scenarios = []*report.ScenarioResult{
+		{ID: "r.work", Claim: "core-receiver", Level: "MUST", Outcome: report.Warn,
 			Requirements: []string{"LIFE-RECEIPT-ON-OPEN", "LIFE-CORRELATION", "RECEIPT-REASON-ABSENT"},
-			checked:      map[string]bool{"LIFE-RECEIPT-ON-OPEN": true, "LIFE-CORRELATION": true},
-			Steps: []StepResult{
-				{Index: 2, Kind: "expect", Outcome: Warn, Level: "SHOULD", Checks: []string{"LIFE-RECEIPT-ON-OPEN"}},
-				{Index: 3, Kind: "expect", Outcome: Pass, Level: "MUST", Checks: []string{"LIFE-CORRELATION"}},
+			Checked:      map[string]bool{"LIFE-RECEIPT-ON-OPEN": true, "LIFE-CORRELATION": true},
+			Steps: []report.StepResult{
+				{Index: 2, Kind: "expect", Outcome: report.Warn, Level: "SHOULD", Checks: []string{"LIFE-RECEIPT-ON-OPEN"}},
+				{Index: 3, Kind: "expect", Outcome: report.Pass, Level: "MUST", Checks: []string{"LIFE-CORRELATION"}},
 			}},
-		{ID: "r.closed", Claim: "core-receiver", Level: "MUST", Outcome: Fail,
+		{ID: "r.closed", Claim: "core-receiver", Level: "MUST", Outcome: report.Fail,
 			Requirements: []string{"LIFE-WORK-CLOSED", "LIFE-TERMINAL-FINAL"},
-			checked:      map[string]bool{"LIFE-WORK-CLOSED": true, "LIFE-TERMINAL-FINAL": true},
-			Steps: []StepResult{
-				{Index: 2, Kind: "expect", Outcome: Fail, Level: "MUST", Checks: []string{"LIFE-WORK-CLOSED"}},
+			Checked:      map[string]bool{"LIFE-WORK-CLOSED": true, "LIFE-TERMINAL-FINAL": true},
+			Steps: []report.StepResult{
+				{Index: 2, Kind: "expect", Outcome: report.Fail, Level: "MUST", Checks: []string{"LIFE-WORK-CLOSED"}},
 			}},
-		{ID: "r.catalog", Claim: "core-receiver", Level: "MUST", Outcome: Warn,
+		{ID: "r.catalog", Claim: "core-receiver", Level: "MUST", Outcome: report.Warn,
 			Requirements: []string{"DISC-CAPABILITY-CATALOG", "DISC-WHOIS-DIRECTED"},
-			checked:      map[string]bool{"DISC-CAPABILITY-CATALOG": true, "DISC-WHOIS-DIRECTED": true},
-			Steps: []StepResult{
-				{Index: 2, Kind: "expect_silence", Outcome: Skip, Message: unheard, Level: "MUST", Checks: []string{"DISC-CAPABILITY-CATALOG"}},
-				{Index: 3, Kind: "expect", Outcome: Warn, Level: "SHOULD", Checks: []string{"DISC-WHOIS-DIRECTED"}},
+			Checked:      map[string]bool{"DISC-CAPABILITY-CATALOG": true, "DISC-WHOIS-DIRECTED": true},
+			Steps: []report.StepResult{
+				{Index: 2, Kind: "expect_silence", Outcome: report.Skip, Message: unheard, Level: "MUST", Checks: []string{"DISC-CAPABILITY-CATALOG"}},
+				{Index: 3, Kind: "expect", Outcome: report.Warn, Level: "SHOULD", Checks: []string{"DISC-WHOIS-DIRECTED"}},
 			}},
 	}
 	grade(rep, Config{}, "Core Peer")
-	want := map[string]Outcome{
-		"LIFE-RECEIPT-ON-OPEN":    Warn,
-		"LIFE-CORRELATION":        Pass,
-		"RECEIPT-REASON-ABSENT":   Pass, // no step checks it: the scenario as a whole did
-		"LIFE-WORK-CLOSED":        Fail,
-		"LIFE-TERMINAL-FINAL":     Skip, // its step was never reached
-		"DISC-CAPABILITY-CATALOG": Skip, // unheard silence
-		"DISC-WHOIS-DIRECTED":     Warn,
+	want := map[string]report.Outcome{
+		"LIFE-RECEIPT-ON-OPEN":    report.Warn,
+		"LIFE-CORRELATION":        report.Pass,
+		"RECEIPT-REASON-ABSENT":   report.Pass, // no step checks it: the scenario as a whole did
+		"LIFE-WORK-CLOSED":        report.Fail,
+		"LIFE-TERMINAL-FINAL":     report.Skip, // its step was never reached
+		"DISC-CAPABILITY-CATALOG": report.Skip, // unheard silence
+		"DISC-WHOIS-DIRECTED":     report.Warn,
 	}
 	for _, rr := range rep.Requirements {
 		if w, ok := want[rr.ID]; ok && rr.Outcome != w {
@@ -273,26 +271,26 @@ func TestGradeRequirementsFromSteps(t *testing.T) {
 // an uncredited silence, a step never reached. A failed requirement was
 // exercised; so was one passive validation found broken.
 func TestGradeExercisedPerClaim(t *testing.T) {
-	rep := &Report{Level: "full", Passive: PassiveResult{Outcome: Fail, Envelopes: 3,
-		Findings: []PassiveFinding{{Rule: "DELIV-ID-UNIQUE", Level: "MUST"}}}}
-	rep.Scenarios = []*ScenarioResult{
-		{ID: "s.greet", Claim: "core-sender", Level: "MUST", Outcome: Pass, Requirements: []string{"DISC-GREET-ON-JOIN"}},
-		{ID: "s.skipped", Claim: "core-sender", Level: "MUST", Outcome: Skip, Message: "not selected by --run",
+	rep := &report.Report{Level: "full", Passive: report.PassiveResult{Outcome: report.Fail, Envelopes: 3,
+		Findings: []report.PassiveFinding{{Rule: "DELIV-ID-UNIQUE", Level: "MUST"}}}}
+	rep.Scenarios = []*report.ScenarioResult{
+		{ID: "s.greet", Claim: "core-sender", Level: "MUST", Outcome: report.Pass, Requirements: []string{"DISC-GREET-ON-JOIN"}},
+		{ID: "s.skipped", Claim: "core-sender", Level: "MUST", Outcome: report.Skip, Message: "not selected by --run",
 			Requirements: []string{"DELIV-ID-UNIQUE"}},
-		{ID: "r.cancel", Claim: "core-receiver", Level: "MUST", Outcome: Skip, Message: "the IUT does not advertise profile " + control.Name,
+		{ID: "r.cancel", Claim: "core-receiver", Level: "MUST", Outcome: report.Skip, Message: "the IUT does not advertise profile " + control.Name,
 			Requirements: []string{"LIFE-NEEDS-INPUT-RESUME"}},
-		{ID: "r.closed", Claim: "core-receiver", Level: "MUST", Outcome: Fail,
+		{ID: "r.closed", Claim: "core-receiver", Level: "MUST", Outcome: report.Fail,
 			Requirements: []string{"LIFE-WORK-CLOSED", "LIFE-TERMINAL-FINAL"},
-			checked:      map[string]bool{"LIFE-WORK-CLOSED": true, "LIFE-TERMINAL-FINAL": true},
-			Steps:        []StepResult{{Index: 2, Kind: "expect", Outcome: Fail, Level: "MUST", Checks: []string{"LIFE-WORK-CLOSED"}}}},
-		{ID: "r.catalog", Claim: "core-receiver", Level: "MUST", Outcome: Pass,
-			Requirements: []string{"DISC-CAPABILITY-CATALOG"}, checked: map[string]bool{"DISC-CAPABILITY-CATALOG": true},
-			Steps: []StepResult{{Index: 2, Kind: "expect_silence", Outcome: Skip, Message: unheard, Level: "MUST", Checks: []string{"DISC-CAPABILITY-CATALOG"}}}},
-		{ID: "t.signed", Claim: "trust", Level: "MUST", Outcome: Skip,
+			Checked:      map[string]bool{"LIFE-WORK-CLOSED": true, "LIFE-TERMINAL-FINAL": true},
+			Steps:        []report.StepResult{{Index: 2, Kind: "expect", Outcome: report.Fail, Level: "MUST", Checks: []string{"LIFE-WORK-CLOSED"}}}},
+		{ID: "r.catalog", Claim: "core-receiver", Level: "MUST", Outcome: report.Pass,
+			Requirements: []string{"DISC-CAPABILITY-CATALOG"}, Checked: map[string]bool{"DISC-CAPABILITY-CATALOG": true},
+			Steps: []report.StepResult{{Index: 2, Kind: "expect_silence", Outcome: report.Skip, Message: unheard, Level: "MUST", Checks: []string{"DISC-CAPABILITY-CATALOG"}}}},
+		{ID: "t.signed", Claim: "trust", Level: "MUST", Outcome: report.Skip,
 			Message: "the IUT does not advertise trust mode agh-network.trust.ed25519-jcs/v1", Requirements: []string{"TRUST-RX-ACCEPT-VERIFIED"}},
 	}
 	grade(rep, Config{}, "Full Peer")
-	gaps := func(c ClaimResult) string {
+	gaps := func(c report.ClaimResult) string {
 		var s []string
 		for _, g := range c.NotExercised {
 			s = append(s, g.ID+" "+g.Level+" ("+g.Reason+")")
@@ -320,7 +318,7 @@ func TestGradeExercisedPerClaim(t *testing.T) {
 		}
 	}
 	// Scenario skipped by --run on a requirement nothing else judged.
-	rep.Passive = PassiveResult{Outcome: Pass, Envelopes: 3}
+	rep.Passive = report.PassiveResult{Outcome: report.Pass, Envelopes: 3}
 	grade(rep, Config{}, "Full Peer")
 	if got := gaps(claim(rep, "Core Sender")); got != "DELIV-ID-UNIQUE MUST (not selected by --run)" {
 		t.Errorf("Core Sender not exercised %q", got)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aghcheck/aghcheck/internal/peer"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/internal/testiut"
 	"github.com/aghcheck/aghcheck/suites"
@@ -79,7 +80,7 @@ func selfIUT(t testing.TB) []string {
 	return []string{exe, "-test.run=^$"}
 }
 
-func runAgainst(t *testing.T, mode string, cfg Config) *Report {
+func runAgainst(t *testing.T, mode string, cfg Config) *report.Report {
 	t.Helper()
 	peerMode := strings.HasPrefix(mode, "peer") || strings.HasPrefix(mode, "plain-peer")
 	if cfg.Scenarios == nil {
@@ -118,15 +119,15 @@ func runAgainst(t *testing.T, mode string, cfg Config) *Report {
 	return rep
 }
 
-func dump(t *testing.T, rep *Report) {
+func dump(t *testing.T, rep *report.Report) {
 	t.Helper()
 	for _, sc := range rep.Scenarios {
-		if sc.Outcome == Pass {
+		if sc.Outcome == report.Pass {
 			continue
 		}
 		t.Logf("%s %s: %s %v", sc.Outcome, sc.ID, sc.Message, sc.Notes)
 		for _, st := range sc.Steps {
-			if st.Outcome != Pass {
+			if st.Outcome != report.Pass {
 				t.Logf("   step %d %s %s arrived=%v", st.Index, st.Outcome, st.Message, st.Arrived)
 			}
 		}
@@ -148,7 +149,7 @@ func TestReferencePeerPassesEverything(t *testing.T) {
 	if rep.Summary.Claim != "Full Peer" || !rep.Summary.Passed {
 		t.Errorf("claim %q passed=%v, want Full Peer", rep.Summary.Claim, rep.Summary.Passed)
 	}
-	if rep.Passive.Outcome != Pass || rep.Passive.Envelopes == 0 {
+	if rep.Passive.Outcome != report.Pass || rep.Passive.Envelopes == 0 {
 		t.Errorf("passive %+v", rep.Passive)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +18,7 @@ func TestInterruptedRunBlamesNobody(t *testing.T) {
 		GreetTimeout: 10 * time.Second, Parallel: 2, StepTimeout: time.Second}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	cfg.Progress = func(*ScenarioResult) { cancel() } // interrupt once the first scenarios end
+	cfg.Progress = func(*report.ScenarioResult) { cancel() } // interrupt once the first scenarios end
 	rep, err := Run(ctx, cfg)
 	if rep == nil {
 		t.Fatalf("no report: %v", err)
@@ -31,7 +32,7 @@ func TestInterruptedRunBlamesNobody(t *testing.T) {
 	}
 	interrupted := 0
 	for _, sc := range rep.Scenarios {
-		if sc.Outcome == Error {
+		if sc.Outcome == report.Error {
 			interrupted++
 		}
 	}
@@ -66,7 +67,7 @@ func TestInterruptedBeforeGreet(t *testing.T) {
 
 // noGoInternals fails when a Go error string meant for programmers
 // reaches the report.
-func noGoInternals(t *testing.T, rep *Report) {
+func noGoInternals(t *testing.T, rep *report.Report) {
 	t.Helper()
 	b, err := json.Marshal(rep)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/internal/peer"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 )
 
@@ -63,15 +64,15 @@ func TestTracesOnlyPeerKeepsItsClaims(t *testing.T) {
 	for _, rr := range rep.Requirements {
 		switch {
 		case rr.ID == "LIFE-RECEIPT-ON-OPEN":
-			if rr.Outcome != Warn {
+			if rr.Outcome != report.Warn {
 				t.Errorf("%s: %s, want warn", rr.ID, rr.Outcome)
 			}
-		case rr.Level == "MUST" && rr.Outcome != Pass:
+		case rr.Level == "MUST" && rr.Outcome != report.Pass:
 			t.Errorf("%s: %s, want pass: only the SHOULD was missed", rr.ID, rr.Outcome)
 		}
 	}
 	for _, sc := range rep.Scenarios {
-		if sc.Outcome == Skip && strings.Contains(sc.Message, "not offered") {
+		if sc.Outcome == report.Skip && strings.Contains(sc.Message, "not offered") {
 			t.Errorf("%s skipped as %q: a SHOULD not met is a warning", sc.ID, sc.Message)
 		}
 	}
@@ -91,7 +92,7 @@ func TestDroppingPeerEarnsNoCreditForSilence(t *testing.T) {
 				continue
 			}
 			silences++
-			if st.Outcome == Pass {
+			if st.Outcome == report.Pass {
 				t.Errorf("%s step %d: a silence passed for a peer that drops everything", sc.ID, st.Index)
 			}
 		}
@@ -100,14 +101,14 @@ func TestDroppingPeerEarnsNoCreditForSilence(t *testing.T) {
 		t.Fatal("no silence step was played")
 	}
 	for _, id := range []string{"LIFE-NO-INVENTED-WORK", "ENV-KIND-DIRECT", "DELIV-EXPIRED-REJECT", "LIFE-TERMINAL-FINAL", "NATS-PEER-SUBJECT"} {
-		if rr := requirement(rep, id); rr.Outcome == Pass {
+		if rr := requirement(rep, id); rr.Outcome == report.Pass {
 			t.Errorf("%s passed for a peer that drops everything", id)
 		}
 	}
 	// Its card lists no trust profile: the trust cases are not played, and
 	// the claim is not earned.
 	for _, sc := range rep.Scenarios {
-		if sc.Claim == "trust" && (sc.Outcome != Skip || !strings.Contains(sc.Message, "trust mode")) {
+		if sc.Claim == "trust" && (sc.Outcome != report.Skip || !strings.Contains(sc.Message, "trust mode")) {
 			t.Errorf("%s: %s %q, want skipped for the trust mode it does not advertise", sc.ID, sc.Outcome, sc.Message)
 		}
 	}
@@ -159,7 +160,7 @@ func TestTestPeersGreet(t *testing.T) {
 			t.Errorf("%s sent %q, want %q", res.ID, got, want)
 		}
 	}
-	if rep.Passive.Outcome == Fail {
+	if rep.Passive.Outcome == report.Fail {
 		t.Errorf("passive %+v", rep.Passive.Findings)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/aghcheck/aghcheck/internal/agh"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/requirements"
 	"github.com/aghcheck/aghcheck/internal/rules"
 )
@@ -47,7 +48,8 @@ type link struct {
 
 // outage is one reported Outage plus when, in wall time, it ended.
 type outage struct {
-	Outage
+	report.Outage
+
 	back time.Time
 }
 
@@ -83,7 +85,7 @@ func (l *link) options() []nats.Option {
 	}
 }
 
-func (l *link) since() Millis { return Millis(time.Since(l.start)) }
+func (l *link) since() report.Millis { return report.Millis(time.Since(l.start)) }
 
 func (l *link) signal() {
 	select {
@@ -99,7 +101,7 @@ func (l *link) lost(nc *nats.Conn, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	at := l.since()
-	l.outages = append(l.outages, &outage{Outage: Outage{Lost: at}})
+	l.outages = append(l.outages, &outage{Outage: report.Outage{Lost: at}})
 	why := "disconnected"
 	if err != nil {
 		why = err.Error()
@@ -225,11 +227,11 @@ func (l *link) mark() linkMark {
 
 // judge voids the verdict of a scenario that was in flight while the
 // connection was down: whatever it saw or missed says nothing about the IUT.
-func (l *link) judge(res *ScenarioResult, from linkMark) {
+func (l *link) judge(res *report.ScenarioResult, from linkMark) {
 	l.mu.Lock()
 	nc := l.nc
 	l.mu.Unlock()
-	if nc == nil || res.Outcome == Skip {
+	if nc == nil || res.Outcome == report.Skip {
 		return
 	}
 	if nc.Status() == nats.CONNECTED && nc.Stats().Reconnects == from.reconnects {
@@ -257,15 +259,15 @@ func (l *link) judge(res *ScenarioResult, from linkMark) {
 		}
 		what += ")"
 	}
-	if res.Outcome != Error {
+	if res.Outcome != report.Error {
 		res.Notes = append(res.Notes, fmt.Sprintf("outcome before the outage was taken into account: %s %s", res.Outcome, res.Message))
 	}
-	res.Outcome, res.Message = Error, "not judged: "+what
+	res.Outcome, res.Message = report.Error, "not judged: "+what
 }
 
 // report puts the outages into the report and grades the IUT's greet after
 // each reconnect (a SHOULD of the NATS binding) with the passive verdict.
-func (l *link) report(rep *Report, strict bool) {
+func (l *link) report(rep *report.Report, strict bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	missed := 0
@@ -280,11 +282,11 @@ func (l *link) report(rep *Report, strict bool) {
 	}
 	rule := requirements.NATSRegreet
 	p := &rep.Passive
-	p.Findings = append(p.Findings, PassiveFinding{Rule: rule.ID, Level: rule.Severity.Level(), Count: missed,
+	p.Findings = append(p.Findings, report.PassiveFinding{Rule: rule.ID, Level: rule.Severity.Level(), Count: missed,
 		Example: fmt.Sprintf("the IUT did not greet on the broadcast subject within %s after the broker connection came back", l.grace)})
-	o := Warn
+	o := report.Warn
 	if strict && rule.Severity == rules.Warning {
-		o = Fail
+		o = report.Fail
 	}
 	p.Outcome = worse(p.Outcome, o)
 }
@@ -297,4 +299,4 @@ func (l *link) latest() *outage {
 	return nil
 }
 
-func rounded(m Millis) time.Duration { return m.D().Round(time.Millisecond) }
+func rounded(m report.Millis) time.Duration { return m.D().Round(time.Millisecond) }

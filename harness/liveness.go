@@ -12,6 +12,7 @@ import (
 
 	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/internal/broker"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/requirements"
 )
 
@@ -28,70 +29,9 @@ import (
 // reconnect) has a context that its death cancels: the scenarios in flight
 // stop at once and are not judged on the interrupted attempt (see rounds).
 
-// Kinds of LifeEvent.
-const (
-	LifeExited       = "exited"       // the process ended
-	LifeDisconnected = "disconnected" // its broker connection closed
-	LifeDeaf         = "deaf"         // it stopped answering probes
-	LifeBack         = "back"         // it reconnected on its own and is served again
-	LifeRestarted    = "restarted"    // the harness started it again and it greeted
-	LifeGone         = "gone"         // it did not come back: the rest of the run cannot be played
-)
-
-// LifeEvent is one change in the IUT's liveness during the run.
-type LifeEvent struct {
-	At    Millis `json:"at_ms"` // since the run started
-	Kind  string `json:"kind"`
-	Cause string `json:"cause,omitempty"` // "exit status 0", "Client Closed", ...
-	// InFlight are the scenarios the death interrupted.
-	InFlight []string `json:"in_flight,omitempty"`
-	// Last is what a scenario sent last before a death, and when.
-	Last string `json:"last_sent,omitempty"`
-	// Stdout and Stderr are the IUT's last lines when it happened.
-	Stdout []string `json:"stdout_tail,omitempty"`
-	Stderr []string `json:"stderr_tail,omitempty"`
-	// Said is the IUT's latest stderr line that names a panic or an error
-	// (a stack trace's tail rarely says what went wrong).
-	Said string `json:"error_line,omitempty"`
-}
-
-// Says is what happened to the IUT, as a clause: "the IUT exited".
-func (e LifeEvent) Says() string {
-	switch e.Kind {
-	case LifeExited:
-		return "the IUT exited"
-	case LifeDisconnected:
-		return "the IUT's broker connection closed"
-	case LifeDeaf:
-		return "the IUT went deaf"
-	case LifeBack:
-		return "the IUT came back"
-	case LifeRestarted:
-		return "the IUT was started again"
-	}
-	return "the IUT is gone"
-}
-
-// String is the event in one line, as the run prints it.
-func (e LifeEvent) String() string {
-	s := fmt.Sprintf("IUT %s at %s", e.Kind, rounded(e.At))
-	if e.Cause != "" {
-		s += " (" + e.Cause + ")"
-	}
-	if e.Last != "" {
-		s += "; " + e.Last
-	}
-	return s
-}
-
-// Death reports whether the event is a death (exited, disconnected, deaf).
-func (e LifeEvent) Death() bool {
-	return e.Kind == LifeExited || e.Kind == LifeDisconnected || e.Kind == LifeDeaf
-}
-
 // death ends one incarnation of the IUT.
 type death struct {
-	event *LifeEvent
+	event *report.LifeEvent
 	at    time.Duration // since the run started
 }
 
@@ -125,7 +65,7 @@ type liveness struct {
 
 	mu        sync.Mutex
 	cur       *life
-	events    []*LifeEvent
+	events    []*report.LifeEvent
 	probeID   string
 	answered  bool          // the IUT has answered a probe: deafness can be told
 	probedAt  time.Duration // the latest probe not yet answered (0: none)
@@ -164,15 +104,15 @@ func (lv *liveness) dieAt(l *life, kind, cause string, at time.Duration) {
 	}
 	ev := lv.record(kind, cause)
 	lv.mu.Lock()
-	ev.At = Millis(at)
+	ev.At = report.Millis(at)
 	lv.mu.Unlock()
 	l.cancel(&death{event: ev, at: at})
 }
 
 // record adds an event, with the IUT's latest output, and tells
 // Config.Life at once.
-func (lv *liveness) record(kind, cause string) *LifeEvent {
-	ev := LifeEvent{At: Millis(time.Since(lv.r.start)), Kind: kind, Cause: cause}
+func (lv *liveness) record(kind, cause string) *report.LifeEvent {
+	ev := report.LifeEvent{At: report.Millis(time.Since(lv.r.start)), Kind: kind, Cause: cause}
 	if p := lv.r.process(); p != nil {
 		ev.Stdout, ev.Stderr = lastLines(p.Stdout(), tailLines), lastLines(p.Stderr(), tailLines)
 		ev.Said = errorLine(p.Stderr())
@@ -189,7 +129,7 @@ func (lv *liveness) record(kind, cause string) *LifeEvent {
 
 // tell passes an event to Config.Life; deaths are told once the
 // scenarios they interrupted are known (see rounds).
-func (lv *liveness) tell(ev LifeEvent) {
+func (lv *liveness) tell(ev report.LifeEvent) {
 	if lv.r.cfg.Life != nil {
 		lv.r.progress.Lock()
 		lv.r.cfg.Life(ev)
@@ -198,10 +138,10 @@ func (lv *liveness) tell(ev LifeEvent) {
 }
 
 // snapshot is the events so far.
-func (lv *liveness) snapshot() []LifeEvent {
+func (lv *liveness) snapshot() []report.LifeEvent {
 	lv.mu.Lock()
 	defer lv.mu.Unlock()
-	out := make([]LifeEvent, len(lv.events))
+	out := make([]report.LifeEvent, len(lv.events))
 	for k, ev := range lv.events {
 		out[k] = *ev
 	}
@@ -228,7 +168,7 @@ func (lv *liveness) watchProcess(l *life) {
 		select {
 		case <-p.Done():
 			if !p.StoppedByHarness() {
-				lv.die(l, LifeExited, p.Status())
+				lv.die(l, report.LifeExited, p.Status())
 			}
 		case <-l.ctx.Done():
 		}
@@ -258,7 +198,7 @@ func (lv *liveness) watchConnection(l *life) {
 		return
 	}
 	if len(seen) == 0 {
-		lv.dieAt(l, LifeDisconnected, "it has no broker connection any more", time.Since(r.start))
+		lv.dieAt(l, report.LifeDisconnected, "it has no broker connection any more", time.Since(r.start))
 		return
 	}
 	go func() {
@@ -308,7 +248,7 @@ func (lv *liveness) watchConnection(l *life) {
 				select {
 				case <-p.Done():
 					if !p.StoppedByHarness() {
-						lv.dieAt(l, LifeExited, p.Status(), at)
+						lv.dieAt(l, report.LifeExited, p.Status(), at)
 						return
 					}
 				case <-time.After(exitGrace):
@@ -316,7 +256,7 @@ func (lv *liveness) watchConnection(l *life) {
 					return
 				}
 			}
-			lv.dieAt(l, LifeDisconnected, "broker connection closed: "+cmp.Or(c.Reason, "closed"), at)
+			lv.dieAt(l, report.LifeDisconnected, "broker connection closed: "+cmp.Or(c.Reason, "closed"), at)
 			return
 		}
 	}()
@@ -392,7 +332,7 @@ func (lv *liveness) deaf(ctx context.Context) (bool, string) {
 			lv.probe()
 		case now-probed >= ceiling:
 			return true, fmt.Sprintf("a whois probe sent at %s is unanswered after %s (--step-timeout), and nothing was heard from it since %s; it answered probes before",
-				rounded(Millis(probed)), ceiling, rounded(Millis(heard)))
+				rounded(report.Millis(probed)), ceiling, rounded(report.Millis(heard)))
 		}
 		select {
 		case <-t.C:
@@ -435,7 +375,7 @@ func lastLines(s string, n int) []string {
 // liveReport puts the IUT's liveness into the report: its events,
 // restarts and killers, the survival finding for its deaths, the run's
 // latency, and whether the run is incomplete.
-func (r *runner) liveReport(rep *Report) {
+func (r *runner) liveReport(rep *report.Report) {
 	rep.IUT.Events = r.life.snapshot()
 	rep.IUT.Restarts = r.restarts
 	rep.IUT.Killers = r.killers
@@ -455,6 +395,6 @@ func (r *runner) liveReport(rep *Report) {
 	}
 	rule := requirements.PeerSurvives
 	p := &rep.Passive
-	p.Findings = append(p.Findings, PassiveFinding{Rule: rule.ID, Level: rule.Severity.Level(), Count: deaths, RunWide: true, Example: example})
-	p.Outcome = worse(p.Outcome, Fail)
+	p.Findings = append(p.Findings, report.PassiveFinding{Rule: rule.ID, Level: rule.Severity.Level(), Count: deaths, RunWide: true, Example: example})
+	p.Outcome = worse(p.Outcome, report.Fail)
 }

@@ -7,12 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 )
 
 // outcomes maps scenario id → outcome.
-func outcomes(rep *Report) map[string]Outcome {
-	out := map[string]Outcome{}
+func outcomes(rep *report.Report) map[string]report.Outcome {
+	out := map[string]report.Outcome{}
 	for _, sc := range rep.Scenarios {
 		out[sc.ID] = sc.Outcome
 	}
@@ -31,7 +32,7 @@ func TestSlowPeerEarnsTheSameVerdicts(t *testing.T) {
 		t.Fatal(slow.Error)
 	}
 	for id, got := range outcomes(slow) {
-		if got != Pass {
+		if got != report.Pass {
 			t.Errorf("%s: %s when slow, pass at once", id, got)
 		}
 	}
@@ -51,7 +52,7 @@ func TestSlowPeerEarnsTheSameVerdicts(t *testing.T) {
 	} {
 		rep := runAgainst(t, "peer:slow:300ms,"+c.fault, Config{Parallel: 1000, StepTimeout: 3 * time.Second,
 			Select: regexp.MustCompile(`^` + regexp.QuoteMeta(c.scenario) + `$`)})
-		if o := outcomes(rep)[c.scenario]; o != Fail {
+		if o := outcomes(rep)[c.scenario]; o != report.Fail {
 			t.Errorf("slow peer with %s: %s %s, want fail", c.fault, c.scenario, o)
 		}
 	}
@@ -75,7 +76,7 @@ func TestKillerIsNamedAndTheRunGoesOn(t *testing.T) {
 		t.Fatal("no killer named")
 	}
 	for _, k := range rep.IUT.Killers {
-		if !strings.HasPrefix(k.Scenario, "receiver.WHOIS-QUERY-TYPE.") || k.Event != LifeDisconnected {
+		if !strings.HasPrefix(k.Scenario, "receiver.WHOIS-QUERY-TYPE.") || k.Event != report.LifeDisconnected {
 			t.Errorf("killer %+v, want a receiver.WHOIS-QUERY-TYPE case that closed the connection", k)
 		}
 		if k.Reproducer == "" {
@@ -84,7 +85,7 @@ func TestKillerIsNamedAndTheRunGoesOn(t *testing.T) {
 	}
 	fails := 0
 	for _, sc := range rep.Scenarios {
-		if sc.Outcome == Fail {
+		if sc.Outcome == report.Fail {
 			fails++
 			if !strings.Contains(sc.Message, "kills the IUT") || !strings.Contains(sc.Message, "broker connection closed") {
 				t.Errorf("%s fails with %q, want the death named", sc.ID, sc.Message)
@@ -137,13 +138,13 @@ func TestDropIsNamed(t *testing.T) {
 	}
 	dropped := false
 	for _, ev := range rep.IUT.Events {
-		dropped = dropped || ev.Kind == LifeDisconnected
+		dropped = dropped || ev.Kind == report.LifeDisconnected
 	}
 	if !dropped {
 		t.Error("no disconnect named")
 	}
 	for _, sc := range rep.Scenarios {
-		if (sc.Outcome == Fail || sc.Outcome == Error) && !strings.Contains(sc.Message, "IUT") {
+		if (sc.Outcome == report.Fail || sc.Outcome == report.Error) && !strings.Contains(sc.Message, "IUT") {
 			t.Errorf("%s: %s %q names no death", sc.ID, sc.Outcome, sc.Message)
 		}
 	}
@@ -152,8 +153,8 @@ func TestDropIsNamed(t *testing.T) {
 // A process that exits, and one that goes deaf, are named as such.
 func TestExitAndDeafnessAreNamed(t *testing.T) {
 	for _, c := range []struct{ mode, kind, cause string }{
-		{"peer:crash-on:garbage", LifeExited, "exit status"},
-		{"peer:deaf-after:10", LifeDeaf, "probe"},
+		{"peer:crash-on:garbage", report.LifeExited, "exit status"},
+		{"peer:deaf-after:10", report.LifeDeaf, "probe"},
 	} {
 		rep := runAgainst(t, c.mode, Config{StepTimeout: time.Second, GreetTimeout: 2 * time.Second, MaxRestarts: 3,
 			Select: regexp.MustCompile(`^(delivery\.garbage-survived|kinds\.)`)})
@@ -167,7 +168,7 @@ func TestExitAndDeafnessAreNamed(t *testing.T) {
 	}
 }
 
-func hasFinding(rep *Report, rule string) bool {
+func hasFinding(rep *report.Report, rule string) bool {
 	for _, f := range rep.Passive.Findings {
 		if f.Rule == rule {
 			return true

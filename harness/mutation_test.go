@@ -12,6 +12,7 @@ import (
 
 	"github.com/aghcheck/aghcheck/internal/golden"
 	"github.com/aghcheck/aghcheck/internal/peer"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/requirements"
 	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/scenario"
@@ -243,7 +244,7 @@ func judge(t *testing.T, m *mutant, all []*scenario.Scenario, live map[string][]
 		return
 	}
 	for _, rr := range rep.Requirements {
-		if slices.Contains(m.fault.Requirements, rr.ID) && (rr.Outcome == Fail || rr.Outcome == Warn) {
+		if slices.Contains(m.fault.Requirements, rr.ID) && (rr.Outcome == report.Fail || rr.Outcome == report.Warn) {
 			m.caught = append(m.caught, rr.ID+"="+string(rr.Outcome))
 		}
 	}
@@ -252,7 +253,7 @@ func judge(t *testing.T, m *mutant, all []*scenario.Scenario, live map[string][]
 	// broken trace accepted in silence: no refusal receipt) shows on the
 	// scenario citing its requirement rather than on the requirement.
 	for _, sc := range rep.Scenarios {
-		if sc.Outcome != Fail && sc.Outcome != Warn {
+		if sc.Outcome != report.Fail && sc.Outcome != report.Warn {
 			continue
 		}
 		for _, id := range m.fault.Requirements {

@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"github.com/aghcheck/aghcheck/internal/broker"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/requirements"
 )
 
 // outageRun plays cfg with the built-in test IUT in mode against a single
 // node the test controls, and calls midRun from the progress callback after
 // the after-th scenario ends (the next scenario is held back meanwhile).
-func outageRun(t *testing.T, n *node, mode string, cfg Config, after int, midRun func() error) (*Report, time.Duration) {
+func outageRun(t *testing.T, n *node, mode string, cfg Config, after int, midRun func() error) (*report.Report, time.Duration) {
 	t.Helper()
 	ep := broker.Endpoint{URL: n.url(), User: n.opts.Username, Password: n.opts.Password, Token: n.opts.Authorization}
 	cfg.External = &ep
@@ -23,7 +24,7 @@ func outageRun(t *testing.T, n *node, mode string, cfg Config, after int, midRun
 		done int
 		err  error
 	)
-	cfg.Progress = func(*ScenarioResult) {
+	cfg.Progress = func(*report.ScenarioResult) {
 		mu.Lock()
 		defer mu.Unlock()
 		if done++; done == after {
@@ -73,14 +74,14 @@ func TestBrokerRestartMidRun(t *testing.T) {
 	for _, sc := range rep.Scenarios {
 		switch {
 		case voided[sc.ID]:
-			if sc.Outcome != Error || !strings.Contains(sc.Message, "not judged: the broker connection was lost") {
+			if sc.Outcome != report.Error || !strings.Contains(sc.Message, "not judged: the broker connection was lost") {
 				t.Errorf("%s: %s %q, want an error that says the broker connection was lost", sc.ID, sc.Outcome, sc.Message)
 			}
-		case sc.Outcome == Skip:
+		case sc.Outcome == report.Skip:
 			if sc.Claim != "jetstream" && sc.Message != noDisconnect {
 				t.Errorf("%s skipped: %s", sc.ID, sc.Message)
 			}
-		case sc.Outcome != Pass:
+		case sc.Outcome != report.Pass:
 			t.Errorf("%s: %s %s, want pass: only scenarios in flight during the outage lose traffic", sc.ID, sc.Outcome, sc.Message)
 		}
 	}
@@ -113,7 +114,7 @@ func TestNoGreetAfterReconnectWarns(t *testing.T) {
 	for _, f := range rep.Passive.Findings {
 		found = found || (f.Rule == requirements.NATSRegreet.ID && f.Level == "SHOULD" && f.Count == 1)
 	}
-	if !found || rep.Passive.Outcome == Pass {
+	if !found || rep.Passive.Outcome == report.Pass {
 		t.Errorf("passive %s %+v, want a %s warning", rep.Passive.Outcome, rep.Passive.Findings, requirements.NATSRegreet.ID)
 	}
 	if took > 20*time.Second {

@@ -5,12 +5,13 @@ import (
 	"sort"
 
 	"github.com/aghcheck/aghcheck/internal/broker"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/requirements"
 	"github.com/aghcheck/aghcheck/internal/rules"
 )
 
 // passive grades everything the IUT published.
-func (r *runner) passive(rep *Report) {
+func (r *runner) passive(rep *report.Report) {
 	b := r.bus
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -19,7 +20,7 @@ func (r *runner) passive(rep *Report) {
 	pr.Flooded = b.flooded
 	pr.Dropped = b.dropped
 	rep.IUT.Messages = b.iutCount
-	byRule := map[string]*PassiveFinding{}
+	byRule := map[string]*report.PassiveFinding{}
 	var order []string
 	errs, warns := 0, 0
 	for _, m := range b.passive {
@@ -27,7 +28,7 @@ func (r *runner) passive(rep *Report) {
 		for _, f := range m.findings {
 			pf := byRule[f.Rule.ID]
 			if pf == nil {
-				pf = &PassiveFinding{Rule: f.Rule.ID, Level: f.Rule.Severity.Level(), Example: f.String()}
+				pf = &report.PassiveFinding{Rule: f.Rule.ID, Level: f.Rule.Severity.Level(), Example: f.String()}
 				byRule[f.Rule.ID] = pf
 				order = append(order, f.Rule.ID)
 			}
@@ -52,16 +53,16 @@ func (r *runner) passive(rep *Report) {
 	}
 	switch {
 	case pr.Envelopes == 0:
-		pr.Outcome = Skip
+		pr.Outcome = report.Skip
 	case errs > 0 || pr.Flooded:
-		pr.Outcome = Fail
+		pr.Outcome = report.Fail
 	case warns > 0:
-		pr.Outcome = Warn
+		pr.Outcome = report.Warn
 	default:
-		pr.Outcome = Pass
+		pr.Outcome = report.Pass
 	}
 	if pr.Flooded {
-		pr.Findings = append(pr.Findings, PassiveFinding{Rule: requirements.NATSFlood.ID, Level: "MUST", Count: b.iutCount, RunWide: true,
+		pr.Findings = append(pr.Findings, report.PassiveFinding{Rule: requirements.NATSFlood.ID, Level: "MUST", Count: b.iutCount, RunWide: true,
 			Example: fmt.Sprintf("the IUT published %d messages during the run (limit %d)", b.iutCount, r.cfg.FloodLimit)})
 	}
 	r.brokerDisconnects(rep)
@@ -71,7 +72,7 @@ func (r *runner) passive(rep *Report) {
 // the harness never sees those messages, so without this an IUT that
 // publishes more than the 1 MiB max payload would just go quiet. Only the
 // harness and the IUT connect to the embedded broker.
-func (r *runner) brokerDisconnects(rep *Report) {
+func (r *runner) brokerDisconnects(rep *report.Report) {
 	oversize, why := 0, ""
 	for _, d := range r.broker.Disconnects(harnessConnName) {
 		rep.IUT.Disconnects = append(rep.IUT.Disconnects, d.Reason)
@@ -81,8 +82,8 @@ func (r *runner) brokerDisconnects(rep *Report) {
 	}
 	if oversize > 0 {
 		pr := &rep.Passive
-		pr.Outcome = Fail
-		pr.Findings = append(pr.Findings, PassiveFinding{Rule: rules.InputTooLarge.ID, Level: "MUST", Count: oversize, RunWide: true,
+		pr.Outcome = report.Fail
+		pr.Findings = append(pr.Findings, report.PassiveFinding{Rule: rules.InputTooLarge.ID, Level: "MUST", Count: oversize, RunWide: true,
 			Example: fmt.Sprintf("the broker disconnected the IUT for publishing more than the %d-byte max payload (%s)", broker.MaxPayload, why)})
 	}
 }

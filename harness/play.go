@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aghcheck/aghcheck/internal/randid"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/internal/trust"
@@ -19,7 +20,7 @@ import (
 type player struct {
 	r     *runner
 	sc    *scenario.Scenario
-	res   *ScenarioResult
+	res   *report.ScenarioResult
 	in    *inbox
 	peers peerSet
 	send  *sender
@@ -33,13 +34,13 @@ type player struct {
 }
 
 // play plays sc once against incarnation l, whose death interrupts it.
-func (r *runner) play(ctx context.Context, l *life, sc *scenario.Scenario, res *ScenarioResult) *player {
+func (r *runner) play(ctx context.Context, l *life, sc *scenario.Scenario, res *report.ScenarioResult) *player {
 	start := time.Now()
-	defer func() { res.Duration = Millis(time.Since(start)) }()
+	defer func() { res.Duration = report.Millis(time.Since(start)) }()
 
 	p, err := r.newPlayer(sc, res)
 	if err != nil {
-		res.Outcome, res.Message = Error, err.Error()
+		res.Outcome, res.Message = report.Error, err.Error()
 		return nil
 	}
 	p.life, p.wait.life = l, l
@@ -67,8 +68,8 @@ func (r *runner) play(ctx context.Context, l *life, sc *scenario.Scenario, res *
 }
 
 // sentLog is what the scenario sent, in order.
-func (p *player) sentLog() []*ExchangedEntry {
-	var out []*ExchangedEntry
+func (p *player) sentLog() []*report.ExchangedEntry {
+	var out []*report.ExchangedEntry
 	for _, e := range p.log.entries {
 		if e.Direction == "sent" {
 			out = append(out, e)
@@ -79,7 +80,7 @@ func (p *player) sentLog() []*ExchangedEntry {
 
 // newPlayer makes the scenario's test peers (fresh ids, fresh keys) and
 // the parts that send, wait and record for them.
-func (r *runner) newPlayer(sc *scenario.Scenario, res *ScenarioResult) (*player, error) {
+func (r *runner) newPlayer(sc *scenario.Scenario, res *report.ScenarioResult) (*player, error) {
 	tctx := &scenario.Context{
 		Workspace: r.ws, Channel: r.ch, IUT: r.iutID, Tag: randid.Hex(6),
 		Peers: map[string]*scenario.TestPeer{}, Captures: map[string]any{}, Now: r.cfg.Now,
@@ -122,12 +123,12 @@ func (p *player) steps(ctx context.Context) {
 	}
 
 	res := p.res
-	res.Outcome = Pass
+	res.Outcome = report.Pass
 	p.grading = p.sc.Grading()
-	res.checked = map[string]bool{}
+	res.Checked = map[string]bool{}
 	for _, g := range p.grading {
 		for _, id := range g.Checks {
-			res.checked[id] = true
+			res.Checked[id] = true
 		}
 	}
 	defer p.settleSilences()
@@ -137,7 +138,7 @@ func (p *player) steps(ctx context.Context) {
 		if st.Send != nil && !greeted {
 			greeted = true
 			if err := p.send.greetAll(ctx); err != nil {
-				res.Outcome, res.Message = Error, "greet: "+err.Error()
+				res.Outcome, res.Message = report.Error, "greet: "+err.Error()
 				return
 			}
 		}
@@ -146,11 +147,11 @@ func (p *player) steps(ctx context.Context) {
 		if p.life != nil && p.life.died() != nil {
 			return // interrupted by the IUT's death: this attempt is not judged
 		}
-		sr.Index, sr.Kind, sr.Duration = i+1, st.Kind(), Millis(time.Since(start))
+		sr.Index, sr.Kind, sr.Duration = i+1, st.Kind(), report.Millis(time.Since(start))
 		sr.Level, sr.Checks = p.grading[i].Level, p.grading[i].Checks
-		if (sr.Outcome == Fail || sr.Outcome == Error) && runCtx.Err() != nil {
+		if (sr.Outcome == report.Fail || sr.Outcome == report.Error) && runCtx.Err() != nil {
 			// The run was interrupted, not the IUT found wanting.
-			sr = sr.judged(Error, "run interrupted")
+			sr = sr.Judged(report.Error, "run interrupted")
 		}
 		res.Steps = append(res.Steps, sr)
 		if p.grade(&res.Steps[len(res.Steps)-1]) {
@@ -162,28 +163,28 @@ func (p *player) steps(ctx context.Context) {
 // grade applies the level of step sr (already in res.Steps) to its raw
 // verdict and folds it into the scenario's outcome. It reports whether the
 // scenario ends there.
-func (p *player) grade(sr *StepResult) (stop bool) {
+func (p *player) grade(sr *report.StepResult) (stop bool) {
 	res := p.res
 	i := sr.Index
 	switch {
-	case sr.Outcome == Fail && sr.Level == "SHOULD":
-		sr.Outcome = Warn
+	case sr.Outcome == report.Fail && sr.Level == "SHOULD":
+		sr.Outcome = report.Warn
 		res.Notes = append(res.Notes, fmt.Sprintf("step %d (SHOULD%s): %s", i, checking(sr.Checks), sr.Message))
-		res.Outcome = worse(res.Outcome, Warn)
-	case sr.Outcome == Skip && sr.Kind == "expect":
+		res.Outcome = worse(res.Outcome, report.Warn)
+	case sr.Outcome == report.Skip && sr.Kind == "expect":
 		// What the scenario judges cannot be seen with this IUT
 		// (unobservable): the rest would prove nothing.
-		if res.Outcome == Pass {
-			res.Outcome = Skip
+		if res.Outcome == report.Pass {
+			res.Outcome = report.Skip
 		}
 		res.Message = fmt.Sprintf("step %d (%s): %s", i, sr.Kind, sr.Message)
 		return true
-	case sr.Outcome == Fail && sr.Level == "MAY":
-		sr.Outcome = Skip
+	case sr.Outcome == report.Fail && sr.Level == "MAY":
+		sr.Outcome = report.Skip
 		res.Notes = append(res.Notes, fmt.Sprintf("step %d (MAY, not offered): %s", i, sr.Message))
-	case sr.Outcome == Fail || sr.Outcome == Error:
+	case sr.Outcome == report.Fail || sr.Outcome == report.Error:
 		// The earliest step that failed names the failure.
-		if p.failedAt == 0 || i < p.failedAt || res.Outcome == Error {
+		if p.failedAt == 0 || i < p.failedAt || res.Outcome == report.Error {
 			res.Outcome, res.Message, p.failedAt = sr.Outcome, fmt.Sprintf("step %d (%s): %s", i, sr.Kind, sr.Message), i
 		}
 		return true
@@ -210,22 +211,22 @@ func (p *player) settleSilences() {
 	w.in.mu.Unlock()
 	res := p.res
 	passed := map[int]bool{} // step index (from 0) → an expect that passed
-	byStep := map[int]*StepResult{}
+	byStep := map[int]*report.StepResult{}
 	for k := range res.Steps {
 		st := &res.Steps[k]
 		byStep[st.Index-1] = st
-		if st.Kind == "expect" && st.Outcome == Pass {
+		if st.Kind == "expect" && st.Outcome == report.Pass {
 			passed[st.Index-1] = true
 		}
 	}
 	for _, s := range w.watches {
 		sr := byStep[s.step]
-		if sr == nil || sr.Outcome != Pass {
+		if sr == nil || sr.Outcome != report.Pass {
 			continue
 		}
 		if m := s.breach; m != nil {
 			sr.Arrived = []string{m.describe()}
-			*sr = sr.judged(Fail, "expected silence, but the IUT sent "+m.label())
+			*sr = sr.Judged(report.Fail, "expected silence, but the IUT sent "+m.label())
 			p.grade(sr)
 			continue
 		}
@@ -234,7 +235,7 @@ func (p *player) settleSilences() {
 			heard = j != s.step && passed[j]
 		}
 		if !heard {
-			*sr = sr.judged(Skip, unheard)
+			*sr = sr.Judged(report.Skip, unheard)
 			res.Notes = append(res.Notes, fmt.Sprintf("step %d (silence): %s", sr.Index, unheard))
 		}
 	}
@@ -244,18 +245,18 @@ func (p *player) settleSilences() {
 const unheard = "not credited: no later step showed the IUT processed what came before"
 
 // step plays one step and returns its verdict.
-func (p *player) step(ctx context.Context, i int, st *scenario.Step) StepResult {
-	var sr StepResult
+func (p *player) step(ctx context.Context, i int, st *scenario.Step) report.StepResult {
+	var sr report.StepResult
 	switch {
 	case st.Send != nil:
 		p.wait.markSend()
 		ids, err := p.send.send(ctx, st.Send)
 		if err != nil {
-			return sr.judged(Error, err.Error())
+			return sr.Judged(report.Error, err.Error())
 		}
 		p.wait.noteSend(ids)
 		p.sent++
-		return sr.judged(Pass, "")
+		return sr.Judged(report.Pass, "")
 	case st.Expect != nil:
 		return p.wait.expect(ctx, st.Expect)
 	case st.ExpectSilence != nil:
@@ -265,10 +266,10 @@ func (p *player) step(ctx context.Context, i int, st *scenario.Step) StepResult 
 	}
 	select {
 	case <-time.After(time.Duration(st.Wait)):
-		return sr.judged(Pass, "")
+		return sr.Judged(report.Pass, "")
 	case <-ctx.Done():
 		// A wait judges nothing: the harness's time limit is too short.
-		return sr.judged(Error, "scenario timeout during wait (raise --timeout)")
+		return sr.Judged(report.Error, "scenario timeout during wait (raise --timeout)")
 	}
 }
 
@@ -294,18 +295,18 @@ func (p *player) judge() {
 	if dropped := p.in.droppedCount(); dropped > 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("%d messages not kept for this scenario (inbox limit)", dropped))
 	}
-	if len(errs) > 0 && res.Outcome != Error {
-		if res.Outcome != Fail {
-			res.Outcome, res.Message = Fail, "passive validation: "+errs[0]
+	if len(errs) > 0 && res.Outcome != report.Error {
+		if res.Outcome != report.Fail {
+			res.Outcome, res.Message = report.Fail, "passive validation: "+errs[0]
 		}
 		res.Notes = append(res.Notes, errs...)
 	}
 	if len(warns) > 0 {
 		res.Notes = append(res.Notes, warns...)
-		res.Outcome = worse(res.Outcome, Warn)
+		res.Outcome = worse(res.Outcome, report.Warn)
 	}
-	if res.Outcome == Warn && p.r.cfg.Strict {
-		res.Outcome, res.StrictFail = Fail, true
+	if res.Outcome == report.Warn && p.r.cfg.Strict {
+		res.Outcome, res.StrictFail = report.Fail, true
 		if res.Message == "" && len(res.Notes) > 0 {
 			res.Message = res.Notes[0] + " (--strict)"
 		}
@@ -330,8 +331,8 @@ func (p *player) received() []*message {
 	return append([]*message(nil), p.in.msgs...)
 }
 
-func worse(a, b Outcome) Outcome {
-	rank := map[Outcome]int{Pass: 0, Skip: 0, Warn: 1, Fail: 2, Error: 3}
+func worse(a, b report.Outcome) report.Outcome {
+	rank := map[report.Outcome]int{report.Pass: 0, report.Skip: 0, report.Warn: 1, report.Fail: 2, report.Error: 3}
 	if rank[b] > rank[a] {
 		return b
 	}

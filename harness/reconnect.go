@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/aghcheck/aghcheck/internal/agh"
+	"github.com/aghcheck/aghcheck/internal/report"
 )
 
 // A scenario's disconnect step drops the IUT's connection at the embedded
@@ -21,29 +22,29 @@ const noDisconnect = "the IUT's connection can be dropped only through the embed
 // disconnect drops every connection subscribed to the IUT's peer subject,
 // except the harness's own, and sets aside what arrived before: the steps
 // after it judge only what comes after the drop.
-func (p *player) disconnect() StepResult {
-	var sr StepResult
+func (p *player) disconnect() report.StepResult {
+	var sr report.StepResult
 	r := p.r
 	if r.broker == nil {
-		return sr.judged(Error, noDisconnect)
+		return sr.Judged(report.Error, noDisconnect)
 	}
 	self, err := r.nc.GetClientID()
 	if err != nil {
-		return sr.judged(Error, fmt.Sprintf("disconnect: the harness's own connection: %v", err))
+		return sr.Judged(report.Error, fmt.Sprintf("disconnect: the harness's own connection: %v", err))
 	}
 	if err := r.nc.Flush(); err != nil { // what was sent before reaches the IUT before it is cut off
-		return sr.judged(Error, fmt.Sprintf("disconnect: flush: %v", err))
+		return sr.Judged(report.Error, fmt.Sprintf("disconnect: flush: %v", err))
 	}
 	subject := agh.PeerSubject(r.ws, r.ch, r.iutID)
 	p.wait.setAside()
 	n, err := r.broker.DropClients(subject, self)
 	switch {
 	case err != nil:
-		return sr.judged(Error, "disconnect: "+err.Error())
+		return sr.Judged(report.Error, "disconnect: "+err.Error())
 	case n == 0:
-		return sr.judged(Error, "disconnect: no connection at the broker is subscribed to the IUT's peer subject "+subject)
+		return sr.Judged(report.Error, "disconnect: no connection at the broker is subscribed to the IUT's peer subject "+subject)
 	}
-	return sr.judged(Pass, "")
+	return sr.Judged(report.Pass, "")
 }
 
 // setAside makes what the scenario received so far invisible to its later

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/aghcheck/aghcheck/internal/broker"
+	"github.com/aghcheck/aghcheck/internal/report"
 )
 
 const reconnectScenario = "nats.greet-after-reconnect"
@@ -18,11 +19,11 @@ func TestGreetAfterReconnect(t *testing.T) {
 	sel := regexp.MustCompile(`^(` + regexp.QuoteMeta(reconnectScenario) + `|lifecycle\.work-completes|kinds\.whois-directed-answered)$`)
 	for _, tc := range []struct {
 		mode string
-		want Outcome
+		want report.Outcome
 	}{
-		{"peer", Pass},
-		{"plain-peer", Pass},
-		{"peer:no-greet-after-reconnect", Warn},
+		{"peer", report.Pass},
+		{"plain-peer", report.Pass},
+		{"peer:no-greet-after-reconnect", report.Warn},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			t.Parallel()
@@ -30,7 +31,7 @@ func TestGreetAfterReconnect(t *testing.T) {
 				mu    sync.Mutex
 				order []string
 			)
-			rep := runAgainst(t, tc.mode, Config{Scenarios: loadSuites(t), Select: sel, Progress: func(sc *ScenarioResult) {
+			rep := runAgainst(t, tc.mode, Config{Scenarios: loadSuites(t), Select: sel, Progress: func(sc *report.ScenarioResult) {
 				mu.Lock()
 				order = append(order, sc.ID)
 				mu.Unlock()
@@ -42,19 +43,20 @@ func TestGreetAfterReconnect(t *testing.T) {
 				t.Errorf("scenarios ended in order %v, want %s alone, last", order, reconnectScenario)
 			}
 			for _, sc := range rep.Scenarios {
-				want := Skip // not selected
+				want := report. // not selected
+						Skip
 				switch {
 				case sc.ID == reconnectScenario:
 					want = tc.want
 				case sel.MatchString(sc.ID):
-					want = Pass
+					want = report.Pass
 				}
 				if sc.Outcome != want {
 					dump(t, rep)
 					t.Errorf("%s: %s (%s %v), want %s", sc.ID, sc.Outcome, sc.Message, sc.Notes, want)
 				}
 			}
-			if len(rep.Broker.Outages) != 0 || len(rep.IUT.Disconnects) != 0 || rep.Passive.Outcome != Pass {
+			if len(rep.Broker.Outages) != 0 || len(rep.IUT.Disconnects) != 0 || rep.Passive.Outcome != report.Pass {
 				t.Errorf("outages %+v, disconnects %v, passive %s: the drop was put on the IUT",
 					rep.Broker.Outages, rep.IUT.Disconnects, rep.Passive.Outcome)
 			}
@@ -74,7 +76,7 @@ func TestGreetAfterReconnectExternalSkips(t *testing.T) {
 		t.Fatalf("harness error: %s", rep.Error)
 	}
 	for _, sc := range rep.Scenarios {
-		if sc.ID == reconnectScenario && (sc.Outcome != Skip || sc.Message != noDisconnect) {
+		if sc.ID == reconnectScenario && (sc.Outcome != report.Skip || sc.Message != noDisconnect) {
 			t.Errorf("%s: %s (%s), want skip: %s", sc.ID, sc.Outcome, sc.Message, noDisconnect)
 		}
 	}

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"encoding/json"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"testing"
 	"time"
 )
@@ -12,16 +13,16 @@ func TestNameImplementation(t *testing.T) {
 	card := map[string]any{"display_name": "Acme runtime", "version": "0.4.0"}
 	for _, c := range []struct {
 		name, flagName, flagVersion string
-		iut                         IUTInfo
+		iut                         report.IUTInfo
 		wantName, wantVersion       string
 	}{
-		{"flags win", "acme", "1.2.3", IUTInfo{PeerID: "iut.1", Card: card}, "acme", "1.2.3"},
-		{"the card", "", "", IUTInfo{PeerID: "iut.1", Card: card}, "Acme runtime", "0.4.0"},
-		{"one flag", "", "v9", IUTInfo{PeerID: "iut.1", Card: card}, "Acme runtime", "v9"},
-		{"peer id", "", "", IUTInfo{PeerID: "iut.1", Card: map[string]any{"version": 3}}, "iut.1", Unknown},
-		{"never joined", "", "", IUTInfo{}, Unknown, Unknown},
+		{"flags win", "acme", "1.2.3", report.IUTInfo{PeerID: "iut.1", Card: card}, "acme", "1.2.3"},
+		{"the card", "", "", report.IUTInfo{PeerID: "iut.1", Card: card}, "Acme runtime", "0.4.0"},
+		{"one flag", "", "v9", report.IUTInfo{PeerID: "iut.1", Card: card}, "Acme runtime", "v9"},
+		{"peer id", "", "", report.IUTInfo{PeerID: "iut.1", Card: map[string]any{"version": 3}}, "iut.1", report.Unknown},
+		{"never joined", "", "", report.IUTInfo{}, report.Unknown, report.Unknown},
 	} {
-		rep := &Report{IUT: c.iut}
+		rep := &report.Report{IUT: c.iut}
 		rep.NameImplementation(c.flagName, c.flagVersion)
 		if rep.IUT.Implementation != c.wantName || rep.IUT.ImplementationVersion != c.wantVersion {
 			t.Errorf("%s: %q %q, want %q %q", c.name, rep.IUT.Implementation, rep.IUT.ImplementationVersion, c.wantName, c.wantVersion)
@@ -32,15 +33,15 @@ func TestNameImplementation(t *testing.T) {
 // A scenario's own outcome, whatever a baseline or --strict made of it.
 func TestActual(t *testing.T) {
 	for _, c := range []struct {
-		sc   ScenarioResult
-		want Outcome
+		sc   report.ScenarioResult
+		want report.Outcome
 	}{
-		{ScenarioResult{Outcome: Pass}, Pass},
-		{ScenarioResult{Outcome: Fail}, Fail},
-		{ScenarioResult{Outcome: Fail, StrictFail: true}, Warn},
-		{ScenarioResult{Outcome: ExpectedFail, Baseline: &BaselineMark{Actual: Fail}}, Fail},
-		{ScenarioResult{Outcome: ExpectedFail, Baseline: &BaselineMark{Actual: Warn}, StrictFail: true}, Warn},
-		{ScenarioResult{Outcome: Skip}, Skip},
+		{report.ScenarioResult{Outcome: report.Pass}, report.Pass},
+		{report.ScenarioResult{Outcome: report.Fail}, report.Fail},
+		{report.ScenarioResult{Outcome: report.Fail, StrictFail: true}, report.Warn},
+		{report.ScenarioResult{Outcome: report.ExpectedFail, Baseline: &report.BaselineMark{Actual: report.Fail}}, report.Fail},
+		{report.ScenarioResult{Outcome: report.ExpectedFail, Baseline: &report.BaselineMark{Actual: report.Warn}, StrictFail: true}, report.Warn},
+		{report.ScenarioResult{Outcome: report.Skip}, report.Skip},
 	} {
 		if got := c.sc.Actual(); got != c.want {
 			t.Errorf("%+v: %s, want %s", c.sc, got, c.want)
@@ -50,12 +51,12 @@ func TestActual(t *testing.T) {
 
 // A JSON report's durations read back as written.
 func TestMillisRoundTrip(t *testing.T) {
-	in := Millis(1234567 * time.Microsecond)
+	in := report.Millis(1234567 * time.Microsecond)
 	b, err := json.Marshal(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out Millis
+	var out report.Millis
 	if err := json.Unmarshal(b, &out); err != nil || out != in {
 		t.Errorf("%s read back as %v (%v)", b, out.D(), err)
 	}

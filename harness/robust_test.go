@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 )
 
@@ -47,7 +48,7 @@ func TestSilentIUTFails(t *testing.T) {
 		t.Fatalf("summary %+v", rep.Summary)
 	}
 	for _, sc := range rep.Scenarios {
-		if sc.ID == "lifecycle.work-completes" && (sc.Outcome != Fail || !strings.Contains(sc.Message, "nothing arrived")) {
+		if sc.ID == "lifecycle.work-completes" && (sc.Outcome != report.Fail || !strings.Contains(sc.Message, "nothing arrived")) {
 			t.Errorf("%s: %s %s", sc.ID, sc.Outcome, sc.Message)
 		}
 	}
@@ -67,7 +68,7 @@ func TestCrashingIUT(t *testing.T) {
 	}
 	exits := 0
 	for _, ev := range rep.IUT.Events {
-		if ev.Kind == LifeExited && strings.Contains(ev.Cause, "exit status 2") && strings.Contains(strings.Join(ev.Stderr, "\n"), "simulated crash") {
+		if ev.Kind == report.LifeExited && strings.Contains(ev.Cause, "exit status 2") && strings.Contains(strings.Join(ev.Stderr, "\n"), "simulated crash") {
 			exits++
 		}
 	}
@@ -77,12 +78,12 @@ func TestCrashingIUT(t *testing.T) {
 	fails := 0
 	for _, sc := range rep.Scenarios {
 		switch sc.Outcome {
-		case Fail:
+		case report.Fail:
 			fails++
 			if !strings.Contains(sc.Message, "kills the IUT") || !strings.Contains(sc.Message, "exited") {
 				t.Errorf("%s fails with %q, want the death named", sc.ID, sc.Message)
 			}
-		case Error:
+		case report.Error:
 			if !strings.HasPrefix(sc.Message, "not played") {
 				t.Errorf("%s: error %q, want not played", sc.ID, sc.Message)
 			}
@@ -114,7 +115,7 @@ func TestFloodingIUT(t *testing.T) {
 	if rep.Error != "" {
 		t.Fatal(rep.Error)
 	}
-	if !rep.Passive.Flooded || rep.Passive.Outcome != Fail || rep.Summary.Passed {
+	if !rep.Passive.Flooded || rep.Passive.Outcome != report.Fail || rep.Summary.Passed {
 		t.Fatalf("flood not reported: passive %+v", rep.Passive.Outcome)
 	}
 	// Bounded, not fast: every scenario still ends by its own timeout.
@@ -128,7 +129,7 @@ func TestMalformedBytesFromIUT(t *testing.T) {
 	if rep.Error != "" {
 		t.Fatal(rep.Error)
 	}
-	if rep.Passive.Outcome != Fail || rep.Passive.Invalid == 0 {
+	if rep.Passive.Outcome != report.Fail || rep.Passive.Invalid == 0 {
 		t.Fatalf("passive %+v", rep.Passive)
 	}
 	found := false
@@ -140,7 +141,7 @@ func TestMalformedBytesFromIUT(t *testing.T) {
 	}
 	for _, sc := range rep.Scenarios {
 		if sc.ID == "lifecycle.work-completes" {
-			if sc.Outcome != Fail {
+			if sc.Outcome != report.Fail {
 				t.Errorf("%s %s", sc.Outcome, sc.Message)
 			}
 			raw := false

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aghcheck/aghcheck/internal/iut"
+	"github.com/aghcheck/aghcheck/internal/report"
 )
 
 // Fair blame. The scenarios run in rounds, each against one incarnation of
@@ -29,15 +30,15 @@ const DefaultMaxRestarts = 10
 // attempt is one scenario played against one incarnation.
 type attempt struct {
 	i     int
-	res   *ScenarioResult
-	sent  []*ExchangedEntry // what it sent, in order
-	sends int               // how many of its send steps it played
-	died  *death            // the death that interrupted it (nil: judged)
+	res   *report.ScenarioResult
+	sent  []*report.ExchangedEntry // what it sent, in order
+	sends int                      // how many of its send steps it played
+	died  *death                   // the death that interrupted it (nil: judged)
 }
 
 // rounds plays the scenarios play, par at once, until each is judged or
 // cannot be played.
-func (r *runner) rounds(ctx context.Context, rep *Report, play []int, par int) {
+func (r *runner) rounds(ctx context.Context, rep *report.Report, play []int, par int) {
 	deaths := map[int]int{} // scenario → deaths it was in flight at
 	queue := play
 	for len(queue) > 0 && ctx.Err() == nil {
@@ -95,7 +96,7 @@ func (r *runner) rounds(ctx context.Context, rep *Report, play []int, par int) {
 // round plays queue against incarnation l, par at once. When l dies it
 // starts nothing more and returns the attempts the death interrupted and
 // the scenarios it did not start.
-func (r *runner) round(ctx context.Context, l *life, rep *Report, queue []int, par int) (interrupted []*attempt, rest []int) {
+func (r *runner) round(ctx context.Context, l *life, rep *report.Report, queue []int, par int) (interrupted []*attempt, rest []int) {
 	if par <= 0 || par > len(queue) {
 		par = max(len(queue), 1)
 	}
@@ -139,7 +140,7 @@ func (r *runner) round(ctx context.Context, l *life, rep *Report, queue []int, p
 }
 
 // attempt plays scenario i once against incarnation l.
-func (r *runner) attempt(ctx context.Context, l *life, rep *Report, i int) *attempt {
+func (r *runner) attempt(ctx context.Context, l *life, rep *report.Report, i int) *attempt {
 	res := *rep.Scenarios[i] // the scenario's identity; the verdict is this attempt's
 	a := &attempt{i: i, res: &res}
 	from := r.link.mark()
@@ -180,19 +181,19 @@ func (r *runner) interrupted(d *death, as []*attempt) {
 
 // blame fails a scenario that killed the IUT when played alone, and keeps
 // it as a reproducer.
-func (r *runner) blame(rep *Report, a *attempt) {
+func (r *runner) blame(rep *report.Report, a *attempt) {
 	d := a.died
 	res := a.res
 	what := fmt.Sprintf("%s (%s)", d.event.Says(), d.event.Cause)
 	if a.lastBefore(d.at) > 0 {
 		what += "; this scenario " + a.sentBefore(d.at)
 	}
-	res.Outcome, res.Message = Fail, "played alone, it kills the IUT: "+what
+	res.Outcome, res.Message = report.Fail, "played alone, it kills the IUT: "+what
 	res.Killed = true
 	if len(d.event.Stderr) > 0 {
 		res.Notes = append(res.Notes, "the IUT's last stderr lines: "+joinLines(d.event.Stderr))
 	}
-	r.killers = append(r.killers, Killer{Scenario: res.ID, Event: d.event.Kind, Cause: d.event.Cause, Message: what})
+	r.killers = append(r.killers, report.Killer{Scenario: res.ID, Event: d.event.Kind, Cause: d.event.Cause, Message: what})
 	if path, err := r.reproducer(a); err != nil {
 		res.Notes = append(res.Notes, "reproducer not written: "+err.Error())
 	} else if path != "" {
@@ -207,7 +208,7 @@ func (r *runner) blame(rep *Report, a *attempt) {
 }
 
 // unplayable marks scenarios the run could not play: error, never fail.
-func (r *runner) unplayable(rep *Report, is []int) {
+func (r *runner) unplayable(rep *report.Report, is []int) {
 	why := "not played: the IUT did not come back"
 	if r.gaveUp != "" {
 		why = "not played: " + r.gaveUp
@@ -217,7 +218,7 @@ func (r *runner) unplayable(rep *Report, is []int) {
 		if res.Outcome != "" {
 			continue
 		}
-		res.Outcome, res.Message, res.unplayed = Error, why, true
+		res.Outcome, res.Message, res.Unplayed = report.Error, why, true
 		if r.cfg.Progress != nil {
 			r.progress.Lock()
 			r.cfg.Progress(res)
@@ -231,14 +232,14 @@ func (r *runner) unplayable(rep *Report, is []int) {
 // come back within the greet timeout, is stopped (its whole process group)
 // and started again, up to --max-restarts; an attached one is awaited for a
 // new greet. It reports whether the run can go on.
-func (r *runner) revive(ctx context.Context, rep *Report) bool {
+func (r *runner) revive(ctx context.Context, rep *report.Report) bool {
 	d := r.life.current().died()
 	since := time.Since(r.start)
 	if d != nil {
 		since = d.at
 	}
-	if d != nil && d.event.Kind == LifeDisconnected && r.backOnItsOwn(ctx, since) {
-		r.life.record(LifeBack, "")
+	if d != nil && d.event.Kind == report.LifeDisconnected && r.backOnItsOwn(ctx, since) {
+		r.life.record(report.LifeBack, "")
 		r.beginLife(ctx)
 		return true
 	}
@@ -248,17 +249,17 @@ func (r *runner) revive(ctx context.Context, rep *Report) bool {
 	}
 	if r.proc == nil {
 		if _, err := r.nextGreet(ctx, nil, since); err == nil {
-			r.life.record(LifeBack, "greeted again")
+			r.life.record(report.LifeBack, "greeted again")
 			r.beginLife(ctx)
 			return true
 		}
 		r.gaveUp = fmt.Sprintf("the attached IUT did not greet again within %s (--greet-timeout)", r.cfg.GreetTimeout)
-		r.life.record(LifeGone, r.gaveUp)
+		r.life.record(report.LifeGone, r.gaveUp)
 		return false
 	}
 	if r.restarts >= r.cfg.MaxRestarts {
 		r.gaveUp = fmt.Sprintf("the IUT died %d times; --max-restarts %d used up", r.restarts+1, r.cfg.MaxRestarts)
-		r.life.record(LifeGone, r.gaveUp)
+		r.life.record(report.LifeGone, r.gaveUp)
 		return false
 	}
 	r.restarts++
@@ -267,7 +268,7 @@ func (r *runner) revive(ctx context.Context, rep *Report) bool {
 	proc, err := iut.Start(r.cfg.Command, r.iutEnv())
 	if err != nil {
 		r.gaveUp = "restart: " + err.Error()
-		r.life.record(LifeGone, r.gaveUp)
+		r.life.record(report.LifeGone, r.gaveUp)
 		return false
 	}
 	r.procMu.Lock()
@@ -275,10 +276,10 @@ func (r *runner) revive(ctx context.Context, rep *Report) bool {
 	r.procMu.Unlock()
 	if _, err := r.nextGreet(ctx, proc.Done(), time.Since(r.start)); err != nil {
 		r.gaveUp = "after restart " + fmt.Sprint(r.restarts) + ": " + err.Error()
-		r.life.record(LifeGone, r.gaveUp)
+		r.life.record(report.LifeGone, r.gaveUp)
 		return false
 	}
-	r.life.record(LifeRestarted, fmt.Sprintf("restart %d of %d", r.restarts, r.cfg.MaxRestarts))
+	r.life.record(report.LifeRestarted, fmt.Sprintf("restart %d of %d", r.restarts, r.cfg.MaxRestarts))
 	r.beginLife(ctx)
 	return true
 }
@@ -372,7 +373,7 @@ func (a *attempt) sentBefore(at time.Duration) string {
 	for k := len(a.sent) - 1; k >= 0 && len(parts) < 2; k-- {
 		e := a.sent[k]
 		if e.At.D() <= at {
-			parts = append(parts, fmt.Sprintf("sent %s %s before", e.brief(), rounded(Millis(at-e.At.D()))))
+			parts = append(parts, fmt.Sprintf("sent %s %s before", brief(e), rounded(report.Millis(at-e.At.D()))))
 		}
 	}
 	return strings.Join(parts, ", and before that ")

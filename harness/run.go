@@ -18,6 +18,7 @@ import (
 	"github.com/aghcheck/aghcheck/internal/broker"
 	"github.com/aghcheck/aghcheck/internal/iut"
 	"github.com/aghcheck/aghcheck/internal/randid"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/internal/trust"
 )
@@ -53,8 +54,8 @@ type runner struct {
 	tag       string // this run's random tag (probe identity)
 	life      *liveness
 	restarts  int
-	gaveUp    string   // why the run could not play everything
-	killers   []Killer // scenarios that kill the IUT alone
+	gaveUp    string          // why the run could not play everything
+	killers   []report.Killer // scenarios that kill the IUT alone
 	oldOutput []*iut.Process
 }
 
@@ -63,7 +64,7 @@ func (r *runner) now() time.Time { return r.cfg.Now() }
 // Run plays the scenarios at the IUT and grades the result. The report is
 // returned even with an error; a *HarnessError means the run could not be
 // carried out.
-func Run(ctx context.Context, cfg Config) (*Report, error) {
+func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	cfg.defaults()
 	lv, err := cfg.level()
 	if err != nil {
@@ -72,7 +73,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	r := &runner{cfg: cfg, start: time.Now(), ws: cfg.Workspace, ch: cfg.Channel, target: lv.Target, tag: randid.Hex(4)}
 	r.life = newLiveness(r)
 	rep := r.newReport()
-	defer func() { rep.Duration = Millis(time.Since(r.start)) }()
+	defer func() { rep.Duration = report.Millis(time.Since(r.start)) }()
 	defer r.close(rep)
 
 	// Decide what runs before touching the network.
@@ -110,18 +111,18 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	return rep, nil
 }
 
-func (r *runner) newReport() *Report {
-	rep := &Report{
+func (r *runner) newReport() *report.Report {
+	rep := &report.Report{
 		Tool: "aghcheck", Version: r.cfg.Version, Protocol: agh.Protocol, Started: r.start,
 		Level: r.cfg.Level, Strict: r.cfg.Strict,
-		Broker: BrokerInfo{Embedded: r.cfg.External == nil, Workspace: r.ws, Channel: r.ch},
+		Broker: report.BrokerInfo{Embedded: r.cfg.External == nil, Workspace: r.ws, Channel: r.ch},
 	}
 	if r.cfg.Select != nil {
 		rep.Selection = r.cfg.Select.String()
 	}
-	rep.Scenarios = make([]*ScenarioResult, len(r.cfg.Scenarios))
+	rep.Scenarios = make([]*report.ScenarioResult, len(r.cfg.Scenarios))
 	for i, sc := range r.cfg.Scenarios {
-		rep.Scenarios[i] = &ScenarioResult{ID: sc.ID, Title: sc.Title, Suite: sc.Suite, File: sc.File, Line: sc.Line, Level: sc.Level,
+		rep.Scenarios[i] = &report.ScenarioResult{ID: sc.ID, Title: sc.Title, Suite: sc.Suite, File: sc.File, Line: sc.Line, Level: sc.Level,
 			Claim: sc.Claim, Requirements: sc.Requirements}
 	}
 	return rep
@@ -129,14 +130,14 @@ func (r *runner) newReport() *Report {
 
 // plan skips the scenarios not selected or not in the level and returns
 // the indexes of the others, and whether any of them needs JetStream.
-func (r *runner) plan(rep *Report) (todo []int, needJS bool) {
+func (r *runner) plan(rep *report.Report) (todo []int, needJS bool) {
 	for i, sc := range r.cfg.Scenarios {
 		res := rep.Scenarios[i]
 		switch LeftOut(sc, r.cfg.Select, r.cfg.Level) {
 		case "--run":
-			res.Outcome, res.Message = Skip, "not selected by --run"
+			res.Outcome, res.Message = report.Skip, "not selected by --run"
 		case "level":
-			res.Outcome, res.Message = Skip, fmt.Sprintf("claim %s is not part of level %s", sc.Claim, r.cfg.Level)
+			res.Outcome, res.Message = report.Skip, fmt.Sprintf("claim %s is not part of level %s", sc.Claim, r.cfg.Level)
 		default:
 			todo = append(todo, i)
 			needJS = needJS || sc.Requires.JetStream
@@ -160,11 +161,11 @@ func LeftOut(sc *scenario.Scenario, sel *regexp.Regexp, level string) string {
 
 // abort ends a run that could not be carried out: the scenarios it did not
 // play are errors, and the report says as much as was learned.
-func (r *runner) abort(rep *Report, todo []int, err error) (*Report, error) {
+func (r *runner) abort(rep *report.Report, todo []int, err error) (*report.Report, error) {
 	rep.Error = err.Error()
 	for _, i := range todo {
 		if res := rep.Scenarios[i]; res.Outcome == "" {
-			res.Outcome, res.Message = Error, "not run: "+err.Error()
+			res.Outcome, res.Message = report.Error, "not run: "+err.Error()
 		}
 	}
 	grade(rep, r.cfg, r.target)
@@ -174,7 +175,7 @@ func (r *runner) abort(rep *Report, todo []int, err error) (*Report, error) {
 // close stops the IUT (recording how it ended), deletes the run's stream,
 // and closes the harness connection and the embedded broker, whichever
 // were started.
-func (r *runner) close(rep *Report) {
+func (r *runner) close(rep *report.Report) {
 	if r.proc != nil {
 		r.proc.Stop(time.Second)
 		rep.IUT.Exit = r.proc.Status()
@@ -202,7 +203,7 @@ func (r *runner) close(rep *Report) {
 
 // connect starts the embedded broker (unless one is given), connects the
 // harness to everything under agh.> and sets up JetStream when needed.
-func (r *runner) connect(ctx context.Context, rep *Report, needJS bool) error {
+func (r *runner) connect(ctx context.Context, rep *report.Report, needJS bool) error {
 	ep := r.cfg.External
 	if ep == nil {
 		b, err := broker.Start(broker.Options{JetStream: needJS, MaxPayload: r.cfg.MaxPayload})
@@ -266,7 +267,7 @@ func (r *runner) connect(ctx context.Context, rep *Report, needJS bool) error {
 
 // startIUT starts the IUT command with the contract's environment, or,
 // for an attached peer, asks it for its card.
-func (r *runner) startIUT(rep *Report) error {
+func (r *runner) startIUT(rep *report.Report) error {
 	if r.cfg.IUTPeer != "" {
 		return r.askWhois(r.cfg.IUTPeer)
 	}
@@ -366,7 +367,7 @@ func interruption(ctx context.Context) error {
 
 // learnIUT takes the IUT's peer id and card from its greet, and starts
 // watching for the greets it sends after a reconnect.
-func (r *runner) learnIUT(rep *Report, greet *message) error {
+func (r *runner) learnIUT(rep *report.Report, greet *message) error {
 	r.iutID = greet.from()
 	if greet.kind() == "greet" {
 		r.greet = greet
@@ -375,7 +376,7 @@ func (r *runner) learnIUT(rep *Report, greet *message) error {
 	if err := r.link.watch(r.nc, r.ws, r.ch, r.iutID); err != nil {
 		return err
 	}
-	rep.IUT.Greeted, rep.IUT.JoinedBy = Millis(greet.at), greet.kind()
+	rep.IUT.Greeted, rep.IUT.JoinedBy = report.Millis(greet.at), greet.kind()
 	if body, ok := greet.env["body"].(map[string]any); ok {
 		rep.IUT.Card, _ = body["peer_card"].(map[string]any)
 	}
@@ -385,11 +386,11 @@ func (r *runner) learnIUT(rep *Report, greet *message) error {
 
 // gateAll skips the scenarios whose gate the IUT or broker does not meet
 // and returns the others.
-func (r *runner) gateAll(rep *Report, todo []int) []int {
+func (r *runner) gateAll(rep *report.Report, todo []int) []int {
 	var play []int
 	for _, i := range todo {
 		if why := r.gate(r.cfg.Scenarios[i], rep); why != "" {
-			rep.Scenarios[i].Outcome, rep.Scenarios[i].Message = Skip, why
+			rep.Scenarios[i].Outcome, rep.Scenarios[i].Message = report.Skip, why
 			continue
 		}
 		play = append(play, i)
@@ -399,7 +400,7 @@ func (r *runner) gateAll(rep *Report, todo []int) []int {
 
 // playAll plays the scenarios, up to cfg.Parallel at once, then those that
 // must run alone, one at a time. An interrupted run starts nothing more.
-func (r *runner) playAll(ctx context.Context, rep *Report, play []int) {
+func (r *runner) playAll(ctx context.Context, rep *report.Report, play []int) {
 	var alone []int
 	play = slices.DeleteFunc(play, func(i int) bool {
 		a := r.cfg.Scenarios[i].Alone()
@@ -428,7 +429,7 @@ func (r *runner) playAll(ctx context.Context, rep *Report, play []int) {
 	g, err := r.nextGreet(ctx, nil, 0)
 	if err != nil {
 		for _, i := range later {
-			rep.Scenarios[i].Outcome, rep.Scenarios[i].Message = Skip, "the attached IUT sent no presence greet within --greet-timeout (its join greet was before the run): "+err.Error()
+			rep.Scenarios[i].Outcome, rep.Scenarios[i].Message = report.Skip, "the attached IUT sent no presence greet within --greet-timeout (its join greet was before the run): "+err.Error()
 		}
 		return
 	}
@@ -466,7 +467,7 @@ func lastLine(s string) string {
 	return ": " + s
 }
 
-func (r *runner) gate(sc *scenario.Scenario, rep *Report) string {
+func (r *runner) gate(sc *scenario.Scenario, rep *report.Report) string {
 	card := rep.IUT.Card
 	has := func(key, want string) bool { return advertises(card, key, want) }
 	switch {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/internal/randid"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 )
@@ -20,7 +21,7 @@ import (
 // Nothing of the run is done a second way.
 type Session struct {
 	r      *runner
-	rep    *Report // session-wide: the broker and the IUT
+	rep    *report.Report // session-wide: the broker and the IUT
 	ctx    context.Context
 	stop   func()
 	step   time.Duration // Config.StepTimeout
@@ -76,7 +77,7 @@ func (s *Session) SetStepTimeout(d time.Duration) {
 }
 
 // IUT is what the session learned of the IUT: its peer id and card.
-func (s *Session) IUT() IUTInfo { return s.rep.IUT }
+func (s *Session) IUT() report.IUTInfo { return s.rep.IUT }
 
 // MaxPayload is the largest payload the session's broker carries.
 func (s *Session) MaxPayload() int64 { return s.r.nc.MaxPayload() }
@@ -98,11 +99,11 @@ type Batch struct {
 	// Results are the scenarios' verdicts, in the order they were given:
 	// pass, fail, warn, skip (a gate the IUT does not meet) or error
 	// (could not be played: the IUT did not come back).
-	Results []*ScenarioResult
+	Results []*report.ScenarioResult
 	// Events are the IUT's liveness events during the batch; Killers the
 	// scenarios that killed it when played alone.
-	Events  []LifeEvent
-	Killers []Killer
+	Events  []report.LifeEvent
+	Killers []report.Killer
 	// Published are the envelopes the IUT published during the batch that
 	// break a rule, each with the scenario whose test peer it was for.
 	Published []Published
@@ -116,7 +117,7 @@ type Published struct {
 	// Scenario is the index in the batch of the scenario whose test peer
 	// it was for (addressed to it, or on its peer subject); -1 for none.
 	Scenario int
-	At       Millis // since the session started
+	At       report.Millis // since the session started
 	Subject  string
 	Raw      []byte
 	Findings []rules.Finding // stateless rules, the subject rule and the work-unit tracker
@@ -143,7 +144,7 @@ func (s *Session) Play(scs []*scenario.Scenario, opt PlayOptions) (*Batch, error
 	}
 	events, killers := len(r.life.snapshot()), len(r.killers)
 	r.playAll(s.ctx, rep, r.gateAll(rep, todo))
-	b := &Batch{Results: rep.Scenarios, Events: r.life.snapshot()[events:], Killers: append([]Killer(nil), r.killers[killers:]...)}
+	b := &Batch{Results: rep.Scenarios, Events: r.life.snapshot()[events:], Killers: append([]report.Killer(nil), r.killers[killers:]...)}
 	b.Published, b.Flooded = s.drain(rep)
 	if err := s.ctx.Err(); err != nil {
 		r.unplayable(rep, todo)
@@ -159,7 +160,7 @@ func (s *Session) Play(scs []*scenario.Scenario, opt PlayOptions) (*Batch, error
 // envelopes with findings, each placed with the scenario of rep it was
 // for, and whether the flood limit was passed. The session keeps nothing
 // of what it hands out, so a long session holds the memory of one batch.
-func (s *Session) drain(rep *Report) ([]Published, bool) {
+func (s *Session) drain(rep *report.Report) ([]Published, bool) {
 	b := s.r.bus
 	b.mu.Lock()
 	msgs, flooded := b.passive, b.flooded
@@ -182,7 +183,7 @@ func (s *Session) drain(rep *Report) ([]Published, bool) {
 				i = -1
 			}
 		}
-		out = append(out, Published{Scenario: i, At: Millis(m.at), Subject: m.subject, Raw: m.raw, Findings: m.findings})
+		out = append(out, Published{Scenario: i, At: report.Millis(m.at), Subject: m.subject, Raw: m.raw, Findings: m.findings})
 	}
 	return out, flooded
 }
@@ -190,7 +191,7 @@ func (s *Session) drain(rep *Report) ([]Published, bool) {
 // Close stops the IUT and the broker and returns the session's report:
 // the broker, and the IUT with its liveness events, restarts, killers and
 // output. Scenarios and verdicts are the batches'.
-func (s *Session) Close() *Report {
+func (s *Session) Close() *report.Report {
 	if s.closed {
 		return s.rep
 	}
@@ -210,6 +211,6 @@ func (s *Session) Close() *Report {
 	for _, ev := range s.rep.IUT.Events {
 		s.rep.IUT.Crashed = s.rep.IUT.Crashed || ev.Death()
 	}
-	s.rep.Duration = Millis(time.Since(r.start))
+	s.rep.Duration = report.Millis(time.Since(r.start))
 	return s.rep
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/aghcheck/aghcheck/internal/peer"
+	"github.com/aghcheck/aghcheck/internal/report"
 )
 
 // An IUT the caller starts itself (Config.Start): it gets the contract's
@@ -49,9 +50,9 @@ func TestStartInProcess(t *testing.T) {
 	}
 	played := 0
 	for _, sc := range rep.Scenarios {
-		if sc.Outcome != Skip {
+		if sc.Outcome != report.Skip {
 			played++
-			if sc.Outcome != Pass {
+			if sc.Outcome != report.Pass {
 				t.Errorf("%s: %s %s", sc.ID, sc.Outcome, sc.Message)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/rules"
 )
 
@@ -38,9 +39,10 @@ func TestTrackerCatchesFaults(t *testing.T) {
 			for _, f := range rep.Passive.Findings {
 				passive = passive || f.Rule == tc.rule
 			}
-			want := Fail
+			want := report.Fail
 			if r, _ := rules.Lookup(tc.rule); r.Severity == rules.Warning {
-				want = Warn // a SHOULD (cancel idempotence) warns
+				want = report. // a SHOULD (cancel idempotence) warns
+						Warn
 			}
 			if rep.Passive.Outcome != want || !passive {
 				dump(t, rep)
@@ -50,7 +52,7 @@ func TestTrackerCatchesFaults(t *testing.T) {
 				if sc.ID != tc.scenario || !tc.owned {
 					continue
 				}
-				if sc.Outcome != Fail || !strings.Contains(strings.Join(append(sc.Notes, sc.Message), "\n"), tc.rule) {
+				if sc.Outcome != report.Fail || !strings.Contains(strings.Join(append(sc.Notes, sc.Message), "\n"), tc.rule) {
 					dump(t, rep)
 					t.Errorf("%s: %s (%s), want a fail citing %s", sc.ID, sc.Outcome, sc.Message, tc.rule)
 				}

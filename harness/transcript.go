@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"sort"
 	"time"
 	"unicode/utf8"
@@ -20,8 +21,8 @@ const (
 
 // newEntry is the one place a transcript entry is made from bytes on the
 // wire.
-func newEntry(at time.Duration, direction, peer, subject string, data []byte) *ExchangedEntry {
-	e := &ExchangedEntry{At: Millis(at), Direction: direction, Peer: peer, Subject: subject}
+func newEntry(at time.Duration, direction, peer, subject string, data []byte) *report.ExchangedEntry {
+	e := &report.ExchangedEntry{At: report.Millis(at), Direction: direction, Peer: peer, Subject: subject}
 	if len(data) <= entryJSONMax && json.Valid(data) && utf8.Valid(data) {
 		e.Envelope = json.RawMessage(data)
 		return e
@@ -36,7 +37,7 @@ func newEntry(at time.Duration, direction, peer, subject string, data []byte) *E
 
 // receivedEntry is the entry for a message from the IUT, with what the
 // rule engine found in it.
-func receivedEntry(m *message) *ExchangedEntry {
+func receivedEntry(m *message) *report.ExchangedEntry {
 	e := newEntry(m.at, "received", "", m.subject, m.raw)
 	for _, f := range m.findings {
 		e.Findings = append(e.Findings, f.String())
@@ -47,7 +48,7 @@ func receivedEntry(m *message) *ExchangedEntry {
 // transcript records what one scenario's test peers sent and what the IUT
 // sent them. One scenario plays its steps in order, so it needs no lock.
 type transcript struct {
-	entries []*ExchangedEntry
+	entries []*report.ExchangedEntry
 }
 
 // sent records bytes a test peer published, times times.
@@ -62,14 +63,14 @@ func (t *transcript) sent(at time.Duration, peer, subject string, data []byte, t
 func (t *transcript) received(m *message) { t.entries = append(t.entries, receivedEntry(m)) }
 
 // ordered is the transcript in the order the broker carried it.
-func (t *transcript) ordered() []*ExchangedEntry {
+func (t *transcript) ordered() []*report.ExchangedEntry {
 	sort.SliceStable(t.entries, func(i, j int) bool { return t.entries[i].At < t.entries[j].At })
 	return t.entries
 }
 
 // brief is the entry in a few words: its kind and id with its first bytes,
 // for a line that says what a scenario sent before the IUT died.
-func (e *ExchangedEntry) brief() string {
+func brief(e *report.ExchangedEntry) string {
 	if e.Envelope == nil {
 		return e.Raw
 	}

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"github.com/aghcheck/aghcheck/internal/report"
 	"regexp"
 	"strings"
 	"testing"
@@ -16,11 +17,11 @@ func TestUnscriptedLifecycle(t *testing.T) {
 	sel := regexp.MustCompile(`^lifecycle\.(cancel-idempotent|container-binding-unscripted|non-participant-unscripted)$`)
 	for _, tc := range []struct {
 		mode string
-		want map[string]Outcome
+		want map[string]report.Outcome
 	}{
-		{"plain-peer", map[string]Outcome{"lifecycle.cancel-idempotent": Skip,
-			"lifecycle.container-binding-unscripted": Pass, "lifecycle.non-participant-unscripted": Pass}},
-		{"plain-peer:ignore-container", map[string]Outcome{"lifecycle.container-binding-unscripted": Fail}},
+		{"plain-peer", map[string]report.Outcome{"lifecycle.cancel-idempotent": report.Skip,
+			"lifecycle.container-binding-unscripted": report.Pass, "lifecycle.non-participant-unscripted": report.Pass}},
+		{"plain-peer:ignore-container", map[string]report.Outcome{"lifecycle.container-binding-unscripted": report.Fail}},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			t.Parallel()
@@ -37,7 +38,7 @@ func TestUnscriptedLifecycle(t *testing.T) {
 					dump(t, rep)
 					t.Errorf("%s: %s (%s), want %s", sc.ID, sc.Outcome, sc.Message, want)
 				}
-				if want == Skip && !strings.Contains(sc.Message, "not observable") {
+				if want == report.Skip && !strings.Contains(sc.Message, "not observable") {
 					t.Errorf("%s skipped for %q, want not observable", sc.ID, sc.Message)
 				}
 			}

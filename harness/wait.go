@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aghcheck/aghcheck/internal/agh"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 )
 
@@ -29,12 +30,6 @@ type waiter struct {
 	// latest send before the match to the match's arrival.
 	latencies []time.Duration
 	life      *life // the incarnation the scenario plays against
-}
-
-// judged is sr with its verdict.
-func (sr StepResult) judged(o Outcome, msg string) StepResult {
-	sr.Outcome, sr.Message = o, msg
-	return sr
 }
 
 // markSend starts the silence window of the next send: taken before
@@ -86,17 +81,17 @@ func (w *waiter) patterns(list []map[string]any) ([]map[string]any, error) {
 
 // expect waits for an unconsumed IUT envelope matching one of the step's
 // patterns. One that matches on the wrong subject fails the step at once.
-func (w *waiter) expect(ctx context.Context, e *scenario.Expect) StepResult {
-	var sr StepResult
+func (w *waiter) expect(ctx context.Context, e *scenario.Expect) report.StepResult {
+	var sr report.StepResult
 	pats, err := w.patterns(e.Patterns())
 	if err != nil {
-		return sr.judged(Error, err.Error())
+		return sr.Judged(report.Error, err.Error())
 	}
 	sr.Expected = pats
 	var unobs []map[string]any
 	if e.Unobservable != nil {
 		if unobs, err = w.patterns(e.Unobservable.AnyOf); err != nil {
-			return sr.judged(Error, err.Error())
+			return sr.Judged(report.Error, err.Error())
 		}
 	}
 	wantSubject, onOK := w.where(e.On)
@@ -112,31 +107,31 @@ func (w *waiter) expect(ctx context.Context, e *scenario.Expect) StepResult {
 			for name, ptr := range e.Capture {
 				v, ok := scenario.Get(hit.env, ptr)
 				if !ok {
-					return sr.judged(Fail, fmt.Sprintf("matched %s but it has nothing at %s to capture as %s", hit.label(), ptr, name))
+					return sr.Judged(report.Fail, fmt.Sprintf("matched %s but it has nothing at %s to capture as %s", hit.label(), ptr, name))
 				}
 				w.tctx.Captures[name] = v
 			}
 			w.latencies = append(w.latencies, w.replyTime(hit))
-			return sr.judged(Pass, "")
+			return sr.Judged(report.Pass, "")
 		}
 		if misplaced != nil {
 			sr.Arrived = []string{misplaced.describe()}
-			return sr.judged(Fail, fmt.Sprintf("the expected %s arrived on %s, not on %s", misplaced.label(), misplaced.subject, wantSubject))
+			return sr.Judged(report.Fail, fmt.Sprintf("the expected %s arrived on %s, not on %s", misplaced.label(), misplaced.subject, wantSubject))
 		}
 		if m := w.earliest(unobs, onOK); m != nil {
 			sr.Arrived = []string{m.describe()}
-			return sr.judged(Skip, fmt.Sprintf("not observable: %s (the IUT sent %s)", e.Unobservable.Because, m.label()))
+			return sr.Judged(report.Skip, fmt.Sprintf("not observable: %s (the IUT sent %s)", e.Unobservable.Because, m.label()))
 		}
 		select {
 		case <-w.in.notify:
 		case <-deadline.C:
 			if deaf, why := w.r.life.deaf(ctx); deaf && w.life != nil {
 				// Not this scenario's failure: the IUT stopped listening.
-				w.r.life.die(w.life, LifeDeaf, why)
-				return sr.judged(Error, "interrupted: the IUT is deaf ("+why+")")
+				w.r.life.die(w.life, report.LifeDeaf, why)
+				return sr.Judged(report.Error, "interrupted: the IUT is deaf ("+why+")")
 			}
 			if u := e.Unobservable; u != nil && u.Timeout {
-				return sr.judged(Skip, fmt.Sprintf("not observable: %s (nothing matching within the %s ceiling, --step-timeout)", u.Because, ceiling))
+				return sr.Judged(report.Skip, fmt.Sprintf("not observable: %s (nothing matching within the %s ceiling, --step-timeout)", u.Because, ceiling))
 			}
 			var rel int
 			sr.Arrived, rel = w.unmatched(pats)
@@ -147,10 +142,10 @@ func (w *waiter) expect(ctx context.Context, e *scenario.Expect) StepResult {
 			case rel == 0:
 				msg += "; nothing for this work or message arrived"
 			}
-			return sr.judged(Fail, msg)
+			return sr.Judged(report.Fail, msg)
 		case <-ctx.Done():
 			sr.Arrived, _ = w.unmatched(pats)
-			return sr.judged(Fail, fmt.Sprintf("no %s on %s before the scenario's ceiling (--timeout)", expected(pats), wantSubject))
+			return sr.Judged(report.Fail, fmt.Sprintf("no %s on %s before the scenario's ceiling (--timeout)", expected(pats), wantSubject))
 		}
 	}
 }
@@ -360,11 +355,11 @@ type sent struct {
 // addressed to the scenario's peers. A silence without patterns is about
 // answers: presence traffic (a greet, a whois asking who the newly greeted
 // test peers are) does not break it.
-func (w *waiter) silence(step int, s *scenario.Silence) StepResult {
-	var sr StepResult
+func (w *waiter) silence(step int, s *scenario.Silence) report.StepResult {
+	var sr report.StepResult
 	pats, err := w.patterns(s.Patterns())
 	if err != nil {
-		return sr.judged(Error, err.Error())
+		return sr.Judged(report.Error, err.Error())
 	}
 	sr.Expected = pats
 	onOK := w.peers.addressed
@@ -375,7 +370,7 @@ func (w *waiter) silence(step int, s *scenario.Silence) StepResult {
 	w.in.mu.Lock()
 	w.watchLocked()
 	w.in.mu.Unlock()
-	return sr.judged(Pass, "")
+	return sr.Judged(report.Pass, "")
 }
 
 // watchLocked holds every message that arrived since the last look against

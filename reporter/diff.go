@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/rundiff"
 )
 
@@ -49,7 +49,7 @@ func diffSide(s rundiff.Side) (string, string) {
 }
 
 // orDash is an outcome, or a dash for a run that lacks the id.
-func orDash(o harness.Outcome) string {
+func orDash(o report.Outcome) string {
 	if o == "" {
 		return "—"
 	}

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/internal/golden"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/rundiff"
 )
 
@@ -21,17 +21,17 @@ func diffFixture() *rundiff.Diff {
 	cur := runFixture()
 	cur.IUT.ImplementationVersion = "v0.0.5-3-g8cb155af-dirty"
 	cur.Started = cur.Started.Add(time.Hour)
-	cur.Scenarios[0].Outcome, cur.Scenarios[0].Message = harness.Fail, "step 3 (expect_silence): expected silence for 300ms, but the IUT sent receipt(accepted) | piped"
-	cur.Scenarios[1].Outcome, cur.Scenarios[1].Message = harness.Pass, ""
-	cur.Scenarios[3].Outcome, cur.Scenarios[3].Message = harness.Pass, ""
+	cur.Scenarios[0].Outcome, cur.Scenarios[0].Message = report.Fail, "step 3 (expect_silence): expected silence for 300ms, but the IUT sent receipt(accepted) | piped"
+	cur.Scenarios[1].Outcome, cur.Scenarios[1].Message = report.Pass, ""
+	cur.Scenarios[3].Outcome, cur.Scenarios[3].Message = report.Pass, ""
 	cur.Scenarios = append(cur.Scenarios[:2], cur.Scenarios[3],
-		&harness.ScenarioResult{ID: "delivery.expired-refused", Level: "MUST", Outcome: harness.Fail, Message: "step 3 (expect_silence): the IUT sent receipt(accepted)"})
-	old.Requirements = []harness.RequirementResult{
-		{ID: "FRESH-EXPIRED", Level: "MUST", Outcome: harness.Pass, Scenarios: []string{"lifecycle.work-completes"}},
-		{ID: "NATS-PUBLISH-SUBJECT", Level: "MUST", Outcome: harness.Fail, Scenarios: []string{"nats.directed-replies-on-peer-subject"}}}
-	cur.Requirements = []harness.RequirementResult{
-		{ID: "FRESH-EXPIRED", Level: "MUST", Outcome: harness.Fail, Scenarios: []string{"lifecycle.work-completes", "delivery.expired-refused"}},
-		{ID: "NATS-PUBLISH-SUBJECT", Level: "MUST", Outcome: harness.Pass, Scenarios: []string{"nats.directed-replies-on-peer-subject"}}}
+		&report.ScenarioResult{ID: "delivery.expired-refused", Level: "MUST", Outcome: report.Fail, Message: "step 3 (expect_silence): the IUT sent receipt(accepted)"})
+	old.Requirements = []report.RequirementResult{
+		{ID: "FRESH-EXPIRED", Level: "MUST", Outcome: report.Pass, Scenarios: []string{"lifecycle.work-completes"}},
+		{ID: "NATS-PUBLISH-SUBJECT", Level: "MUST", Outcome: report.Fail, Scenarios: []string{"nats.directed-replies-on-peer-subject"}}}
+	cur.Requirements = []report.RequirementResult{
+		{ID: "FRESH-EXPIRED", Level: "MUST", Outcome: report.Fail, Scenarios: []string{"lifecycle.work-completes", "delivery.expired-refused"}},
+		{ID: "NATS-PUBLISH-SUBJECT", Level: "MUST", Outcome: report.Pass, Scenarios: []string{"nats.directed-replies-on-peer-subject"}}}
 	return rundiff.Compare("main.json", old, "branch.json", cur)
 }
 
@@ -88,11 +88,11 @@ func TestDiffGolden(t *testing.T) {
 
 // The matrix of three versions, the first of which could not be run.
 func TestMatrixGolden(t *testing.T) {
-	notRun := &harness.Report{Tool: "aghcheck", Error: "the adapter does not build against it", IUT: harness.IUTInfo{ImplementationVersion: "v0.0.3-0-g11111111"}}
+	notRun := &report.Report{Tool: "aghcheck", Error: "the adapter does not build against it", IUT: report.IUTInfo{ImplementationVersion: "v0.0.3-0-g11111111"}}
 	old, cur := runFixture(), runFixture()
 	old.IUT.ImplementationVersion, cur.IUT.ImplementationVersion = "v0.0.5-0-gcd4b1551", "v0.0.5-3-g8cb155af"
-	cur.Scenarios[1].Outcome = harness.Pass
-	m := rundiff.NewMatrix([]string{"v0.0.3", "v0.0.5", "main"}, []*harness.Report{notRun, old, cur})
+	cur.Scenarios[1].Outcome = report.Pass
+	m := rundiff.NewMatrix([]string{"v0.0.3", "v0.0.5", "main"}, []*report.Report{notRun, old, cur})
 	for _, format := range []string{"text", "markdown", "json"} {
 		var b bytes.Buffer
 		w, err := Matrix.New(format, &b, Options{})

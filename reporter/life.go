@@ -7,13 +7,13 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/internal/report"
 )
 
 // LifeLines is one liveness event of the IUT as the run prints it when it
 // happens: one line, then the scenarios it interrupted and the IUT's last
 // output lines, indented.
-func LifeLines(ev harness.LifeEvent) string {
+func LifeLines(ev report.LifeEvent) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "aghcheck: %s\n", ev)
 	if n := len(ev.InFlight); n > 0 {
@@ -49,7 +49,7 @@ func LifeLines(ev harness.LifeEvent) string {
 
 // liveness lists the IUT's deaths and returns, and the scenarios that
 // kill it, under the IUT line.
-func (t *runText) liveness(rep *harness.Report) {
+func (t *runText) liveness(rep *report.Report) {
 	w, p := t.w, t.p
 	for _, ev := range rep.IUT.Events {
 		line := strings.TrimSuffix(strings.TrimPrefix(LifeLines(ev), "aghcheck: "), "\n")
@@ -71,7 +71,7 @@ func (t *runText) liveness(rep *harness.Report) {
 
 // latency prints the IUT's reply latency: over the run, and the slowest
 // scenarios (every played one with -v). It is reported, never judged.
-func (t *runText) latency(rep *harness.Report) {
+func (t *runText) latency(rep *report.Report) {
 	l := rep.Summary.Latency
 	if l == nil {
 		return
@@ -79,7 +79,7 @@ func (t *runText) latency(rep *harness.Report) {
 	w := t.w
 	fmt.Fprintf(w, "\nReply latency (reported, never judged): median %s, p95 %s, max %s over %s\n",
 		runDur(l.Median.D()), runDur(l.P95.D()), runDur(l.Max.D()), replies(l.Count))
-	var scs []*harness.ScenarioResult
+	var scs []*report.ScenarioResult
 	for _, sc := range rep.Scenarios {
 		if sc.Latency != nil {
 			scs = append(scs, sc)

@@ -15,7 +15,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/suites"
 )
@@ -50,15 +50,15 @@ type Record struct {
 
 // Deviation is a --baseline entry the run confirmed: a known shortfall.
 type Deviation struct {
-	ID      string          `json:"id" yaml:"id"`
-	Outcome harness.Outcome `json:"outcome" yaml:"outcome"`
-	Reason  string          `json:"reason" yaml:"reason"`
+	ID      string         `json:"id" yaml:"id"`
+	Outcome report.Outcome `json:"outcome" yaml:"outcome"`
+	Reason  string         `json:"reason" yaml:"reason"`
 }
 
 // NewRecord builds the record of rep. A group is passed (or, optional,
 // listed under optional) only when the run holds at least one of its
 // scenarios and every one of them was played and passed.
-func NewRecord(rep *harness.Report, in RecordInput) (*Record, error) {
+func NewRecord(rep *report.Report, in RecordInput) (*Record, error) {
 	var js bytes.Buffer
 	if err := writeRunJSON(&js, rep); err != nil {
 		return nil, err
@@ -69,8 +69,8 @@ func NewRecord(rep *harness.Report, in RecordInput) (*Record, error) {
 		return nil, err
 	}
 	r := &Record{
-		Implementation: cmp.Or(rep.IUT.Implementation, harness.Unknown),
-		Version:        cmp.Or(rep.IUT.ImplementationVersion, harness.Unknown),
+		Implementation: cmp.Or(rep.IUT.Implementation, report.Unknown),
+		Version:        cmp.Or(rep.IUT.ImplementationVersion, report.Unknown),
 		Claim:          rep.Summary.Claim, Protocol: rep.Protocol,
 		Profiles: []string{}, Passed: []string{}, Optional: []string{}, Deviations: []Deviation{},
 		FixtureSuite:    fmt.Sprintf("aghcheck@%s sha256:%s", rep.Version, digest),
@@ -85,10 +85,10 @@ func NewRecord(rep *harness.Report, in RecordInput) (*Record, error) {
 				continue
 			}
 			held++
-			if sc.Outcome != harness.Skip {
+			if sc.Outcome != report.Skip {
 				ran++
 			}
-			if sc.Outcome == harness.Pass {
+			if sc.Outcome == report.Pass {
 				passed++
 			}
 		}
@@ -104,12 +104,12 @@ func NewRecord(rep *harness.Report, in RecordInput) (*Record, error) {
 		}
 	}
 	for _, sc := range rep.Scenarios {
-		if b := sc.Baseline; b != nil && b.Status == harness.BaselineExpected {
+		if b := sc.Baseline; b != nil && b.Status == report.BaselineExpected {
 			r.Deviations = append(r.Deviations, Deviation{ID: sc.ID, Outcome: b.Recorded, Reason: b.Reason})
 		}
 	}
 	for _, f := range rep.Passive.Findings {
-		if b := f.Baseline; b != nil && b.Status == harness.BaselineExpected {
+		if b := f.Baseline; b != nil && b.Status == report.BaselineExpected {
 			r.Deviations = append(r.Deviations, Deviation{ID: "passive:" + f.Rule, Outcome: b.Recorded, Reason: b.Reason})
 		}
 	}
@@ -118,14 +118,14 @@ func NewRecord(rep *harness.Report, in RecordInput) (*Record, error) {
 
 // playedDigest hashes the definitions of the scenarios rep played (not
 // skipped), in id order: suite, then the definition as JSON, per scenario.
-func playedDigest(rep *harness.Report, defs []*scenario.Scenario) (string, int, error) {
+func playedDigest(rep *report.Report, defs []*scenario.Scenario) (string, int, error) {
 	byID := make(map[string]*scenario.Scenario, len(defs))
 	for _, sc := range defs {
 		byID[sc.ID] = sc
 	}
 	var ids []string
 	for _, sc := range rep.Scenarios {
-		if sc.Outcome != harness.Skip {
+		if sc.Outcome != report.Skip {
 			ids = append(ids, sc.ID)
 		}
 	}
@@ -148,7 +148,7 @@ func playedDigest(rep *harness.Report, defs []*scenario.Scenario) (string, int, 
 // recordFormat makes the constructor of the record in one encoding.
 func recordFormat(encode func(io.Writer, *Record) error) func(io.Writer, Options) RunWriter {
 	return func(w io.Writer, o Options) RunWriter {
-		return finishOnly[*harness.ScenarioResult, *harness.Report](func(rep *harness.Report) error {
+		return finishOnly[*report.ScenarioResult, *report.Report](func(rep *report.Report) error {
 			r, err := NewRecord(rep, o.Record)
 			if err != nil {
 				return err

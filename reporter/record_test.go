@@ -10,13 +10,13 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/internal/golden"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 )
 
 // recordInput defines the fixture run's scenarios, as the run loaded them.
-func recordInput(rep *harness.Report) RecordInput {
+func recordInput(rep *report.Report) RecordInput {
 	var in RecordInput
 	for _, sc := range rep.Scenarios {
 		in.Scenarios = append(in.Scenarios, &scenario.Scenario{ID: sc.ID, Title: sc.Title, Suite: sc.Suite,
@@ -60,7 +60,7 @@ func TestRecordGolden(t *testing.T) {
 	}
 	// The report digest is the SHA-256 of the run's JSON report; the suite
 	// digest changes with a played scenario's definition.
-	rep.Scenarios[0].Outcome = harness.Fail
+	rep.Scenarios[0].Outcome = report.Fail
 	in := recordInput(rep)
 	in.Scenarios[1].Title = "edited"
 	r, err := NewRecord(rep, in)

@@ -20,7 +20,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/validate"
 )
@@ -28,11 +28,11 @@ import (
 // The writers and formats of each command's results.
 type (
 	DocumentWriter = Writer[*validate.Document, validate.Summary]
-	RunWriter      = Writer[*harness.ScenarioResult, *harness.Report]
+	RunWriter      = Writer[*report.ScenarioResult, *report.Report]
 	RuleWriter     = Writer[*rules.Rule, []*rules.Rule]
 
 	documentFormat = Format[*validate.Document, validate.Summary]
-	runFormat      = Format[*harness.ScenarioResult, *harness.Report]
+	runFormat      = Format[*report.ScenarioResult, *report.Report]
 	ruleFormat     = Format[*rules.Rule, []*rules.Rule]
 )
 
@@ -48,10 +48,10 @@ var Validate = newRegistry(
 // Run holds the formats of `aghcheck run`.
 var Run = newRegistry(
 	runFormat{Name: "text", New: newRunText},
-	runFormat{Name: "json", New: whole[*harness.ScenarioResult](writeRunJSON)},
-	runFormat{Name: "junit", New: whole[*harness.ScenarioResult](writeRunJUnit)},
-	runFormat{Name: "html", New: whole[*harness.ScenarioResult](writeRunHTML)},
-	runFormat{Name: "github", New: whole[*harness.ScenarioResult](writeRunGitHub)},
+	runFormat{Name: "json", New: whole[*report.ScenarioResult](writeRunJSON)},
+	runFormat{Name: "junit", New: whole[*report.ScenarioResult](writeRunJUnit)},
+	runFormat{Name: "html", New: whole[*report.ScenarioResult](writeRunHTML)},
+	runFormat{Name: "github", New: whole[*report.ScenarioResult](writeRunGitHub)},
 	runFormat{Name: "record-json", New: recordFormat(encodeRecordJSON)},
 	runFormat{Name: "record-yaml", New: recordFormat(encodeRecordYAML)},
 )

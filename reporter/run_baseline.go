@@ -6,14 +6,14 @@ import (
 	"io"
 	"strings"
 
-	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/internal/baseline"
+	"github.com/aghcheck/aghcheck/internal/report"
 )
 
 // baselineRow is one --baseline entry as the run judged it.
 type baselineRow struct {
 	id      string
-	mark    *harness.BaselineMark
+	mark    *report.BaselineMark
 	message string
 	// passes is, for a new deviation, whether its own test case passes in
 	// JUnit (a warning): the baseline suite then fails for it.
@@ -23,7 +23,7 @@ type baselineRow struct {
 // baselineRows lists the entries the run judged: scenarios, then passive
 // findings. A passive entry whose rule is no longer broken has no finding
 // to hang on: it is named in the summary's stale list only.
-func baselineRows(rep *harness.Report) []baselineRow {
+func baselineRows(rep *report.Report) []baselineRow {
 	var rows []baselineRow
 	for _, sc := range rep.Scenarios {
 		if sc.Baseline != nil {
@@ -40,19 +40,19 @@ func baselineRows(rep *harness.Report) []baselineRow {
 
 // newRows lists what the baseline does not record, in the order of
 // rep.Baseline.New: each fails the run. The mark is nil.
-func newRows(rep *harness.Report) []baselineRow {
+func newRows(rep *report.Report) []baselineRow {
 	if rep.Baseline == nil {
 		return nil
 	}
 	what := map[string]baselineRow{}
 	for _, sc := range rep.Scenarios {
 		what[sc.ID] = baselineRow{id: sc.ID, message: fmt.Sprintf("%s: %s", sc.Outcome, cmp.Or(sc.Message, strings.Join(sc.Notes, "; "))),
-			passes: sc.Outcome == harness.Warn}
+			passes: sc.Outcome == report.Warn}
 	}
 	for _, f := range rep.Passive.Findings {
 		id := baseline.PassivePrefix + f.Rule
 		what[id] = baselineRow{id: id, message: fmt.Sprintf("%s, ×%d: %s", f.Level, f.Count, f.Example),
-			passes: rep.Passive.Outcome != harness.Fail}
+			passes: rep.Passive.Outcome != report.Fail}
 	}
 	rows := make([]baselineRow, len(rep.Baseline.New))
 	for i, id := range rep.Baseline.New {
@@ -64,7 +64,7 @@ func newRows(rep *harness.Report) []baselineRow {
 
 // staleWhy says why an entry no longer holds (m is nil for a passive rule
 // no longer broken).
-func staleWhy(m *harness.BaselineMark) string {
+func staleWhy(m *report.BaselineMark) string {
 	if m == nil {
 		return "the rule is no longer broken: remove the entry"
 	}
@@ -72,7 +72,7 @@ func staleWhy(m *harness.BaselineMark) string {
 }
 
 // writeRunBaseline prints the --baseline section of a text report.
-func writeRunBaseline(w io.Writer, p palette, rep *harness.Report) {
+func writeRunBaseline(w io.Writer, p palette, rep *report.Report) {
 	b := rep.Baseline
 	if b == nil {
 		return
@@ -83,9 +83,9 @@ func writeRunBaseline(w io.Writer, p palette, rep *harness.Report) {
 	for _, r := range baselineRows(rep) {
 		marked[r.id] = true
 		switch r.mark.Status {
-		case harness.BaselineExpected:
-			fmt.Fprintf(w, "  %s %-46s %s  %s\n", p.outcome(harness.ExpectedFail), r.id, r.mark.Reason, p.faint.Sprint(firstLine(r.message)))
-		case harness.BaselineStale:
+		case report.BaselineExpected:
+			fmt.Fprintf(w, "  %s %-46s %s  %s\n", p.outcome(report.ExpectedFail), r.id, r.mark.Reason, p.faint.Sprint(firstLine(r.message)))
+		case report.BaselineStale:
 			fmt.Fprintf(w, "  %s %-46s %s\n", p.red.Sprint("STALE"), r.id, staleWhy(r.mark))
 		default:
 			fmt.Fprintf(w, "  %s %-46s %s\n", p.faint.Sprint("-    "), r.id, p.faint.Sprint(fmt.Sprintf("not judged (%s)", r.mark.Actual)))
@@ -102,7 +102,7 @@ func writeRunBaseline(w io.Writer, p palette, rep *harness.Report) {
 }
 
 // baselineVerdict is what the final line adds for a run with a baseline.
-func baselineVerdict(rep *harness.Report) string {
+func baselineVerdict(rep *report.Report) string {
 	if rep.Baseline == nil {
 		return ""
 	}
@@ -113,7 +113,7 @@ func baselineVerdict(rep *harness.Report) string {
 // junitBaseline adds a testsuite "baseline" with one failing testcase per
 // stale entry and per new warning: the run fails on them although their
 // scenarios passed or only warned (a new failure fails its own testcase).
-func junitBaseline(rep *harness.Report, get func(string) *JUnitSuite) {
+func junitBaseline(rep *report.Report, get func(string) *JUnitSuite) {
 	if rep.Baseline == nil {
 		return
 	}
@@ -126,7 +126,7 @@ func junitBaseline(rep *harness.Report, get func(string) *JUnitSuite) {
 	if len(rep.Baseline.Stale)+len(warned) == 0 {
 		return
 	}
-	marks := map[string]*harness.BaselineMark{}
+	marks := map[string]*report.BaselineMark{}
 	for _, r := range baselineRows(rep) {
 		marks[r.id] = r.mark
 	}
@@ -146,7 +146,7 @@ func junitBaseline(rep *harness.Report, get func(string) *JUnitSuite) {
 }
 
 // junitExpected is the skipped element of an expected-fail test case.
-func junitExpected(m *harness.BaselineMark, message string) *JUnitSkipped {
+func junitExpected(m *report.BaselineMark, message string) *JUnitSkipped {
 	reason := ""
 	if m != nil {
 		reason = " (" + m.Reason + ")"

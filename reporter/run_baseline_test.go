@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/internal/baseline"
 	"github.com/aghcheck/aghcheck/internal/golden"
+	"github.com/aghcheck/aghcheck/internal/report"
 )
 
 // The run fixture against a baseline with an entry of every status:
@@ -56,10 +56,10 @@ func TestRunWritersWithBaseline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []Deviation{{"nats.directed-replies-on-peer-subject", harness.Fail, "erratum 2"}, {"passive:NATS-PUBLISH-SUBJECT", harness.Fail, "erratum 2"}}; !slices.Equal(r.Deviations, want) {
+	if want := []Deviation{{"nats.directed-replies-on-peer-subject", report.Fail, "erratum 2"}, {"passive:NATS-PUBLISH-SUBJECT", report.Fail, "erratum 2"}}; !slices.Equal(r.Deviations, want) {
 		t.Errorf("deviations %v, want %v", r.Deviations, want)
 	}
-	if rep.Summary.Passed || rep.Passive.Outcome != harness.ExpectedFail {
+	if rep.Summary.Passed || rep.Passive.Outcome != report.ExpectedFail {
 		t.Errorf("summary %+v, passive %s", rep.Summary, rep.Passive.Outcome)
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/internal/report"
 )
 
 // gapGroup is the requirements of a claim left unexercised for one reason.
@@ -15,8 +15,8 @@ type gapGroup struct {
 
 // gapGroups groups a claim's unexercised requirements by reason, in the
 // order the reasons first appear (the gaps are sorted by id).
-func gapGroups(gaps []harness.RequirementGap) []gapGroup {
-	reasons, groups := groupInOrder(gaps, func(g harness.RequirementGap) string { return g.Reason })
+func gapGroups(gaps []report.RequirementGap) []gapGroup {
+	reasons, groups := groupInOrder(gaps, func(g report.RequirementGap) string { return g.Reason })
 	out := make([]gapGroup, len(reasons))
 	for i, r := range reasons {
 		out[i].Reason = r
@@ -31,7 +31,7 @@ func gapGroups(gaps []harness.RequirementGap) []gapGroup {
 // "54 requirements exercised, 2 not: LIFE-X, LIFE-Y (needs aghcheck.control/v1)".
 // Past limit ids (0: no limit) the rest is counted, not named; a long
 // reason is clipped (the JSON and HTML reports give it whole).
-func exercisedLine(c harness.ClaimResult, limit int) string {
+func exercisedLine(c report.ClaimResult, limit int) string {
 	s := Plural(len(c.Exercised), "requirement") + " exercised"
 	if len(c.NotExercised) == 0 {
 		return s

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/internal/baseline"
+	"github.com/aghcheck/aghcheck/internal/report"
 )
 
 // embeddedPrefix labels the files of the built-in suites (the command line
@@ -23,7 +23,7 @@ const embeddedPrefix = "embedded:"
 // claims) close the log.
 //
 //	::error file=suites/acme/flows.yaml,line=12,title=acme.flow-completes (MUST)::step 3 (expect): ...
-func writeRunGitHub(w io.Writer, rep *harness.Report) error {
+func writeRunGitHub(w io.Writer, rep *report.Report) error {
 	var b strings.Builder
 	if rep.Error != "" {
 		b.WriteString(Annotation("error", "aghcheck run", "the run could not be carried out: "+rep.Error) + "\n")
@@ -39,11 +39,11 @@ func writeRunGitHub(w io.Writer, rep *harness.Report) error {
 	for _, sc := range rep.Scenarios {
 		cmd := "error"
 		switch {
-		case sc.Outcome == harness.Pass, sc.Outcome == harness.Skip:
+		case sc.Outcome == report.Pass, sc.Outcome == report.Skip:
 			continue
-		case sc.Outcome == harness.ExpectedFail:
+		case sc.Outcome == report.ExpectedFail:
 			cmd = "notice"
-		case sc.Outcome == harness.Warn && !isNew[sc.ID]:
+		case sc.Outcome == report.Warn && !isNew[sc.ID]:
 			cmd = "warning"
 		}
 		var props []string
@@ -59,7 +59,7 @@ func writeRunGitHub(w io.Writer, rep *harness.Report) error {
 	for _, f := range rep.Passive.Findings {
 		cmd, why := "error", ""
 		switch {
-		case f.Baseline != nil && f.Baseline.Status == harness.BaselineExpected:
+		case f.Baseline != nil && f.Baseline.Status == report.BaselineExpected:
 			cmd, why = "notice", " (expected-fail: "+f.Baseline.Reason+")"
 		case f.Level != "MUST" && !isNew[baseline.PassivePrefix+f.Rule]:
 			cmd = "warning"
@@ -67,7 +67,7 @@ func writeRunGitHub(w io.Writer, rep *harness.Report) error {
 		b.WriteString(Annotation(cmd, "passive "+f.Rule, fmt.Sprintf("%s broke %s (%s)%s, e.g. %s", Plural(f.Count, "IUT envelope"), f.Rule, f.Level, why, f.Example)) + "\n")
 	}
 	if rep.Baseline != nil {
-		marks := map[string]*harness.BaselineMark{}
+		marks := map[string]*report.BaselineMark{}
 		for _, r := range baselineRows(rep) {
 			marks[r.id] = r.mark
 		}
@@ -100,10 +100,10 @@ func writeRunGitHub(w io.Writer, rep *harness.Report) error {
 
 // githubDetail is an annotation's text: what went wrong, the notes, each
 // failing step's expectation beside what arrived, and the requirements.
-func githubDetail(sc *harness.ScenarioResult) string {
+func githubDetail(sc *report.ScenarioResult) string {
 	var b strings.Builder
 	b.WriteString(sc.Title)
-	if m := sc.Baseline; m != nil && m.Status == harness.BaselineExpected {
+	if m := sc.Baseline; m != nil && m.Status == report.BaselineExpected {
 		b.WriteString(" (expected-fail: " + m.Reason + ")")
 	}
 	if sc.Message != "" {

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/internal/golden"
+	"github.com/aghcheck/aghcheck/internal/report"
 )
 
 // A user suite's failure is annotated on its scenario file and line; a
@@ -38,8 +38,8 @@ func TestRunGitHubGolden(t *testing.T) {
 		}
 	}
 
-	ok := &harness.Report{Version: "v1", IUT: harness.IUTInfo{Implementation: "p", ImplementationVersion: "2"}, Summary: harness.Summary{Pass: 1, Claim: "Full Peer", Target: "Full Peer", Passed: true},
-		Scenarios: []*harness.ScenarioResult{{ID: "lifecycle.work-completes", Outcome: harness.Pass}}}
+	ok := &report.Report{Version: "v1", IUT: report.IUTInfo{Implementation: "p", ImplementationVersion: "2"}, Summary: report.Summary{Pass: 1, Claim: "Full Peer", Target: "Full Peer", Passed: true},
+		Scenarios: []*report.ScenarioResult{{ID: "lifecycle.work-completes", Outcome: report.Pass}}}
 	if got := string(writeRun(t, "github", ok, Options{})); got != "::notice title=aghcheck run%3A PASSED::p 2, by aghcheck v1: claim earned: Full Peer (target Full Peer); 1 pass, 0 fail, 0 warn, 0 skip, 0 error\n"+
 		"PASSED  p 2, by aghcheck v1: claim earned: Full Peer (target Full Peer); 1 pass, 0 fail, 0 warn, 0 skip, 0 error\n" {
 		t.Errorf("a passing run:\n%s", got)

@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/internal/iut"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/rules"
 )
 
@@ -26,7 +26,7 @@ var runHTMLSource string
 
 var runHTMLTemplate = template.Must(template.New("run").Funcs(template.FuncMap{
 	"dur":    runDur,
-	"upper":  func(o harness.Outcome) string { return strings.ToUpper(string(o)) },
+	"upper":  func(o report.Outcome) string { return strings.ToUpper(string(o)) },
 	"clipAt": func() string { return thousands(htmlClip) },
 	"bytes":  thousands,
 	"plural": Plural,
@@ -46,7 +46,7 @@ func thousands(n int) string {
 const htmlClip = 4096
 
 type htmlView struct {
-	Rep      *harness.Report
+	Rep      *report.Report
 	Command  string
 	Name     string // the IUT's display name
 	Started  string
@@ -56,7 +56,7 @@ type htmlView struct {
 	Reqs     []htmlReq
 	Passive  []htmlEntry
 	Details  []htmlScenario
-	Skipped  []*harness.ScenarioResult
+	Skipped  []*report.ScenarioResult
 	// Open shows the details expanded; a long list starts collapsed (the
 	// grid's links and "expand all" open them).
 	Open bool
@@ -66,7 +66,7 @@ type htmlView struct {
 const htmlOpenDetails = 12
 
 type htmlCount struct {
-	Outcome harness.Outcome
+	Outcome report.Outcome
 	N       int
 }
 
@@ -79,7 +79,7 @@ type htmlRow struct {
 
 type htmlCell struct {
 	Label   string // the id without its suite prefix
-	Outcome harness.Outcome
+	Outcome report.Outcome
 	Anchor  string // "" when the scenario has no details (it passed)
 	Tip     string
 }
@@ -90,7 +90,7 @@ type htmlCoverage struct {
 }
 
 type htmlReq struct {
-	harness.RequirementResult
+	report.RequirementResult
 	Clause    string
 	Scenarios []htmlLink
 }
@@ -99,7 +99,7 @@ type htmlReq struct {
 type htmlLink struct{ ID, Anchor string }
 
 type htmlScenario struct {
-	*harness.ScenarioResult
+	*report.ScenarioResult
 	Anchor    string
 	Notes     []string // those that do not repeat the message
 	Steps     []htmlStep
@@ -108,7 +108,7 @@ type htmlScenario struct {
 }
 
 type htmlStep struct {
-	harness.StepResult
+	report.StepResult
 	Expected []string // pretty JSON, one per pattern
 	Label    string   // what the patterns are (patternLabel)
 }
@@ -125,17 +125,17 @@ type htmlEntry struct {
 func anchor(id string) string { return "sc-" + id }
 
 // writeRunHTML writes rep as one HTML page.
-func writeRunHTML(w io.Writer, rep *harness.Report) error {
+func writeRunHTML(w io.Writer, rep *report.Report) error {
 	v := htmlView{Rep: rep, Command: iut.Join(rep.IUT.Command), Started: rep.Started.UTC().Format("2006-01-02 15:04:05 UTC")}
 	if dn, ok := rep.IUT.Card["display_name"].(string); ok {
 		v.Name = dn
 	}
 	s := rep.Summary
-	v.Counts = []htmlCount{{harness.Pass, s.Pass}, {harness.Fail, s.Fail}, {harness.Warn, s.Warn}, {harness.Skip, s.Skip}, {harness.Error, s.Error}}
+	v.Counts = []htmlCount{{report.Pass, s.Pass}, {report.Fail, s.Fail}, {report.Warn, s.Warn}, {report.Skip, s.Skip}, {report.Error, s.Error}}
 	v.Grid = htmlGrid(rep.Scenarios)
 	detailed := map[string]bool{}
 	for _, sc := range rep.Scenarios {
-		detailed[sc.ID] = sc.Outcome != harness.Pass && sc.Outcome != harness.Skip
+		detailed[sc.ID] = sc.Outcome != report.Pass && sc.Outcome != report.Skip
 	}
 	v.Reqs, v.Coverage = htmlRequirements(rep.Requirements, detailed)
 	for _, e := range rep.Passive.Samples {
@@ -143,8 +143,8 @@ func writeRunHTML(w io.Writer, rep *harness.Report) error {
 	}
 	for _, sc := range rep.Scenarios {
 		switch sc.Outcome {
-		case harness.Pass:
-		case harness.Skip:
+		case report.Pass:
+		case report.Skip:
 			v.Skipped = append(v.Skipped, sc)
 		default:
 			v.Details = append(v.Details, htmlDetails(sc, rep.IUT.PeerID))
@@ -159,8 +159,8 @@ func writeRunHTML(w io.Writer, rep *harness.Report) error {
 	return err
 }
 
-func htmlGrid(scs []*harness.ScenarioResult) []htmlRow {
-	suites, groups := groupInOrder(scs, func(sc *harness.ScenarioResult) string { return sc.Suite })
+func htmlGrid(scs []*report.ScenarioResult) []htmlRow {
+	suites, groups := groupInOrder(scs, func(sc *report.ScenarioResult) string { return sc.Suite })
 	rows := make([]htmlRow, len(suites))
 	for i, suite := range suites {
 		rows[i] = htmlRow{Suite: suite}
@@ -170,17 +170,17 @@ func htmlGrid(scs []*harness.ScenarioResult) []htmlRow {
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].Suite < rows[j].Suite })
 	for i := range rows {
-		n := map[harness.Outcome]int{}
+		n := map[report.Outcome]int{}
 		for _, c := range rows[i].Cells {
 			n[c.Outcome]++
 		}
-		rows[i].Counts = fmt.Sprintf("%d/%d pass", n[harness.Pass], len(rows[i].Cells))
+		rows[i].Counts = fmt.Sprintf("%d/%d pass", n[report.Pass], len(rows[i].Cells))
 	}
 	return rows
 }
 
 // gridCell is one scenario's cell of the suites × scenarios grid.
-func gridCell(sc *harness.ScenarioResult) htmlCell {
+func gridCell(sc *report.ScenarioResult) htmlCell {
 	label := sc.ID
 	if _, rest, ok := strings.Cut(sc.ID, "."); ok {
 		label = rest
@@ -189,7 +189,7 @@ func gridCell(sc *harness.ScenarioResult) htmlCell {
 	if sc.Message != "" {
 		c.Tip += " — " + firstLine(sc.Message)
 	}
-	if sc.Outcome != harness.Pass {
+	if sc.Outcome != report.Pass {
 		c.Anchor = anchor(sc.ID)
 	}
 	return c
@@ -198,7 +198,7 @@ func gridCell(sc *harness.ScenarioResult) htmlCell {
 // htmlRequirements adds each requirement's clause from the catalogue and
 // counts coverage: a requirement is tested when a scenario citing it ran
 // (any outcome but skip).
-func htmlRequirements(list []harness.RequirementResult, detailed map[string]bool) ([]htmlReq, htmlCoverage) {
+func htmlRequirements(list []report.RequirementResult, detailed map[string]bool) ([]htmlReq, htmlCoverage) {
 	var cov htmlCoverage
 	out := make([]htmlReq, 0, len(list))
 	for _, r := range list {
@@ -214,7 +214,7 @@ func htmlRequirements(list []harness.RequirementResult, detailed map[string]bool
 			h.Scenarios = append(h.Scenarios, l)
 		}
 		cov.Total++
-		tested := r.Outcome != harness.Skip
+		tested := r.Outcome != report.Skip
 		if tested {
 			cov.Tested++
 		}
@@ -232,7 +232,7 @@ func htmlRequirements(list []harness.RequirementResult, detailed map[string]bool
 	return out, cov
 }
 
-func htmlDetails(sc *harness.ScenarioResult, iutID string) htmlScenario {
+func htmlDetails(sc *report.ScenarioResult, iutID string) htmlScenario {
 	h := htmlScenario{ScenarioResult: sc, Anchor: anchor(sc.ID)}
 	for _, n := range sc.Notes {
 		if n != sc.Message {
@@ -244,7 +244,7 @@ func htmlDetails(sc *harness.ScenarioResult, iutID string) htmlScenario {
 	}
 	sort.Strings(h.Peers)
 	for _, st := range sc.Steps {
-		if st.Outcome == harness.Pass {
+		if st.Outcome == report.Pass {
 			continue
 		}
 		hs := htmlStep{StepResult: st, Label: patternLabel(st.Kind)}
@@ -262,7 +262,7 @@ func htmlDetails(sc *harness.ScenarioResult, iutID string) htmlScenario {
 
 // htmlExchanged describes one message on the wire: who to whom, what it
 // is, and its envelope pretty-printed (clipped past htmlClip bytes).
-func htmlExchanged(e *harness.ExchangedEntry, iutID string, peers map[string]string) htmlEntry {
+func htmlExchanged(e *report.ExchangedEntry, iutID string, peers map[string]string) htmlEntry {
 	h := htmlEntry{At: "+" + runDur(e.At.D()), Subject: e.Subject, Findings: e.Findings}
 	var env struct {
 		Kind string `json:"kind"`

@@ -10,29 +10,29 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/internal/golden"
+	"github.com/aghcheck/aghcheck/internal/report"
 )
 
 // htmlFixture is the run fixture plus what only the HTML page shows: a
 // requirements table, an envelope long enough to be clipped, bytes that are
 // not JSON, and text that must be escaped.
-func htmlFixture() *harness.Report {
+func htmlFixture() *report.Report {
 	rep := runFixture()
-	rep.Requirements = []harness.RequirementResult{
-		{ID: "DELIV-DEDUPE", Level: "SHOULD", Outcome: harness.Warn, Scenarios: []string{"delivery.duplicate-id"}},
-		{ID: "LIFE-CORRELATION", Level: "MUST", Outcome: harness.Pass, Scenarios: []string{"lifecycle.work-completes"}},
-		{ID: "NATS-PUBLISH-SUBJECT", Level: "MUST", Outcome: harness.Fail, Scenarios: []string{"nats.directed-replies-on-peer-subject"}},
-		{ID: "TRUST-RX-ACCEPT-VERIFIED", Level: "MUST", Outcome: harness.Skip, Scenarios: []string{"trust.signed-work-accepted"}},
+	rep.Requirements = []report.RequirementResult{
+		{ID: "DELIV-DEDUPE", Level: "SHOULD", Outcome: report.Warn, Scenarios: []string{"delivery.duplicate-id"}},
+		{ID: "LIFE-CORRELATION", Level: "MUST", Outcome: report.Pass, Scenarios: []string{"lifecycle.work-completes"}},
+		{ID: "NATS-PUBLISH-SUBJECT", Level: "MUST", Outcome: report.Fail, Scenarios: []string{"nats.directed-replies-on-peer-subject"}},
+		{ID: "TRUST-RX-ACCEPT-VERIFIED", Level: "MUST", Outcome: report.Skip, Scenarios: []string{"trust.signed-work-accepted"}},
 	}
 	sc := rep.Scenarios[1]
 	sc.Title = `Replies on the <peer> subject & "not" the broadcast`
 	sc.Peers = map[string]string{"alice": "alice.0001"}
 	big := `{"kind":"trace","id":"msg_big","body":{"state":"working","text":"` + strings.Repeat("é", 3000) + `"}}`
 	sc.Exchanged = append(sc.Exchanged,
-		&harness.ExchangedEntry{At: harness.Millis(104 * time.Millisecond), Direction: "received", Subject: "agh.network.v0.aghcheck-0001.conformance.peer.def",
+		&report.ExchangedEntry{At: report.Millis(104 * time.Millisecond), Direction: "received", Subject: "agh.network.v0.aghcheck-0001.conformance.peer.def",
 			Envelope: json.RawMessage(big)},
-		&harness.ExchangedEntry{At: harness.Millis(105 * time.Millisecond), Direction: "received", Subject: "agh.network.v0.aghcheck-0001.conformance.broadcast",
+		&report.ExchangedEntry{At: report.Millis(105 * time.Millisecond), Direction: "received", Subject: "agh.network.v0.aghcheck-0001.conformance.broadcast",
 			Raw: `"<script>alert(1)</script>"`, Findings: []string{"error INPUT-JSON-SYNTAX: not JSON"}})
 	return rep
 }

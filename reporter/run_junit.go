@@ -8,19 +8,19 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/internal/report"
 )
 
 // writeRunJUnit writes a run as JUnit XML: one testsuite per scenario suite,
 // one testcase per scenario (warnings pass with a note), and a testcase for
 // the passive validation of the IUT's envelopes.
-func writeRunJUnit(w io.Writer, rep *harness.Report) error {
+func writeRunJUnit(w io.Writer, rep *report.Report) error {
 	bySuite := map[string]*JUnitSuite{}
 	root := JUnitSuites{Name: fmt.Sprintf("%s run of %s (%s)", checker(rep), implementation(rep), rep.Summary.Claim), Time: secs(rep.Duration)}
 	props := []JUnitProperty{
-		{"aghcheck.version", cmp.Or(rep.Version, harness.Unknown)},
-		{"implementation", cmp.Or(rep.IUT.Implementation, harness.Unknown)},
-		{"implementation.version", cmp.Or(rep.IUT.ImplementationVersion, harness.Unknown)},
+		{"aghcheck.version", cmp.Or(rep.Version, report.Unknown)},
+		{"implementation", cmp.Or(rep.IUT.Implementation, report.Unknown)},
+		{"implementation.version", cmp.Or(rep.IUT.ImplementationVersion, report.Unknown)},
 	}
 	get := func(name string) *JUnitSuite {
 		if s := bySuite[name]; s != nil {
@@ -30,25 +30,25 @@ func writeRunJUnit(w io.Writer, rep *harness.Report) error {
 		bySuite[name] = s
 		return s
 	}
-	var total harness.Millis
+	var total report.Millis
 	for _, sc := range rep.Scenarios {
 		s := get(sc.Suite)
 		c := JUnitCase{Name: sc.ID + ": " + sc.Title, Classname: strings.ReplaceAll(sc.Suite, "/", "."), Time: secs(sc.Duration)}
 		detail := junitDetail(sc)
 		switch sc.Outcome {
-		case harness.Fail:
+		case report.Fail:
 			c.Failure = &JUnitFailure{Escaped: true, Message: sc.Message, Type: sc.Level, Text: detail}
 			s.Failures++
-		case harness.Error:
+		case report.Error:
 			c.Error = &JUnitFailure{Escaped: true, Message: sc.Message, Type: "harness", Text: detail}
 			s.Errors++
-		case harness.Skip:
+		case report.Skip:
 			c.Skipped = &JUnitSkipped{Message: sc.Message}
 			s.Skipped++
-		case harness.ExpectedFail:
+		case report.ExpectedFail:
 			c.Skipped = junitExpected(sc.Baseline, sc.Message)
 			s.Skipped++
-		case harness.Warn:
+		case report.Warn:
 			c.SystemOut = runOut("WARN (SHOULD not met): " + sc.Message + "\n" + strings.Join(sc.Notes, "\n"))
 		}
 		s.Tests++
@@ -56,7 +56,7 @@ func writeRunJUnit(w io.Writer, rep *harness.Report) error {
 		s.Cases = append(s.Cases, c)
 	}
 	for _, s := range bySuite {
-		var t harness.Millis
+		var t report.Millis
 		for _, sc := range rep.Scenarios {
 			if sc.Suite == s.Name {
 				t += sc.Duration
@@ -72,16 +72,16 @@ func writeRunJUnit(w io.Writer, rep *harness.Report) error {
 		lines = append(lines, fmt.Sprintf("%s %s x%d: %s", f.Level, f.Rule, f.Count, f.Example))
 	}
 	switch rep.Passive.Outcome {
-	case harness.Fail:
+	case report.Fail:
 		pc.Failure = &JUnitFailure{Escaped: true, Message: fmt.Sprintf("%d of %d IUT envelopes invalid", rep.Passive.Invalid, rep.Passive.Envelopes), Text: strings.Join(lines, "\n")}
 		ps.Failures++
-	case harness.Skip:
+	case report.Skip:
 		pc.Skipped = &JUnitSkipped{Message: "the IUT published nothing"}
 		ps.Skipped++
-	case harness.ExpectedFail:
+	case report.ExpectedFail:
 		pc.Skipped = junitExpected(nil, strings.Join(lines, "; "))
 		ps.Skipped++
-	case harness.Warn:
+	case report.Warn:
 		pc.SystemOut = runOut(strings.Join(lines, "\n"))
 	}
 	ps.Tests++
@@ -119,16 +119,16 @@ func runOut(s string) *JUnitText {
 	return &JUnitText{Text: s, Escaped: true}
 }
 
-func secs(m harness.Millis) string { return fmt.Sprintf("%.3f", m.D().Seconds()) }
+func secs(m report.Millis) string { return fmt.Sprintf("%.3f", m.D().Seconds()) }
 
-func junitDetail(sc *harness.ScenarioResult) string {
+func junitDetail(sc *report.ScenarioResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%s) requirements: %s\n", sc.ID, sc.Level, strings.Join(sc.Requirements, ", "))
 	for _, n := range sc.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
 	for _, st := range sc.Steps {
-		if st.Outcome == harness.Pass {
+		if st.Outcome == report.Pass {
 			continue
 		}
 		fmt.Fprintf(&b, "step %d %s: %s\n", st.Index, st.Kind, st.Message)

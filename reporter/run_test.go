@@ -10,55 +10,55 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/internal/golden"
+	"github.com/aghcheck/aghcheck/internal/report"
 )
 
-func runFixture() *harness.Report {
-	ms := func(n int) harness.Millis { return harness.Millis(time.Duration(n) * time.Millisecond) }
-	rep := &harness.Report{
+func runFixture() *report.Report {
+	ms := func(n int) report.Millis { return report.Millis(time.Duration(n) * time.Millisecond) }
+	rep := &report.Report{
 		Tool: "aghcheck", Version: "test", Protocol: "agh-network/v0", Level: "full",
 		Started:  time.Date(2026, 4, 16, 12, 0, 0, 0, time.UTC),
 		Duration: ms(412),
-		Broker:   harness.BrokerInfo{Embedded: true, URL: "nats://127.0.0.1:4222", Workspace: "aghcheck-0001", Channel: "conformance"},
-		IUT: harness.IUTInfo{Command: []string{"./my-agent", "--join", "ws alpha"}, PeerID: "iut.0001", Card: map[string]any{"display_name": "test peer"}, Greeted: ms(40), Messages: 3,
+		Broker:   report.BrokerInfo{Embedded: true, URL: "nats://127.0.0.1:4222", Workspace: "aghcheck-0001", Channel: "conformance"},
+		IUT: report.IUTInfo{Command: []string{"./my-agent", "--join", "ws alpha"}, PeerID: "iut.0001", Card: map[string]any{"display_name": "test peer"}, Greeted: ms(40), Messages: 3,
 			Implementation: "my-agent", ImplementationVersion: "1.2.3"},
-		Passive: harness.PassiveResult{Outcome: harness.Fail, Envelopes: 3, Invalid: 1, Findings: []harness.PassiveFinding{
+		Passive: report.PassiveResult{Outcome: report.Fail, Envelopes: 3, Invalid: 1, Findings: []report.PassiveFinding{
 			{Rule: "NATS-PUBLISH-SUBJECT", Level: "MUST", Count: 1, Example: "error NATS-PUBLISH-SUBJECT: published on the wrong subject"}}},
-		Scenarios: []*harness.ScenarioResult{
+		Scenarios: []*report.ScenarioResult{
 			{ID: "lifecycle.work-completes", Title: "Work completes", Suite: "core/lifecycle", File: "embedded:core/lifecycle/lifecycle.yaml",
-				Level: "MUST", Claim: "core-receiver", Requirements: []string{"LIFE-CORRELATION"}, Outcome: harness.Pass, Duration: ms(8)},
+				Level: "MUST", Claim: "core-receiver", Requirements: []string{"LIFE-CORRELATION"}, Outcome: report.Pass, Duration: ms(8)},
 			{ID: "nats.directed-replies-on-peer-subject", Title: "Replies on the peer subject", Suite: "nats", File: "embedded:nats/binding.yaml",
-				Level: "MUST", Claim: "nats", Requirements: []string{"NATS-PUBLISH-SUBJECT"}, Outcome: harness.Fail, Duration: ms(9),
+				Level: "MUST", Claim: "nats", Requirements: []string{"NATS-PUBLISH-SUBJECT"}, Outcome: report.Fail, Duration: ms(9),
 				Message: "step 2 (expect): the expected receipt(accepted) arrived on agh.network.v0.aghcheck-0001.conformance.broadcast, not on agh.network.v0.aghcheck-0001.conformance.peer.abc",
-				Steps: []harness.StepResult{{Index: 2, Kind: "expect", Outcome: harness.Fail, Expected: []map[string]any{{"kind": "receipt"}},
+				Steps: []report.StepResult{{Index: 2, Kind: "expect", Outcome: report.Fail, Expected: []map[string]any{{"kind": "receipt"}},
 					Arrived: []string{"receipt(accepted) msg_1 from iut.0001 on agh.network.v0.aghcheck-0001.conformance.broadcast"}}},
-				Exchanged: []*harness.ExchangedEntry{
+				Exchanged: []*report.ExchangedEntry{
 					{At: ms(100), Direction: "sent", Peer: "alice", Subject: "agh.network.v0.aghcheck-0001.conformance.peer.def", Envelope: json.RawMessage(`{"kind":"say"}`)},
 					{At: ms(102), Direction: "received", Subject: "agh.network.v0.aghcheck-0001.conformance.broadcast", Envelope: json.RawMessage(`{"kind":"receipt"}`),
 						Findings: []string{"error NATS-PUBLISH-SUBJECT: published on the wrong subject"}}}},
 			{ID: "delivery.duplicate-id", Title: "Dedupe", Suite: "core/delivery", Level: "SHOULD", Claim: "core-receiver",
-				Requirements: []string{"DELIV-DEDUPE"}, Outcome: harness.Warn, Duration: ms(300), Notes: []string{"step 3 (SHOULD): no duplicate receipt"}},
+				Requirements: []string{"DELIV-DEDUPE"}, Outcome: report.Warn, Duration: ms(300), Notes: []string{"step 3 (SHOULD): no duplicate receipt"}},
 			{ID: "trust.signed-work-accepted", Title: "Signed", Suite: "trust", Level: "MUST", Claim: "trust",
-				Requirements: []string{"TRUST-RX-ACCEPT-VERIFIED"}, Outcome: harness.Skip, Message: "not selected by --run"},
+				Requirements: []string{"TRUST-RX-ACCEPT-VERIFIED"}, Outcome: report.Skip, Message: "not selected by --run"},
 		},
-		Summary: harness.Summary{Pass: 1, Fail: 1, Warn: 1, Skip: 1, Claim: "Core Receiver", Target: "Full Peer", ScenarioTime: ms(317)},
-		Claims: []harness.ClaimResult{
+		Summary: report.Summary{Pass: 1, Fail: 1, Warn: 1, Skip: 1, Claim: "Core Receiver", Target: "Full Peer", ScenarioTime: ms(317)},
+		Claims: []report.ClaimResult{
 			{Name: "Core Receiver", Earned: true, Unexercised: []string{"LIFE-NEEDS-INPUT-RESUME"},
 				Exercised: []string{"DELIV-DEDUPE", "LIFE-CORRELATION"},
-				NotExercised: []harness.RequirementGap{
+				NotExercised: []report.RequirementGap{
 					{ID: "LIFE-CANCEL-IDEMPOTENT", Level: "MUST", Reason: "needs aghcheck.control/v1"},
 					{ID: "LIFE-NEEDS-INPUT-RESUME", Level: "MUST", Reason: "needs aghcheck.control/v1"},
 					{ID: "LIFE-WORK-CLOSED", Level: "SHOULD", Reason: "not selected by --run"}}},
 			{Name: "NATS Peer", Why: []string{"nats.directed-replies-on-peer-subject: fail"},
-				Exercised: []string{"DELIV-DEDUPE", "LIFE-CORRELATION", "NATS-PUBLISH-SUBJECT"}, NotExercised: []harness.RequirementGap{}}},
+				Exercised: []string{"DELIV-DEDUPE", "LIFE-CORRELATION", "NATS-PUBLISH-SUBJECT"}, NotExercised: []report.RequirementGap{}}},
 	}
 	return rep
 }
 
 // writeRun writes rep in format as a run does: each scenario as it ends,
 // then the report.
-func writeRun(t *testing.T, format string, rep *harness.Report, o Options) []byte {
+func writeRun(t *testing.T, format string, rep *report.Report, o Options) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	w, err := Run.New(format, &b, o)
@@ -142,9 +142,9 @@ func TestRunTextWords(t *testing.T) {
 	rep := runFixture()
 	rep.IUT.Messages = 1
 	rep.Passive.Envelopes = 1
-	rep.Claims = append(rep.Claims, harness.ClaimResult{Name: "Core Sender", Earned: true})
-	rep.Scenarios = append(rep.Scenarios, &harness.ScenarioResult{ID: "x.skipped", Suite: "x", Level: "MAY", Outcome: harness.Skip})
-	rep.Passive.Findings = append(rep.Passive.Findings, harness.PassiveFinding{Rule: "NATS-PUBLISH-RATE", Level: "MUST", Count: 1})
+	rep.Claims = append(rep.Claims, report.ClaimResult{Name: "Core Sender", Earned: true})
+	rep.Scenarios = append(rep.Scenarios, &report.ScenarioResult{ID: "x.skipped", Suite: "x", Level: "MAY", Outcome: report.Skip})
+	rep.Passive.Findings = append(rep.Passive.Findings, report.PassiveFinding{Rule: "NATS-PUBLISH-RATE", Level: "MUST", Count: 1})
 	out := string(writeRun(t, "text", rep, Options{}))
 	for i, line := range strings.Split(out, "\n") {
 		if strings.TrimRight(line, " \t") != line {
@@ -182,14 +182,14 @@ func TestRunTextIUTTrouble(t *testing.T) {
 func TestRunTextLiveness(t *testing.T) {
 	rep := runFixture()
 	rep.IUT.Crashed = true
-	rep.IUT.Events = []harness.LifeEvent{
-		{At: harness.Millis(497 * time.Millisecond), Kind: harness.LifeDisconnected, Cause: "broker connection closed: Client Closed",
+	rep.IUT.Events = []report.LifeEvent{
+		{At: report.Millis(497 * time.Millisecond), Kind: report.LifeDisconnected, Cause: "broker connection closed: Client Closed",
 			InFlight: []string{"a", "b"}, Stderr: []string{"TypeError: query.trim is not a function"}},
-		{At: harness.Millis(5 * time.Second), Kind: harness.LifeRestarted, Cause: "restart 1 of 10"},
+		{At: report.Millis(5 * time.Second), Kind: report.LifeRestarted, Cause: "restart 1 of 10"},
 	}
-	rep.IUT.Killers = []harness.Killer{{Scenario: "receiver.WHOIS-QUERY-TYPE.number", Event: harness.LifeDisconnected,
+	rep.IUT.Killers = []report.Killer{{Scenario: "receiver.WHOIS-QUERY-TYPE.number", Event: report.LifeDisconnected,
 		Message: "the IUT's broker connection closed", Reproducer: "repro/receiver.WHOIS-QUERY-TYPE.number.yaml"}}
-	rep.Summary.Latency = &harness.Latency{Count: 3, Median: harness.Millis(3 * time.Second), P95: harness.Millis(3100 * time.Millisecond), Max: harness.Millis(3200 * time.Millisecond)}
+	rep.Summary.Latency = &report.Latency{Count: 3, Median: report.Millis(3 * time.Second), P95: report.Millis(3100 * time.Millisecond), Max: report.Millis(3200 * time.Millisecond)}
 	out := string(writeRun(t, "text", rep, Options{}))
 	for _, want := range []string{
 		"died during the run",
@@ -233,7 +233,7 @@ func TestExercisedLine(t *testing.T) {
 			t.Errorf("limit %d: %q, want %q", limit, got, want)
 		}
 	}
-	if got := exercisedLine(harness.ClaimResult{Exercised: []string{"A"}}, 0); got != "1 requirement exercised" {
+	if got := exercisedLine(report.ClaimResult{Exercised: []string{"A"}}, 0); got != "1 requirement exercised" {
 		t.Errorf("%q", got)
 	}
 }
@@ -255,7 +255,7 @@ func TestRunTextSharedGaps(t *testing.T) {
 func TestSilenceFailureReadsAsSuch(t *testing.T) {
 	rep := runFixture()
 	sc := rep.Scenarios[1]
-	sc.Steps = []harness.StepResult{{Index: 3, Kind: "expect_silence", Outcome: harness.Fail,
+	sc.Steps = []report.StepResult{{Index: 3, Kind: "expect_silence", Outcome: report.Fail,
 		Expected: []map[string]any{{"kind": "trace"}}, Arrived: []string{"trace(working) msg_9 from iut.0001"}}}
 	for _, format := range []string{"text", "github", "junit", "html"} {
 		out := string(writeRun(t, format, rep, Options{}))

@@ -10,21 +10,21 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/internal/control"
 	"github.com/aghcheck/aghcheck/internal/iut"
+	"github.com/aghcheck/aghcheck/internal/report"
 )
 
-func (p palette) outcome(o harness.Outcome) string {
+func (p palette) outcome(o report.Outcome) string {
 	label := fmt.Sprintf("%-5s", strings.ToUpper(string(o)))
 	switch o {
-	case harness.Pass:
+	case report.Pass:
 		return p.greenBold.Sprint(label)
-	case harness.Fail, harness.Error:
+	case report.Fail, report.Error:
 		return p.red.Sprint(label)
-	case harness.Warn:
+	case report.Warn:
 		return p.yellow.Sprint(label)
-	case harness.ExpectedFail:
+	case report.ExpectedFail:
 		return p.yellow.Sprint("XFAIL")
 	}
 	return p.faint.Sprint(label)
@@ -58,10 +58,10 @@ func newRunText(w io.Writer, o Options) RunWriter {
 	return &runText{w: w, o: o, p: newPalette(o.Color)}
 }
 
-func (t *runText) Item(sc *harness.ScenarioResult) error {
+func (t *runText) Item(sc *report.ScenarioResult) error {
 	p := t.p
 	line := fmt.Sprintf("  %s %-16s %-46s %6s", p.outcome(sc.Outcome), sc.Suite, sc.ID, runDur(sc.Duration.D()))
-	if sc.Outcome != harness.Pass && sc.Message != "" {
+	if sc.Outcome != report.Pass && sc.Message != "" {
 		line += "  " + p.faint.Sprint(firstLine(sc.Message))
 	}
 	_, err := fmt.Fprintln(t.w, line)
@@ -70,22 +70,22 @@ func (t *runText) Item(sc *harness.ScenarioResult) error {
 
 // implementation names what a run certified and its version, as every
 // format prints it.
-func implementation(rep *harness.Report) string {
+func implementation(rep *report.Report) string {
 	return nameVersion(rep.IUT.Implementation, rep.IUT.ImplementationVersion)
 }
 
 // nameVersion is "name version", or "name (version unknown)".
 func nameVersion(name, version string) string {
-	name = cmp.Or(name, harness.Unknown)
-	if version != "" && version != harness.Unknown {
+	name = cmp.Or(name, report.Unknown)
+	if version != "" && version != report.Unknown {
 		return name + " " + version
 	}
 	return name + " (version unknown)"
 }
 
 // checker names aghcheck and its version, beside implementation.
-func checker(rep *harness.Report) string {
-	return cmp.Or(rep.Tool, "aghcheck") + " " + cmp.Or(rep.Version, harness.Unknown)
+func checker(rep *report.Report) string {
+	return cmp.Or(rep.Tool, "aghcheck") + " " + cmp.Or(rep.Version, report.Unknown)
 }
 
 // Envelopes in reports are clipped to these many bytes, unless --verbose
@@ -98,10 +98,10 @@ const (
 // stepEvidence is, for each step that did not pass, what it expected
 // beside what arrived instead, one line each, clipped to limit bytes
 // (0: whole).
-func stepEvidence(sc *harness.ScenarioResult, limit int) []string {
+func stepEvidence(sc *report.ScenarioResult, limit int) []string {
 	var out []string
 	for _, st := range sc.Steps {
-		if st.Outcome == harness.Pass {
+		if st.Outcome == report.Pass {
 			continue
 		}
 		for _, e := range st.Expected {
@@ -132,7 +132,7 @@ func firstLine(s string) string {
 	return clip(s, 140)
 }
 
-func (t *runText) Finish(rep *harness.Report) error {
+func (t *runText) Finish(rep *report.Report) error {
 	w, p, verbose := t.w, t.p, t.o.Verbose
 	b := rep.Broker
 	kind := "external"
@@ -190,12 +190,12 @@ func (t *runText) Finish(rep *harness.Report) error {
 		}
 	}
 
-	var skipped, bad []*harness.ScenarioResult
+	var skipped, bad []*report.ScenarioResult
 	for _, sc := range rep.Scenarios {
 		switch sc.Outcome {
-		case harness.Skip:
+		case report.Skip:
 			skipped = append(skipped, sc)
-		case harness.Fail, harness.Error, harness.Warn:
+		case report.Fail, report.Error, report.Warn:
 			bad = append(bad, sc)
 		}
 	}
@@ -257,7 +257,7 @@ func (t *runText) Finish(rep *harness.Report) error {
 }
 
 // closingLine is the text report's last line.
-func closingLine(p palette, rep *harness.Report) string {
+func closingLine(p palette, rep *report.Report) string {
 	s := rep.Summary
 	verdict := p.greenBold.Sprint(runVerdict(rep))
 	if !s.Passed {
@@ -269,7 +269,7 @@ func closingLine(p palette, rep *harness.Report) string {
 
 // writePassive prints the passive validation of the IUT's envelopes: the
 // verdict, then a line per broken rule.
-func writePassive(w io.Writer, p palette, rep *harness.Report) {
+func writePassive(w io.Writer, p palette, rep *report.Report) {
 	pv := rep.Passive
 	fmt.Fprintf(w, "Passive validation of everything the IUT published: %s  %s, %d invalid", p.outcome(pv.Outcome), Plural(pv.Envelopes, "envelope"), pv.Invalid)
 	if pv.Dropped > 0 {
@@ -282,7 +282,7 @@ func writePassive(w io.Writer, p palette, rep *harness.Report) {
 }
 
 // runVerdict is the run's verdict in a word or two.
-func runVerdict(rep *harness.Report) string {
+func runVerdict(rep *report.Report) string {
 	switch {
 	case rep.Error != "" && rep.IUT.PeerID == "":
 		return "NOT RUN"
@@ -295,7 +295,7 @@ func runVerdict(rep *harness.Report) string {
 }
 
 // runCounts is the run's outcome counts, the baseline's with them.
-func runCounts(rep *harness.Report) string {
+func runCounts(rep *report.Report) string {
 	s := rep.Summary
 	return fmt.Sprintf("%d pass, %d fail, %d warn, %d skip, %d error%s", s.Pass, s.Fail, s.Warn, s.Skip, s.Error, baselineVerdict(rep))
 }
@@ -303,7 +303,7 @@ func runCounts(rep *harness.Report) string {
 // VerdictLine is the one line a run whose report goes to files leaves in
 // the log (standard error): the verdict, the counts, the claim and where
 // the report went, so that a CI log always shows how the run ended.
-func VerdictLine(rep *harness.Report, written ...string) string {
+func VerdictLine(rep *report.Report, written ...string) string {
 	line := fmt.Sprintf("aghcheck run: %s  %s; claim earned: %s (target %s)", runVerdict(rep), runCounts(rep), rep.Summary.Claim, rep.Summary.Target)
 	if len(written) > 0 {
 		line += "; written to " + strings.Join(written, " and ")
@@ -313,7 +313,7 @@ func VerdictLine(rep *harness.Report, written ...string) string {
 
 // exercised prints, per claim, how many of its requirements the run
 // exercised and which it did not, with why (every one with -v).
-func (t *runText) exercised(rep *harness.Report) {
+func (t *runText) exercised(rep *report.Report) {
 	limit := 8
 	if t.o.Verbose {
 		limit = 0
@@ -342,13 +342,13 @@ func (t *runText) exercised(rep *harness.Report) {
 }
 
 // stderrTail prints the last lines the IUT wrote to stderr, if any.
-func (t *runText) stderrTail(rep *harness.Report) {
+func (t *runText) stderrTail(rep *report.Report) {
 	if rep.IUT.Stderr != "" {
 		fmt.Fprintf(t.w, "IUT stderr (tail):\n%s\n", indent(tailLines(rep.IUT.Stderr, 15), "    "))
 	}
 }
 
-func (t *runText) failure(sc *harness.ScenarioResult) {
+func (t *runText) failure(sc *report.ScenarioResult) {
 	fmt.Fprintln(t.w)
 	writeScenario(t.w, t.p, sc, t.o.Verbose)
 }
@@ -356,7 +356,7 @@ func (t *runText) failure(sc *harness.ScenarioResult) {
 // writeScenario prints why a scenario did not pass: its outcome and
 // message, notes, each failing step's expectation beside what arrived,
 // and the envelopes exchanged (whole when verbose).
-func writeScenario(w io.Writer, p palette, sc *harness.ScenarioResult, verbose bool) {
+func writeScenario(w io.Writer, p palette, sc *report.ScenarioResult, verbose bool) {
 	fmt.Fprintf(w, "  %s %s  %s\n", p.outcome(sc.Outcome), sc.ID, sc.Title)
 	where := sc.File
 	if strings.HasPrefix(where, "embedded:") {
@@ -398,20 +398,20 @@ func writeScenario(w io.Writer, p palette, sc *harness.ScenarioResult, verbose b
 	}
 }
 
-func (t *runText) tables(rep *harness.Report) {
+func (t *runText) tables(rep *report.Report) {
 	w, p := t.w, t.p
 	type row struct{ pass, fail, warn, skip, errs int }
-	add := func(r *row, o harness.Outcome) {
+	add := func(r *row, o report.Outcome) {
 		switch o {
-		case harness.Pass:
+		case report.Pass:
 			r.pass++
-		case harness.Fail:
+		case report.Fail:
 			r.fail++
-		case harness.Warn:
+		case report.Warn:
 			r.warn++
-		case harness.Skip:
+		case report.Skip:
 			r.skip++
-		case harness.Error:
+		case report.Error:
 			r.errs++
 		}
 	}

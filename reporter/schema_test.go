@@ -3,8 +3,8 @@ package reporter
 import (
 	"testing"
 
-	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/internal/baseline"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/schematest"
 )
 
@@ -24,13 +24,13 @@ func TestWrittenReportsMatchTheirSchemas(t *testing.T) {
 	b.Apply(withBaseline)
 	neverJoined := runFixture()
 	neverJoined.Error = "the IUT did not greet within 20s"
-	neverJoined.IUT = harness.IUTInfo{Command: []string{"./my-agent"}, Exit: "exit status 1", Stderr: "boom\n"}
-	neverJoined.Scenarios, neverJoined.Claims = nil, []harness.ClaimResult{}
+	neverJoined.IUT = report.IUTInfo{Command: []string{"./my-agent"}, Exit: "exit status 1", Stderr: "boom\n"}
+	neverJoined.Scenarios, neverJoined.Claims = nil, []report.ClaimResult{}
 	outage := htmlFixture()
-	outage.Broker.Outages = []harness.Outage{{Lost: harness.Millis(1), Restored: harness.Millis(2), Scenarios: []string{"nats.large-envelope"}}}
+	outage.Broker.Outages = []report.Outage{{Lost: report.Millis(1), Restored: report.Millis(2), Scenarios: []string{"nats.large-envelope"}}}
 	outage.Selection = `^nats\.`
 
-	for name, rep := range map[string]*harness.Report{"fixture": runFixture(), "html fixture with an outage": outage,
+	for name, rep := range map[string]*report.Report{"fixture": runFixture(), "html fixture with an outage": outage,
 		"with a baseline": withBaseline, "never joined": neverJoined} {
 		t.Run(name, func(t *testing.T) {
 			schematest.JSON(t, schematest.RunReport, writeRun(t, "json", rep, Options{}))

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/internal/baseline"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/reporter"
@@ -46,7 +46,7 @@ func loadBaseline(path string, scs []*scenario.Scenario, strict bool, warn io.Wr
 
 // settleBaseline writes today's failures to --write-baseline (keeping the
 // reasons of --baseline entries that still hold), then applies --baseline.
-func settleBaseline(rep *harness.Report, b *baseline.Baseline, writePath string) error {
+func settleBaseline(rep *report.Report, b *baseline.Baseline, writePath string) error {
 	if writePath != "" && rep.Error == "" {
 		f, err := os.Create(writePath)
 		if err != nil {

@@ -8,7 +8,7 @@ import (
 	"github.com/fatih/color"
 	"github.com/spf13/cobra"
 
-	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/rundiff"
 	"github.com/aghcheck/aghcheck/reporter"
 )
@@ -123,7 +123,7 @@ func writeMatrix(cmd *cobra.Command, paths []string, format, output string) erro
 		return &exitError{code: exitUsageErr, err: fmt.Errorf("--format: %w", err)}
 	}
 	labels := make([]string, len(paths))
-	reps := make([]*harness.Report, len(paths))
+	reps := make([]*report.Report, len(paths))
 	for i, p := range paths {
 		if labels[i], reps[i], err = rundiff.LoadColumn(p); err != nil {
 			return &exitError{code: exitUsageErr, err: err}

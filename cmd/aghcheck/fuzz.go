@@ -13,6 +13,7 @@ import (
 
 	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/internal/fuzz"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/reporter"
 )
 
@@ -114,7 +115,7 @@ was, 2 when the fuzzer could not run.`,
 				live = reporter.NewLiveLine(f)
 				hc.Waiting = reporter.LiveWait(f, termWidth())
 			}
-			hc.Life = func(ev harness.LifeEvent) {
+			hc.Life = func(ev report.LifeEvent) {
 				if live != nil {
 					live.Clear()
 				}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/internal/iut"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/requirements"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/reporter"
@@ -241,7 +242,7 @@ outside it, no stale entry.`,
 			if iutPeer != "" && natsURL == "" {
 				return &exitError{code: exitUsageErr, err: errors.New("--iut-peer needs --nats-url: a running peer cannot be on the embedded broker")}
 			}
-			report, err := reporter.Run.Get(format)
+			writer, err := reporter.Run.Get(format)
 			if err != nil {
 				return &exitError{code: exitUsageErr, err: fmt.Errorf("--format: %w", err)}
 			}
@@ -286,12 +287,12 @@ outside it, no stale entry.`,
 			opts := reporter.Options{Strict: strict, Verbose: verbose, Level: sf.level, Scenarios: len(scs), Selected: sf.selected(scs, re),
 				Color:  out == os.Stdout && !color.NoColor,
 				Record: reporter.RecordInput{Scenarios: scs}}
-			w := report.New(out, opts)
-			cfg.Progress = func(sc *harness.ScenarioResult) { _ = w.Item(known.Preview(sc)) } // a failed write shows again at Finish
+			w := writer.New(out, opts)
+			cfg.Progress = func(sc *report.ScenarioResult) { _ = w.Item(known.Preview(sc)) } // a failed write shows again at Finish
 			// The IUT's deaths and returns go to stderr as they happen,
 			// whatever the report's format: a CI log shows them in order.
 			errOut := cmd.ErrOrStderr()
-			cfg.Life = func(ev harness.LifeEvent) { fmt.Fprint(errOut, reporter.LifeLines(ev)) }
+			cfg.Life = func(ev report.LifeEvent) { fmt.Fprint(errOut, reporter.LifeLines(ev)) }
 			// While the IUT starts, a terminal shows a live line; a pipe or
 			// a file (a CI log) gets nothing.
 			if f, ok := cmd.ErrOrStderr().(*os.File); ok && isTerminal(f) {
@@ -364,7 +365,7 @@ outside it, no stale entry.`,
 
 // writtenFiles names the files a run wrote: the report, and the record
 // when there is one.
-func writtenFiles(report, record string, rep *harness.Report) []string {
+func writtenFiles(report, record string, rep *report.Report) []string {
 	files := []string{report}
 	if record != "" && rep.Error == "" {
 		files = append(files, record)
@@ -373,7 +374,7 @@ func writtenFiles(report, record string, rep *harness.Report) []string {
 }
 
 // writeRecord writes the self-certification record of rep to path.
-func writeRecord(path, format string, rep *harness.Report, o reporter.Options) error {
+func writeRecord(path, format string, rep *report.Report, o reporter.Options) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err

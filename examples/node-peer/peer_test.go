@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/suites"
 )
@@ -39,7 +40,7 @@ func TestExampleEarnsCorePeer(t *testing.T) {
 	s := rep.Summary
 	if !s.Passed || s.Claim != "Core Peer" || s.Fail+s.Warn+s.Error != 0 {
 		for _, sc := range rep.Scenarios {
-			if sc.Outcome != harness.Pass && sc.Outcome != harness.Skip {
+			if sc.Outcome != report.Pass && sc.Outcome != report.Skip {
 				t.Errorf("%s: %s: %s", sc.ID, sc.Outcome, sc.Message)
 			}
 		}

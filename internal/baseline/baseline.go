@@ -15,7 +15,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/internal/report"
 )
 
 // PassivePrefix starts the id of an entry for a passive finding: the rule
@@ -34,7 +34,7 @@ type Entry struct {
 	// ID is a scenario (or generated case) id, or passive:RULE-ID.
 	ID string `yaml:"id"`
 	// Outcome is the outcome recorded for it: fail, warn or error.
-	Outcome harness.Outcome `yaml:"outcome"`
+	Outcome report.Outcome `yaml:"outcome"`
 	// Reason says why: an erratum id or an issue link.
 	Reason string `yaml:"reason"`
 
@@ -97,7 +97,7 @@ func Parse(name string, data []byte) (*Baseline, error) {
 			return nil, bad(e.line, "entry %d has no id", i+1)
 		case b.byID[e.ID] != nil:
 			return nil, bad(e.line, "%s is listed twice (first at line %d)", e.ID, b.byID[e.ID].line)
-		case e.Outcome != harness.Fail && e.Outcome != harness.Warn && e.Outcome != harness.Error:
+		case e.Outcome != report.Fail && e.Outcome != report.Warn && e.Outcome != report.Error:
 			return nil, bad(e.line, "%s: outcome %q, want fail, warn or error", e.ID, e.Outcome)
 		case strings.TrimSpace(e.Reason) == "":
 			return nil, bad(e.line, "%s has no reason (an erratum id or an issue link)", e.ID)
@@ -149,28 +149,28 @@ func (b *Baseline) CheckIDs(scenario, rule func(id string) bool) error {
 }
 
 // judge compares what a run had with what an entry records.
-func judge(actual, recorded harness.Outcome) string {
+func judge(actual, recorded report.Outcome) string {
 	switch {
 	case actual == recorded:
-		return harness.BaselineExpected
-	case actual == harness.Skip || actual == harness.Error || actual == "":
-		return harness.BaselineUnjudged
+		return report.BaselineExpected
+	case actual == report.Skip || actual == report.Error || actual == "":
+		return report.BaselineUnjudged
 	}
-	return harness.BaselineStale
+	return report.BaselineStale
 }
 
-func (b *Baseline) mark(id string, actual harness.Outcome) *harness.BaselineMark {
+func (b *Baseline) mark(id string, actual report.Outcome) *report.BaselineMark {
 	e := b.byID[id]
 	if e == nil {
 		return nil
 	}
-	return &harness.BaselineMark{Status: judge(actual, e.Outcome), Recorded: e.Outcome, Actual: actual, Reason: e.Reason}
+	return &report.BaselineMark{Status: judge(actual, e.Outcome), Recorded: e.Outcome, Actual: actual, Reason: e.Reason}
 }
 
 // Preview is sc as it reads once the baseline is applied (a copy; sc is
 // left alone): for the live progress of a run, whose claims are graded on
 // the real outcomes. A nil baseline changes nothing.
-func (b *Baseline) Preview(sc *harness.ScenarioResult) *harness.ScenarioResult {
+func (b *Baseline) Preview(sc *report.ScenarioResult) *report.ScenarioResult {
 	if b == nil {
 		return sc
 	}
@@ -180,19 +180,19 @@ func (b *Baseline) Preview(sc *harness.ScenarioResult) *harness.ScenarioResult {
 	}
 	c := *sc
 	c.Baseline = m
-	if m.Status == harness.BaselineExpected {
-		c.Outcome = harness.ExpectedFail
+	if m.Status == report.BaselineExpected {
+		c.Outcome = report.ExpectedFail
 	}
 	return &c
 }
 
 // levelOutcome is what a passive finding is at its rule's level, without
 // --strict: fail for a MUST, warn otherwise.
-func levelOutcome(f *harness.PassiveFinding) harness.Outcome {
+func levelOutcome(f *report.PassiveFinding) report.Outcome {
 	if f.Level == "MUST" {
-		return harness.Fail
+		return report.Fail
 	}
-	return harness.Warn
+	return report.Warn
 }
 
 // Apply marks every scenario and passive finding an entry names, reports a
@@ -200,16 +200,16 @@ func levelOutcome(f *harness.PassiveFinding) harness.Outcome {
 // verdict: passed when nothing failed, errored or warned outside the
 // baseline (a new SHOULD shortfall is a regression too) and no entry is
 // stale. Claims stay as graded on the real outcomes.
-func (b *Baseline) Apply(rep *harness.Report) {
-	sum := &harness.BaselineSummary{File: b.File, Entries: len(b.Entries)}
+func (b *Baseline) Apply(rep *report.Report) {
+	sum := &report.BaselineSummary{File: b.File, Entries: len(b.Entries)}
 	s := &rep.Summary
 	seen := map[string]bool{}
-	tally := func(id string, m *harness.BaselineMark) {
+	tally := func(id string, m *report.BaselineMark) {
 		seen[id] = true
 		switch m.Status {
-		case harness.BaselineExpected:
+		case report.BaselineExpected:
 			sum.Expected++
-		case harness.BaselineStale:
+		case report.BaselineStale:
 			sum.Stale = append(sum.Stale, id)
 		default:
 			sum.Unjudged = append(sum.Unjudged, id)
@@ -221,11 +221,11 @@ func (b *Baseline) Apply(rep *harness.Report) {
 			sc.Baseline = m
 			tally(sc.ID, m)
 		}
-		if m != nil && m.Status == harness.BaselineExpected {
+		if m != nil && m.Status == report.BaselineExpected {
 			count(s, sc.Outcome, -1)
-			sc.Outcome = harness.ExpectedFail
+			sc.Outcome = report.ExpectedFail
 			s.ExpectedFail++
-		} else if m == nil && (sc.Outcome == harness.Fail || sc.Outcome == harness.Warn || sc.Outcome == harness.Error) {
+		} else if m == nil && (sc.Outcome == report.Fail || sc.Outcome == report.Warn || sc.Outcome == report.Error) {
 			sum.New = append(sum.New, sc.ID) // with an entry it is stale, and named so
 		}
 	}
@@ -243,15 +243,15 @@ func (b *Baseline) Apply(rep *harness.Report) {
 	}
 	rep.Baseline = sum
 	s.Stale = len(sum.Stale)
-	s.Passed = rep.Error == "" && len(sum.New) == 0 && rep.Passive.Outcome != harness.Fail &&
+	s.Passed = rep.Error == "" && len(sum.New) == 0 && rep.Passive.Outcome != report.Fail &&
 		s.Stale == 0 && s.Pass+s.ExpectedFail > 0
 }
 
 // applyPassive marks the passive findings, grades the passive verdict on
 // the findings the baseline does not expect, and lists those as new.
-func (b *Baseline) applyPassive(rep *harness.Report, tally func(string, *harness.BaselineMark), sum *harness.BaselineSummary) {
+func (b *Baseline) applyPassive(rep *report.Report, tally func(string, *report.BaselineMark), sum *report.BaselineSummary) {
 	p := &rep.Passive
-	rest, expected := harness.Pass, false
+	rest, expected := report.Pass, false
 	for i := range p.Findings {
 		f := &p.Findings[i]
 		id := PassivePrefix + f.Rule
@@ -260,44 +260,44 @@ func (b *Baseline) applyPassive(rep *harness.Report, tally func(string, *harness
 			f.Baseline = m
 			tally(id, m)
 		}
-		if m != nil && m.Status == harness.BaselineExpected {
+		if m != nil && m.Status == report.BaselineExpected {
 			expected = true
 			continue
 		}
 		if m == nil {
 			sum.New = append(sum.New, id)
 		}
-		if o := findingOutcome(f, rep.Strict); o == harness.Fail || (o == harness.Warn && rest != harness.Fail) {
+		if o := findingOutcome(f, rep.Strict); o == report.Fail || (o == report.Warn && rest != report.Fail) {
 			rest = o
 		}
 	}
-	if expected && (p.Outcome == harness.Fail || p.Outcome == harness.Warn) {
+	if expected && (p.Outcome == report.Fail || p.Outcome == report.Warn) {
 		p.Outcome = rest
-		if rest == harness.Pass {
-			p.Outcome = harness.ExpectedFail
+		if rest == report.Pass {
+			p.Outcome = report.ExpectedFail
 		}
 	}
 }
 
 // findingOutcome is what a passive finding makes of the verdict.
-func findingOutcome(f *harness.PassiveFinding, strict bool) harness.Outcome {
+func findingOutcome(f *report.PassiveFinding, strict bool) report.Outcome {
 	if strict {
-		return harness.Fail
+		return report.Fail
 	}
 	return levelOutcome(f)
 }
 
-func count(s *harness.Summary, o harness.Outcome, d int) {
+func count(s *report.Summary, o report.Outcome, d int) {
 	switch o {
-	case harness.Pass:
+	case report.Pass:
 		s.Pass += d
-	case harness.Fail:
+	case report.Fail:
 		s.Fail += d
-	case harness.Warn:
+	case report.Warn:
 		s.Warn += d
-	case harness.Skip:
+	case report.Skip:
 		s.Skip += d
-	case harness.Error:
+	case report.Error:
 		s.Error += d
 	}
 }

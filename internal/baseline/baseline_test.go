@@ -7,27 +7,27 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/internal/golden"
+	"github.com/aghcheck/aghcheck/internal/report"
 )
 
 // report is a graded run as harness.Run leaves it: a.fails fails, b.warns
 // warns, c passes, d was skipped, e errored; passive validation fails on
 // one MUST rule and warns on one SHOULD rule.
-func report() *harness.Report {
-	rep := &harness.Report{
-		Scenarios: []*harness.ScenarioResult{
-			{ID: "a.fails", Outcome: harness.Fail, Message: "step 2 (expect): no receipt"},
-			{ID: "b.warns", Outcome: harness.Warn, Message: "step 3 (SHOULD): no duplicate receipt"},
-			{ID: "c.passes", Outcome: harness.Pass},
-			{ID: "d.skipped", Outcome: harness.Skip},
-			{ID: "e.errors", Outcome: harness.Error},
+func sampleReport() *report.Report {
+	rep := &report.Report{
+		Scenarios: []*report.ScenarioResult{
+			{ID: "a.fails", Outcome: report.Fail, Message: "step 2 (expect): no receipt"},
+			{ID: "b.warns", Outcome: report.Warn, Message: "step 3 (SHOULD): no duplicate receipt"},
+			{ID: "c.passes", Outcome: report.Pass},
+			{ID: "d.skipped", Outcome: report.Skip},
+			{ID: "e.errors", Outcome: report.Error},
 		},
-		Passive: harness.PassiveResult{Outcome: harness.Fail, Envelopes: 9, Invalid: 2, Findings: []harness.PassiveFinding{
+		Passive: report.PassiveResult{Outcome: report.Fail, Envelopes: 9, Invalid: 2, Findings: []report.PassiveFinding{
 			{Rule: "ENV-WORK-ID", Level: "MUST", Count: 2, Example: "error ENV-WORK-ID at /work_id"},
 			{Rule: "NATS-GREET-RECONNECT", Level: "SHOULD", Count: 1, Example: "no greet after the reconnect"},
 		}},
-		Summary: harness.Summary{Pass: 1, Fail: 1, Warn: 1, Skip: 1, Error: 1},
+		Summary: report.Summary{Pass: 1, Fail: 1, Warn: 1, Skip: 1, Error: 1},
 	}
 	return rep
 }
@@ -41,26 +41,26 @@ func parse(t *testing.T, src string) *Baseline {
 	return b
 }
 
-// failuresRecorded records today's failures of report(): the failing and
+// failuresRecorded records today's failures of sampleReport(): the failing and
 // the erroring scenario and the MUST passive finding.
 const failuresRecorded = `entries:
   - {id: a.fails, outcome: fail, reason: r}
   - {id: e.errors, outcome: error, reason: r}
   - {id: "passive:ENV-WORK-ID", outcome: fail, reason: r}`
 
-// allRecorded records every deviation of report(): failuresRecorded plus
+// allRecorded records every deviation of sampleReport(): failuresRecorded plus
 // the warning scenario and the SHOULD passive finding.
 const allRecorded = failuresRecorded + `
   - {id: b.warns, outcome: warn, reason: r}
   - {id: "passive:NATS-GREET-RECONNECT", outcome: warn, reason: r}`
 
-// strictReport is report() as a --strict run leaves it: the warning
+// strictReport is sampleReport() as a --strict run leaves it: the warning
 // scenario fails (for --strict only) and so does passive validation.
-func strictReport() *harness.Report {
-	rep := report()
+func strictReport() *report.Report {
+	rep := sampleReport()
 	rep.Strict = true
 	w := rep.Scenarios[1]
-	w.Outcome, w.StrictFail = harness.Fail, true
+	w.Outcome, w.StrictFail = report.Fail, true
 	rep.Summary.Warn, rep.Summary.Fail = 0, 2
 	return rep
 }
@@ -75,34 +75,34 @@ func TestApply(t *testing.T) {
 		unjudged          []string
 		new               []string // deviations the baseline does not record
 		fail, xfail, errs int      // summary after the baseline
-		passive           harness.Outcome
-		outcomeOf         map[string]harness.Outcome
+		passive           report.Outcome
+		outcomeOf         map[string]report.Outcome
 	}{
 		{
 			name:    "no entries: every deviation is new and fails the run",
-			entries: `entries: []`, fail: 1, errs: 1, passive: harness.Fail,
+			entries: `entries: []`, fail: 1, errs: 1, passive: report.Fail,
 			new: []string{"a.fails", "b.warns", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"},
 		},
 		{
 			name:    "every deviation recorded, warnings and the error too",
 			entries: allRecorded,
 			passed:  true, expected: []string{"a.fails", "b.warns", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"}, xfail: 3,
-			passive:   harness.ExpectedFail,
-			outcomeOf: map[string]harness.Outcome{"a.fails": harness.ExpectedFail, "b.warns": harness.ExpectedFail, "e.errors": harness.ExpectedFail},
+			passive:   report.ExpectedFail,
+			outcomeOf: map[string]report.Outcome{"a.fails": report.ExpectedFail, "b.warns": report.ExpectedFail, "e.errors": report.ExpectedFail},
 		},
 		{
 			name:     "every failure recorded: a new warning fails the run",
 			entries:  failuresRecorded,
 			expected: []string{"a.fails", "e.errors", "passive:ENV-WORK-ID"}, xfail: 2,
 			new:       []string{"b.warns", "passive:NATS-GREET-RECONNECT"},
-			passive:   harness.Warn, // the unrecorded SHOULD finding still warns
-			outcomeOf: map[string]harness.Outcome{"a.fails": harness.ExpectedFail, "b.warns": harness.Warn},
+			passive:   report.Warn, // the unrecorded SHOULD finding still warns
+			outcomeOf: map[string]report.Outcome{"a.fails": report.ExpectedFail, "b.warns": report.Warn},
 		},
 		{
 			name: "a recorded warning; the rest is new",
 			entries: `entries:
   - {id: b.warns, outcome: warn, reason: erratum 7}`,
-			expected: []string{"b.warns"}, fail: 1, errs: 1, xfail: 1, passive: harness.Fail,
+			expected: []string{"b.warns"}, fail: 1, errs: 1, xfail: 1, passive: report.Fail,
 			new: []string{"a.fails", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"},
 		},
 		{
@@ -110,7 +110,7 @@ func TestApply(t *testing.T) {
 			entries: allRecorded + `
   - {id: c.passes, outcome: fail, reason: erratum 9}`,
 			expected: []string{"a.fails", "b.warns", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"}, stale: []string{"c.passes"}, xfail: 3,
-			passive: harness.ExpectedFail, outcomeOf: map[string]harness.Outcome{"c.passes": harness.Pass},
+			passive: report.ExpectedFail, outcomeOf: map[string]report.Outcome{"c.passes": report.Pass},
 		},
 		{
 			name: "stale, not new: it falls short differently (recorded fail, now warn)",
@@ -118,7 +118,7 @@ func TestApply(t *testing.T) {
   - {id: "passive:NATS-GREET-RECONNECT", outcome: warn, reason: r}
   - {id: b.warns, outcome: fail, reason: r}`,
 			expected: []string{"a.fails", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"}, stale: []string{"b.warns"}, xfail: 2,
-			passive: harness.ExpectedFail,
+			passive: report.ExpectedFail,
 		},
 		{
 			name: "stale: recorded warn, now fail (a regression)",
@@ -129,34 +129,34 @@ func TestApply(t *testing.T) {
   - {id: b.warns, outcome: warn, reason: r}
   - {id: "passive:NATS-GREET-RECONNECT", outcome: warn, reason: r}`,
 			expected: []string{"b.warns", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"}, stale: []string{"a.fails"}, fail: 1, xfail: 2,
-			passive: harness.ExpectedFail, outcomeOf: map[string]harness.Outcome{"a.fails": harness.Fail},
+			passive: report.ExpectedFail, outcomeOf: map[string]report.Outcome{"a.fails": report.Fail},
 		},
 		{
 			name: "stale: a passive rule no longer broken",
 			entries: allRecorded + `
   - {id: "passive:ENV-THREAD-ID", outcome: fail, reason: r}`,
 			expected: []string{"a.fails", "b.warns", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"},
-			stale:    []string{"passive:ENV-THREAD-ID"}, xfail: 3, passive: harness.ExpectedFail,
+			stale:    []string{"passive:ENV-THREAD-ID"}, xfail: 3, passive: report.ExpectedFail,
 		},
 		{
 			name: "a skipped scenario neither confirms nor staleness",
 			entries: allRecorded + `
   - {id: d.skipped, outcome: fail, reason: r}`,
 			passed: true, expected: []string{"a.fails", "b.warns", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"},
-			unjudged: []string{"d.skipped"}, xfail: 3, passive: harness.ExpectedFail,
+			unjudged: []string{"d.skipped"}, xfail: 3, passive: report.ExpectedFail,
 		},
 		{
 			name:    "--strict: the recorded warnings still hold",
 			entries: allRecorded, strict: true,
 			passed: true, expected: []string{"a.fails", "b.warns", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"}, xfail: 3,
-			passive: harness.ExpectedFail, outcomeOf: map[string]harness.Outcome{"b.warns": harness.ExpectedFail},
+			passive: report.ExpectedFail, outcomeOf: map[string]report.Outcome{"b.warns": report.ExpectedFail},
 		},
 		{
 			name:    "--strict: an unrecorded warning is new, and a failure",
 			entries: failuresRecorded, strict: true,
 			expected: []string{"a.fails", "e.errors", "passive:ENV-WORK-ID"}, fail: 1, xfail: 2,
 			new:     []string{"b.warns", "passive:NATS-GREET-RECONNECT"},
-			passive: harness.Fail, outcomeOf: map[string]harness.Outcome{"b.warns": harness.Fail},
+			passive: report.Fail, outcomeOf: map[string]report.Outcome{"b.warns": report.Fail},
 		},
 		{
 			name: "--strict: a warn entry for a real failure is stale",
@@ -167,12 +167,12 @@ func TestApply(t *testing.T) {
   - {id: "passive:ENV-WORK-ID", outcome: warn, reason: r}
   - {id: "passive:NATS-GREET-RECONNECT", outcome: warn, reason: r}`, strict: true,
 			expected: []string{"b.warns", "e.errors", "passive:NATS-GREET-RECONNECT"}, stale: []string{"a.fails", "passive:ENV-WORK-ID"}, fail: 1, xfail: 2,
-			passive: harness.Fail,
+			passive: report.Fail,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rep := report()
+			rep := sampleReport()
 			if tt.strict {
 				rep = strictReport()
 			}
@@ -181,12 +181,12 @@ func TestApply(t *testing.T) {
 			s, sum := rep.Summary, rep.Baseline
 			var expected []string
 			for _, sc := range rep.Scenarios {
-				if sc.Baseline != nil && sc.Baseline.Status == harness.BaselineExpected {
+				if sc.Baseline != nil && sc.Baseline.Status == report.BaselineExpected {
 					expected = append(expected, sc.ID)
 				}
 			}
 			for _, f := range rep.Passive.Findings {
-				if f.Baseline != nil && f.Baseline.Status == harness.BaselineExpected {
+				if f.Baseline != nil && f.Baseline.Status == report.BaselineExpected {
 					expected = append(expected, PassivePrefix+f.Rule)
 				}
 			}
@@ -206,7 +206,7 @@ func TestApply(t *testing.T) {
 				t.Errorf("passive %s, want %s", rep.Passive.Outcome, tt.passive)
 			}
 			for id, want := range tt.outcomeOf {
-				i := slices.IndexFunc(rep.Scenarios, func(sc *harness.ScenarioResult) bool { return sc.ID == id })
+				i := slices.IndexFunc(rep.Scenarios, func(sc *report.ScenarioResult) bool { return sc.ID == id })
 				if got := rep.Scenarios[i].Outcome; got != want {
 					t.Errorf("%s: %s, want %s", id, got, want)
 				}
@@ -220,7 +220,7 @@ func TestApply(t *testing.T) {
 
 // A run that could not be carried out never passes, baseline or not.
 func TestApplyHarnessError(t *testing.T) {
-	rep := report()
+	rep := sampleReport()
 	rep.Error = "the IUT did not greet"
 	parse(t, `entries: [{id: a.fails, outcome: fail, reason: r}, {id: e.errors, outcome: error, reason: r}, {id: "passive:ENV-WORK-ID", outcome: fail, reason: r}]`).Apply(rep)
 	if rep.Summary.Passed {
@@ -230,20 +230,20 @@ func TestApplyHarnessError(t *testing.T) {
 
 func TestPreviewLeavesTheResultAlone(t *testing.T) {
 	b := parse(t, `entries: [{id: a.fails, outcome: fail, reason: erratum 3}]`)
-	sc := report().Scenarios[0]
+	sc := sampleReport().Scenarios[0]
 	p := b.Preview(sc)
-	if p.Outcome != harness.ExpectedFail || p.Baseline.Reason != "erratum 3" {
+	if p.Outcome != report.ExpectedFail || p.Baseline.Reason != "erratum 3" {
 		t.Errorf("preview %s %+v", p.Outcome, p.Baseline)
 	}
-	if sc.Outcome != harness.Fail || sc.Baseline != nil {
+	if sc.Outcome != report.Fail || sc.Baseline != nil {
 		t.Errorf("Preview changed the result: %s %+v", sc.Outcome, sc.Baseline)
 	}
-	if other := report().Scenarios[2]; b.Preview(other) != other {
+	if other := sampleReport().Scenarios[2]; b.Preview(other) != other {
 		t.Error("a scenario without an entry was copied")
 	}
 	// Under --strict a warning fails, and its warn entry still holds.
 	strict := strictReport().Scenarios[1]
-	if p := parse(t, `entries: [{id: b.warns, outcome: warn, reason: R1}]`).Preview(strict); p.Outcome != harness.ExpectedFail {
+	if p := parse(t, `entries: [{id: b.warns, outcome: warn, reason: R1}]`).Preview(strict); p.Outcome != report.ExpectedFail {
 		t.Errorf("--strict preview of a recorded warning: %s %+v", p.Outcome, p.Baseline)
 	}
 	if none := (*Baseline)(nil); none.Preview(sc) != sc {
@@ -293,7 +293,7 @@ func TestCheckIDs(t *testing.T) {
 func TestWrite(t *testing.T) {
 	prev := parse(t, `entries: [{id: a.fails, outcome: fail, reason: erratum 3}, {id: c.passes, outcome: fail, reason: fixed since}]`)
 	var out bytes.Buffer
-	if err := Write(&out, report(), prev); err != nil {
+	if err := Write(&out, sampleReport(), prev); err != nil {
 		t.Fatal(err)
 	}
 	golden.Check(t, "testdata/written.golden.yaml", out.Bytes())
@@ -302,8 +302,8 @@ func TestWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The written file names today's failures, not the error.
-	rep := report()
-	rep.Scenarios[4].Outcome = harness.Pass
+	rep := sampleReport()
+	rep.Scenarios[4].Outcome = report.Pass
 	rep.Summary.Error, rep.Summary.Pass = 0, 2
 	b.Apply(rep)
 	if !rep.Summary.Passed || rep.Baseline.Expected != 4 {
@@ -319,7 +319,7 @@ func TestWrite(t *testing.T) {
 	}
 
 	var none bytes.Buffer
-	if err := Write(&none, &harness.Report{}, nil); err != nil {
+	if err := Write(&none, &report.Report{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if b, err := Parse("none", none.Bytes()); err != nil || len(b.Entries) != 0 {
@@ -348,7 +348,7 @@ func TestWriteWarnings(t *testing.T) {
 			[]string{todo("a.fails", "fail"), todo("b.warns", "warn"), todo("passive:ENV-WORK-ID", "fail"), todo("passive:NATS-GREET-RECONNECT", "warn")}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rep := report()
+			rep := sampleReport()
 			if tc.strict {
 				rep = strictReport()
 			}
@@ -388,7 +388,7 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		// A loaded baseline applies to any report without panicking.
-		b.Apply(report())
+		b.Apply(sampleReport())
 	})
 }
 

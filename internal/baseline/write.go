@@ -7,7 +7,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/internal/report"
 )
 
 // TODOReason is the reason Write gives an entry it cannot know the reason of.
@@ -20,9 +20,9 @@ const TODOReason = "TODO: name the erratum or link the issue"
 // new one gets TODOReason, and each carries the shortfall as a comment.
 // Errors are left out: a scenario that could not run says nothing about
 // the peer.
-func Write(w io.Writer, rep *harness.Report, prev *Baseline) error {
+func Write(w io.Writer, rep *report.Report, prev *Baseline) error {
 	var entries []*yaml.Node
-	add := func(id string, outcome harness.Outcome, why string) {
+	add := func(id string, outcome report.Outcome, why string) {
 		reason := TODOReason
 		if e := prev.recorded(id, outcome); e != nil {
 			reason = e.Reason
@@ -35,7 +35,7 @@ func Write(w io.Writer, rep *harness.Report, prev *Baseline) error {
 		}
 		entries = append(entries, n)
 	}
-	keep := func(o harness.Outcome) bool { return o == harness.Fail || o == harness.Warn }
+	keep := func(o report.Outcome) bool { return o == report.Fail || o == report.Warn }
 	for _, sc := range rep.Scenarios {
 		if o := sc.Actual(); keep(o) {
 			why := sc.Message
@@ -71,7 +71,7 @@ func Write(w io.Writer, rep *harness.Report, prev *Baseline) error {
 }
 
 // recorded is b's entry for id when it records outcome o (nil for a nil b).
-func (b *Baseline) recorded(id string, o harness.Outcome) *Entry {
+func (b *Baseline) recorded(id string, o report.Outcome) *Entry {
 	if b == nil {
 		return nil
 	}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/internal/trust"
 )
@@ -79,12 +80,12 @@ type Progress struct {
 
 // Report is a fuzzing run's outcome.
 type Report struct {
-	Tool     string         `json:"tool"`
-	Version  string         `json:"version,omitempty"`
-	Seed     uint64         `json:"seed"`
-	Cases    int            `json:"cases"` // played and judged
-	Duration harness.Millis `json:"duration_ms"`
-	Rate     float64        `json:"cases_per_second"`
+	Tool     string        `json:"tool"`
+	Version  string        `json:"version,omitempty"`
+	Seed     uint64        `json:"seed"`
+	Cases    int           `json:"cases"` // played and judged
+	Duration report.Millis `json:"duration_ms"`
+	Rate     float64       `json:"cases_per_second"`
 	// Generated counts the mutants made; NotPlayed why the others were
 	// not played (left open by the protocol, a gate, a known killer).
 	Generated int            `json:"generated"`
@@ -103,12 +104,12 @@ type Report struct {
 
 // IUTSummary is what the run learned of the IUT.
 type IUTSummary struct {
-	Command  []string            `json:"command,omitempty"`
-	PeerID   string              `json:"peer_id,omitempty"`
-	Restarts int                 `json:"restarts,omitempty"`
-	Events   []harness.LifeEvent `json:"events,omitempty"`
-	Exit     string              `json:"exit,omitempty"`
-	Stderr   string              `json:"stderr_tail,omitempty"`
+	Command  []string           `json:"command,omitempty"`
+	PeerID   string             `json:"peer_id,omitempty"`
+	Restarts int                `json:"restarts,omitempty"`
+	Events   []report.LifeEvent `json:"events,omitempty"`
+	Exit     string             `json:"exit,omitempty"`
+	Stderr   string             `json:"stderr_tail,omitempty"`
 }
 
 // CorpusInfo is what the run did with --corpus.
@@ -196,7 +197,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		rep: &Report{Tool: "aghcheck fuzz", Version: cfg.Version, Seed: cfg.Seed, NotPlayed: map[string]int{}}}
 	rep := fz.rep
 	defer func() {
-		rep.Duration = harness.Millis(time.Since(fz.start))
+		rep.Duration = report.Millis(time.Since(fz.start))
 		if s := time.Since(fz.start).Seconds(); s > 0 {
 			rep.Rate = float64(rep.Cases) / s
 		}
@@ -374,7 +375,7 @@ func (fz *fuzzer) play(batch []*Case) (died bool, err error) {
 	b, err := fz.sess.Play(scs, harness.PlayOptions{Parallel: fz.cfg.Parallel})
 	if b != nil {
 		fz.judge(batch, b)
-		died = slices.ContainsFunc(b.Events, harness.LifeEvent.Death)
+		died = slices.ContainsFunc(b.Events, report.LifeEvent.Death)
 		for _, res := range b.Results {
 			if res.Latency != nil {
 				fz.slowest = max(fz.slowest, res.Latency.Max.D())
@@ -420,10 +421,10 @@ func (fz *fuzzer) judge(batch []*Case, b *harness.Batch) {
 		c := batch[i]
 		byID[c.ID] = c
 		switch res.Outcome {
-		case harness.Skip:
+		case report.Skip:
 			fz.rep.NotPlayed["skipped: "+res.Message]++
 			continue
-		case harness.Error:
+		case report.Error:
 			if !res.Killed {
 				fz.rep.Errors++
 			}

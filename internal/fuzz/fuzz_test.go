@@ -16,6 +16,7 @@ import (
 
 	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/internal/jsonx"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/requirements"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 )
@@ -231,7 +232,7 @@ func TestDeathFindingsReplay(t *testing.T) {
 				t.Fatalf("%s: no scenario %s", f.Reproducer, f.Case)
 			}
 			repro := set.Scenarios[i : i+1]
-			replay := func(faults ...string) *harness.ScenarioResult {
+			replay := func(faults ...string) *report.ScenarioResult {
 				cfg := against(t, faults...)
 				cfg.Scenarios, cfg.BackTimeout = repro, 300*time.Millisecond
 				r, err := harness.Run(context.Background(), cfg)
@@ -240,10 +241,10 @@ func TestDeathFindingsReplay(t *testing.T) {
 				}
 				return r.Scenarios[0]
 			}
-			if got := replay(tc.fault); got.Outcome != harness.Fail || !got.Killed {
+			if got := replay(tc.fault); got.Outcome != report.Fail || !got.Killed {
 				t.Errorf("replayed against the faulty peer: %s (%s), want fail, killed", got.Outcome, got.Message)
 			}
-			if got := replay(); got.Outcome != harness.Pass {
+			if got := replay(); got.Outcome != report.Pass {
 				t.Errorf("replayed against the correct peer: %s (%s)", got.Outcome, got.Message)
 			}
 		})

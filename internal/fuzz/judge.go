@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/requirements"
 	"github.com/aghcheck/aghcheck/internal/rules"
 )
@@ -157,15 +158,15 @@ func (fs *findings) list() []*Finding {
 
 // behaviour is what one played case shows: a finding per step that fell
 // short, read by what the step checks (see roles).
-func behaviour(c *Case, res *harness.ScenarioResult) []Finding {
+func behaviour(c *Case, res *report.ScenarioResult) []Finding {
 	var out []Finding
 	rs := roles(c.Scenario)
 	for _, sr := range res.Steps {
-		if (sr.Outcome != harness.Fail && sr.Outcome != harness.Warn) || sr.Index < 1 || sr.Index > len(rs) {
+		if (sr.Outcome != report.Fail && sr.Outcome != report.Warn) || sr.Index < 1 || sr.Index > len(rs) {
 			continue
 		}
 		level := sr.Level
-		if sr.Outcome == harness.Warn {
+		if sr.Outcome == report.Warn {
 			level = "SHOULD"
 		}
 		f := Finding{Level: level, Case: c.ID, Input: c.Input(), What: c.What(), c: c, waited: sr.Kind == "expect"}
@@ -220,9 +221,9 @@ func behaviour(c *Case, res *harness.ScenarioResult) []Finding {
 
 // wrong reports whether a case's silence on acceptance or on another
 // failure class was broken: then a missing refusal receipt is no news.
-func wrong(res *harness.ScenarioResult, rs []string) bool {
+func wrong(res *report.ScenarioResult, rs []string) bool {
 	for _, sr := range res.Steps {
-		if (sr.Outcome == harness.Fail || sr.Outcome == harness.Warn) && sr.Index >= 1 && sr.Index <= len(rs) && (rs[sr.Index-1] == "class" || rs[sr.Index-1] == "taken") {
+		if (sr.Outcome == report.Fail || sr.Outcome == report.Warn) && sr.Index >= 1 && sr.Index <= len(rs) && (rs[sr.Index-1] == "class" || rs[sr.Index-1] == "taken") {
 			return true
 		}
 	}
@@ -250,8 +251,8 @@ func output(p harness.Published, c *Case) []Finding {
 }
 
 // killed is the finding of a case that kills the IUT when played alone.
-func killed(k harness.Killer, c *Case) Finding {
-	kind := map[string]string{harness.LifeExited: KindCrash, harness.LifeDisconnected: KindDisconnect, harness.LifeDeaf: KindDeaf}[k.Event]
+func killed(k report.Killer, c *Case) Finding {
+	kind := map[string]string{report.LifeExited: KindCrash, report.LifeDisconnected: KindDisconnect, report.LifeDeaf: KindDeaf}[k.Event]
 	if kind == "" {
 		kind = KindCrash
 	}
@@ -260,13 +261,13 @@ func killed(k harness.Killer, c *Case) Finding {
 }
 
 // says is what happened to the IUT, for a liveness event's kind.
-func says(kind string) string { return harness.LifeEvent{Kind: kind}.Says() }
+func says(kind string) string { return report.LifeEvent{Kind: kind}.Says() }
 
 // unattributed is the finding of deaths no case explains: the IUT died
 // while cases were in flight, and none of them kills it played alone (a
 // peer that goes deaf after so many messages, whatever they are).
-func unattributed(ev harness.LifeEvent) Finding {
-	kind := map[string]string{harness.LifeExited: KindCrash, harness.LifeDisconnected: KindDisconnect, harness.LifeDeaf: KindDeaf}[ev.Kind]
+func unattributed(ev report.LifeEvent) Finding {
+	kind := map[string]string{report.LifeExited: KindCrash, report.LifeDisconnected: KindDisconnect, report.LifeDeaf: KindDeaf}[ev.Kind]
 	return Finding{Kind: kind, Rule: requirements.PeerSurvives.ID, Level: "MUST", Input: "unattributed",
 		Message: fmt.Sprintf("%s (%s) with %d cases in flight, none of which kills it when played alone", ev.Says(), ev.Cause, len(ev.InFlight))}
 }

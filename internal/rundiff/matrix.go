@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/internal/report"
 )
 
 // Matrix sets runs of one implementation side by side, one column per
@@ -37,7 +37,7 @@ type Row struct {
 	Level string `json:"level"`
 	// Outcomes are per column: the scenario's own outcome, "" where the
 	// column did not run or lacks the scenario.
-	Outcomes []harness.Outcome `json:"outcomes"`
+	Outcomes []report.Outcome `json:"outcomes"`
 	// Changed marks the cells whose outcome differs from the last column
 	// before them that ran.
 	Changed []bool `json:"changed"`
@@ -46,7 +46,7 @@ type Row struct {
 // LoadColumn reads one column's JSON report; unlike Load, a run that could
 // not be carried out is a column too (its NotRun says why). The label is
 // the file's name without .json.
-func LoadColumn(path string) (string, *harness.Report, error) {
+func LoadColumn(path string) (string, *report.Report, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return "", nil, err
@@ -56,13 +56,13 @@ func LoadColumn(path string) (string, *harness.Report, error) {
 }
 
 // NewMatrix builds the matrix of reps, one column each, labelled by labels.
-func NewMatrix(labels []string, reps []*harness.Report) *Matrix {
+func NewMatrix(labels []string, reps []*report.Report) *Matrix {
 	m := &Matrix{Columns: make([]Column, len(reps)), Rows: []Row{}}
 	byID := map[string]*Row{}
 	var ids []string
 	for c, rep := range reps {
 		col := &m.Columns[c]
-		col.Label, col.Version = labels[c], cmp.Or(rep.IUT.ImplementationVersion, harness.Unknown)
+		col.Label, col.Version = labels[c], cmp.Or(rep.IUT.ImplementationVersion, report.Unknown)
 		if rep.Error != "" {
 			col.NotRun = rep.Error
 			continue
@@ -71,7 +71,7 @@ func NewMatrix(labels []string, reps []*harness.Report) *Matrix {
 		for _, sc := range rep.Scenarios {
 			r := byID[sc.ID]
 			if r == nil {
-				r = &Row{ID: sc.ID, Level: sc.Level, Outcomes: make([]harness.Outcome, len(reps)), Changed: make([]bool, len(reps))}
+				r = &Row{ID: sc.ID, Level: sc.Level, Outcomes: make([]report.Outcome, len(reps)), Changed: make([]bool, len(reps))}
 				byID[sc.ID] = r
 				ids = append(ids, sc.ID)
 			}

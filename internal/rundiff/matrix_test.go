@@ -6,26 +6,26 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/internal/report"
 )
 
 // Rows are the scenarios that differ between columns that ran, a change
 // marked against the last column before it that ran; a column that did
 // not run is skipped over, not counted as a change.
 func TestNewMatrix(t *testing.T) {
-	P, F, W := harness.Pass, harness.Fail, harness.Warn
-	old := report("v0.0.4-0-gaaaaaaaa", []*harness.ScenarioResult{sc("a.same", P, ""), sc("b.fixed", F, "x"), sc("c.back-and-forth", P, "")})
-	broken := &harness.Report{Tool: "aghcheck", Error: "the adapter does not build against v0.0.5", IUT: harness.IUTInfo{ImplementationVersion: "v0.0.5-0-gbbbbbbbb"}}
-	cur := report("v0.0.5-3-gcccccccc", []*harness.ScenarioResult{sc("a.same", P, ""), sc("b.fixed", P, ""), sc("c.back-and-forth", W, ""), sc("d.new", F, "")})
-	dirty := report("v0.0.5-3-gcccccccc-dirty", []*harness.ScenarioResult{sc("a.same", P, ""), sc("b.fixed", P, ""), sc("c.back-and-forth", P, ""), sc("d.new", F, "")})
-	m := NewMatrix([]string{"v0.0.4", "v0.0.5", "main", "tree"}, []*harness.Report{old, broken, cur, dirty})
+	P, F, W := report.Pass, report.Fail, report.Warn
+	old := sampleReport("v0.0.4-0-gaaaaaaaa", []*report.ScenarioResult{sc("a.same", P, ""), sc("b.fixed", F, "x"), sc("c.back-and-forth", P, "")})
+	broken := &report.Report{Tool: "aghcheck", Error: "the adapter does not build against v0.0.5", IUT: report.IUTInfo{ImplementationVersion: "v0.0.5-0-gbbbbbbbb"}}
+	cur := sampleReport("v0.0.5-3-gcccccccc", []*report.ScenarioResult{sc("a.same", P, ""), sc("b.fixed", P, ""), sc("c.back-and-forth", W, ""), sc("d.new", F, "")})
+	dirty := sampleReport("v0.0.5-3-gcccccccc-dirty", []*report.ScenarioResult{sc("a.same", P, ""), sc("b.fixed", P, ""), sc("c.back-and-forth", P, ""), sc("d.new", F, "")})
+	m := NewMatrix([]string{"v0.0.4", "v0.0.5", "main", "tree"}, []*report.Report{old, broken, cur, dirty})
 	if m.Same != 1 || len(m.Rows) != 3 {
 		t.Fatalf("same %d, rows %+v", m.Same, m.Rows)
 	}
 	want := []Row{
-		{ID: "b.fixed", Level: "MUST", Outcomes: []harness.Outcome{F, "", P, P}, Changed: []bool{false, false, true, false}},
-		{ID: "c.back-and-forth", Level: "MUST", Outcomes: []harness.Outcome{P, "", W, P}, Changed: []bool{false, false, true, true}},
-		{ID: "d.new", Level: "MUST", Outcomes: []harness.Outcome{"", "", F, F}, Changed: []bool{false, false, true, false}},
+		{ID: "b.fixed", Level: "MUST", Outcomes: []report.Outcome{F, "", P, P}, Changed: []bool{false, false, true, false}},
+		{ID: "c.back-and-forth", Level: "MUST", Outcomes: []report.Outcome{P, "", W, P}, Changed: []bool{false, false, true, true}},
+		{ID: "d.new", Level: "MUST", Outcomes: []report.Outcome{"", "", F, F}, Changed: []bool{false, false, true, false}},
 	}
 	for i, r := range m.Rows {
 		if r.ID != want[i].ID || !slices.Equal(r.Outcomes, want[i].Outcomes) || !slices.Equal(r.Changed, want[i].Changed) {

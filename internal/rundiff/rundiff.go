@@ -15,7 +15,7 @@ import (
 	"os"
 	"slices"
 
-	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/internal/report"
 )
 
 // ErrNotReport marks input that is not a JSON report of aghcheck run, or
@@ -23,7 +23,7 @@ import (
 var ErrNotReport = errors.New("not a report to compare")
 
 // Load reads a JSON run report (aghcheck run --format json).
-func Load(path string) (*harness.Report, error) {
+func Load(path string) (*report.Report, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -33,7 +33,7 @@ func Load(path string) (*harness.Report, error) {
 
 // Parse checks that data is a JSON report of a run that was carried out;
 // name is used in errors, each one line.
-func Parse(name string, data []byte) (*harness.Report, error) {
+func Parse(name string, data []byte) (*report.Report, error) {
 	rep, err := parseAny(name, data)
 	if err == nil && rep.Error != "" {
 		return nil, fmt.Errorf("%w: %s is a run that could not be carried out (%s): nothing to compare", ErrNotReport, name, rep.Error)
@@ -42,8 +42,8 @@ func Parse(name string, data []byte) (*harness.Report, error) {
 }
 
 // parseAny is Parse that also takes a run that could not be carried out.
-func parseAny(name string, data []byte) (*harness.Report, error) {
-	var rep harness.Report
+func parseAny(name string, data []byte) (*report.Report, error) {
+	var rep report.Report
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&rep); err != nil {
 		return nil, fmt.Errorf("%w: %s is not a JSON report of aghcheck run (--format json): %v", ErrNotReport, name, err)
@@ -87,12 +87,12 @@ const (
 
 // Change is one id whose outcome differs.
 type Change struct {
-	Kind  string          `json:"kind"` // Scenario or Requirement
-	ID    string          `json:"id"`
-	Level string          `json:"level,omitempty"`
-	Old   harness.Outcome `json:"old,omitempty"` // empty when the old run lacks it
-	New   harness.Outcome `json:"new,omitempty"` // empty when the new run lacks it
-	Class Class           `json:"class"`
+	Kind  string         `json:"kind"` // Scenario or Requirement
+	ID    string         `json:"id"`
+	Level string         `json:"level,omitempty"`
+	Old   report.Outcome `json:"old,omitempty"` // empty when the old run lacks it
+	New   report.Outcome `json:"new,omitempty"` // empty when the new run lacks it
+	Class Class          `json:"class"`
 	// Message is why the new run's scenario did not pass (or, vanished, the
 	// old run's): for reading, never compared.
 	Message string `json:"message,omitempty"`
@@ -148,9 +148,9 @@ func (d *Diff) Of(c Class) []Change {
 }
 
 // rank orders the outcomes that judge a peer; skip and error judge nothing.
-var rank = map[harness.Outcome]int{harness.Pass: 0, harness.Warn: 1, harness.Fail: 2}
+var rank = map[report.Outcome]int{report.Pass: 0, report.Warn: 1, report.Fail: 2}
 
-func classify(old, cur harness.Outcome) Class {
+func classify(old, cur report.Outcome) Class {
 	ro, okOld := rank[old]
 	rn, okNew := rank[cur]
 	switch {
@@ -167,10 +167,10 @@ func classify(old, cur harness.Outcome) Class {
 }
 
 // Compare compares two runs, old first.
-func Compare(oldName string, old *harness.Report, newName string, cur *harness.Report) *Diff {
+func Compare(oldName string, old *report.Report, newName string, cur *report.Report) *Diff {
 	d := &Diff{Old: side(oldName, old), New: side(newName, cur), Changes: []Change{}, Same: map[string]int{Scenario: 0, Requirement: 0}}
 	type entry struct {
-		outcome harness.Outcome
+		outcome report.Outcome
 		level   string
 		message string
 		cited   []string // a requirement's scenarios ("passive" for a passive finding)
@@ -216,18 +216,18 @@ func Compare(oldName string, old *harness.Report, newName string, cur *harness.R
 			d.Changes = append(d.Changes, ch)
 		}
 	}
-	scenarios := func(rep *harness.Report) map[string]entry {
+	scenarios := func(rep *report.Report) map[string]entry {
 		m := make(map[string]entry, len(rep.Scenarios))
 		for _, sc := range rep.Scenarios {
 			e := entry{outcome: sc.Actual(), level: sc.Level}
-			if e.outcome != harness.Pass {
+			if e.outcome != report.Pass {
 				e.message = cmp.Or(sc.Message, firstNote(sc))
 			}
 			m[sc.ID] = e
 		}
 		return m
 	}
-	requirements := func(rep *harness.Report) map[string]entry {
+	requirements := func(rep *report.Report) map[string]entry {
 		m := make(map[string]entry, len(rep.Requirements))
 		for _, r := range rep.Requirements {
 			m[r.ID] = entry{outcome: r.Outcome, level: r.Level, cited: r.Scenarios}
@@ -240,19 +240,19 @@ func Compare(oldName string, old *harness.Report, newName string, cur *harness.R
 	return d
 }
 
-func firstNote(sc *harness.ScenarioResult) string {
+func firstNote(sc *report.ScenarioResult) string {
 	if len(sc.Notes) > 0 {
 		return sc.Notes[0]
 	}
 	return ""
 }
 
-func side(name string, rep *harness.Report) Side {
+func side(name string, rep *report.Report) Side {
 	s := Side{
 		File:                  name,
-		Implementation:        cmp.Or(rep.IUT.Implementation, harness.Unknown),
-		ImplementationVersion: cmp.Or(rep.IUT.ImplementationVersion, harness.Unknown),
-		Aghcheck:              cmp.Or(rep.Version, harness.Unknown),
+		Implementation:        cmp.Or(rep.IUT.Implementation, report.Unknown),
+		ImplementationVersion: cmp.Or(rep.IUT.ImplementationVersion, report.Unknown),
+		Aghcheck:              cmp.Or(rep.Version, report.Unknown),
 		Level:                 rep.Level,
 		Claim:                 rep.Summary.Claim,
 		Counts:                map[string]int{},
@@ -260,7 +260,7 @@ func side(name string, rep *harness.Report) Side {
 	if !rep.Started.IsZero() {
 		s.Started = rep.Started.UTC().Format("2006-01-02 15:04:05 UTC")
 	}
-	for _, o := range []harness.Outcome{harness.Pass, harness.Fail, harness.Warn, harness.Skip, harness.Error} {
+	for _, o := range []report.Outcome{report.Pass, report.Fail, report.Warn, report.Skip, report.Error} {
 		s.Counts[string(o)] = 0
 	}
 	for _, sc := range rep.Scenarios {

@@ -8,16 +8,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/internal/report"
 )
 
-func sc(id string, o harness.Outcome, msg string) *harness.ScenarioResult {
-	return &harness.ScenarioResult{ID: id, Level: "MUST", Outcome: o, Message: msg, Duration: harness.Millis(time.Millisecond)}
+func sc(id string, o report.Outcome, msg string) *report.ScenarioResult {
+	return &report.ScenarioResult{ID: id, Level: "MUST", Outcome: o, Message: msg, Duration: report.Millis(time.Millisecond)}
 }
 
-func report(version string, scs []*harness.ScenarioResult, reqs ...harness.RequirementResult) *harness.Report {
-	return &harness.Report{Tool: "aghcheck", Version: "v1", Level: "full",
-		IUT:       harness.IUTInfo{Implementation: "acme", ImplementationVersion: version},
+func sampleReport(version string, scs []*report.ScenarioResult, reqs ...report.RequirementResult) *report.Report {
+	return &report.Report{Tool: "aghcheck", Version: "v1", Level: "full",
+		IUT:       report.IUTInfo{Implementation: "acme", ImplementationVersion: version},
 		Scenarios: scs, Requirements: reqs}
 }
 
@@ -25,43 +25,43 @@ func report(version string, scs []*harness.ScenarioResult, reqs ...harness.Requi
 // timing, a baseline's expected-fail for the failure it records, a failure
 // that is only --strict's for a warning.
 func TestCompare(t *testing.T) {
-	strictFail := sc("k.warns", harness.Fail, "step 2 (SHOULD) (--strict)")
+	strictFail := sc("k.warns", report.Fail, "step 2 (SHOULD) (--strict)")
 	strictFail.StrictFail = true
-	xfail := sc("j.known", harness.ExpectedFail, "step 3: accepted")
-	xfail.Baseline = &harness.BaselineMark{Status: harness.BaselineExpected, Recorded: harness.Fail, Actual: harness.Fail}
-	old := report("1.0", []*harness.ScenarioResult{
-		sc("a.regresses", harness.Pass, ""),
-		sc("b.improves", harness.Fail, "step 2: no receipt msg_111"),
-		sc("c.warns-now", harness.Pass, ""),
-		sc("d.was-skipped", harness.Skip, "not advertised"),
-		sc("e.vanishes", harness.Warn, "step 4: old"),
-		sc("g.same", harness.Fail, "step 2: nothing from msg_aaa"),
-		sc("j.known", harness.Fail, "step 3: accepted"),
-		sc("k.warns", harness.Warn, "step 2 (SHOULD)"),
-		sc("l.fail-to-warn", harness.Fail, "x"),
-	}, harness.RequirementResult{ID: "REQ-A", Level: "MUST", Outcome: harness.Pass, Scenarios: []string{"a.regresses", "g.same"}},
-		harness.RequirementResult{ID: "REQ-B", Level: "SHOULD", Outcome: harness.Warn},
-		harness.RequirementResult{ID: "REQ-GONE", Level: "MUST", Outcome: harness.Pass},
-		harness.RequirementResult{ID: "REQ-P", Level: "MUST", Outcome: harness.Pass, Scenarios: []string{"g.same"}},
-		harness.RequirementResult{ID: "REQ-S", Level: "SHOULD", Outcome: harness.Pass, Scenarios: []string{"g.same", "j.known"}})
-	cur := report("1.1-dirty", []*harness.ScenarioResult{
-		sc("a.regresses", harness.Fail, "step 3: accepted expired work"),
-		sc("b.improves", harness.Pass, ""),
-		sc("c.warns-now", harness.Warn, "step 2 (SHOULD): no receipt"),
-		sc("d.was-skipped", harness.Pass, ""),
-		sc("f.appears", harness.Fail, "new"),
-		sc("g.same", harness.Fail, "step 2: nothing from msg_bbb"), // another message id: the same
+	xfail := sc("j.known", report.ExpectedFail, "step 3: accepted")
+	xfail.Baseline = &report.BaselineMark{Status: report.BaselineExpected, Recorded: report.Fail, Actual: report.Fail}
+	old := sampleReport("1.0", []*report.ScenarioResult{
+		sc("a.regresses", report.Pass, ""),
+		sc("b.improves", report.Fail, "step 2: no receipt msg_111"),
+		sc("c.warns-now", report.Pass, ""),
+		sc("d.was-skipped", report.Skip, "not advertised"),
+		sc("e.vanishes", report.Warn, "step 4: old"),
+		sc("g.same", report.Fail, "step 2: nothing from msg_aaa"),
+		sc("j.known", report.Fail, "step 3: accepted"),
+		sc("k.warns", report.Warn, "step 2 (SHOULD)"),
+		sc("l.fail-to-warn", report.Fail, "x"),
+	}, report.RequirementResult{ID: "REQ-A", Level: "MUST", Outcome: report.Pass, Scenarios: []string{"a.regresses", "g.same"}},
+		report.RequirementResult{ID: "REQ-B", Level: "SHOULD", Outcome: report.Warn},
+		report.RequirementResult{ID: "REQ-GONE", Level: "MUST", Outcome: report.Pass},
+		report.RequirementResult{ID: "REQ-P", Level: "MUST", Outcome: report.Pass, Scenarios: []string{"g.same"}},
+		report.RequirementResult{ID: "REQ-S", Level: "SHOULD", Outcome: report.Pass, Scenarios: []string{"g.same", "j.known"}})
+	cur := sampleReport("1.1-dirty", []*report.ScenarioResult{
+		sc("a.regresses", report.Fail, "step 3: accepted expired work"),
+		sc("b.improves", report.Pass, ""),
+		sc("c.warns-now", report.Warn, "step 2 (SHOULD): no receipt"),
+		sc("d.was-skipped", report.Pass, ""),
+		sc("f.appears", report.Fail, "new"),
+		sc("g.same", report.Fail, "step 2: nothing from msg_bbb"), // another message id: the same
 		xfail,
 		strictFail,
-		sc("l.fail-to-warn", harness.Warn, "y"),
-	}, harness.RequirementResult{ID: "REQ-A", Level: "MUST", Outcome: harness.Fail, Scenarios: []string{"a.regresses", "g.same"}},
-		harness.RequirementResult{ID: "REQ-B", Level: "SHOULD", Outcome: harness.Warn},
-		harness.RequirementResult{ID: "REQ-NEW", Level: "MUST", Outcome: harness.Skip},
+		sc("l.fail-to-warn", report.Warn, "y"),
+	}, report.RequirementResult{ID: "REQ-A", Level: "MUST", Outcome: report.Fail, Scenarios: []string{"a.regresses", "g.same"}},
+		report.RequirementResult{ID: "REQ-B", Level: "SHOULD", Outcome: report.Warn},
+		report.RequirementResult{ID: "REQ-NEW", Level: "MUST", Outcome: report.Skip},
 		// A passive finding on the rule is new: a regression, whatever the scenarios did.
-		harness.RequirementResult{ID: "REQ-P", Level: "MUST", Outcome: harness.Fail, Scenarios: []string{"g.same", "passive"}},
+		report.RequirementResult{ID: "REQ-P", Level: "MUST", Outcome: report.Fail, Scenarios: []string{"g.same", "passive"}},
 		// Its scenarios kept their outcomes: g.same stopped at another step.
-		harness.RequirementResult{ID: "REQ-S", Level: "SHOULD", Outcome: harness.Warn, Scenarios: []string{"g.same", "j.known"}})
-	cur.Scenarios[5].Duration = harness.Millis(time.Second)
+		report.RequirementResult{ID: "REQ-S", Level: "SHOULD", Outcome: report.Warn, Scenarios: []string{"g.same", "j.known"}})
+	cur.Scenarios[5].Duration = report.Millis(time.Second)
 
 	d := Compare("old.json", old, "new.json", cur)
 	var got []string
@@ -99,9 +99,9 @@ func TestCompare(t *testing.T) {
 }
 
 func TestClassify(t *testing.T) {
-	P, W, F, S, E := harness.Pass, harness.Warn, harness.Fail, harness.Skip, harness.Error
+	P, W, F, S, E := report.Pass, report.Warn, report.Fail, report.Skip, report.Error
 	for _, c := range []struct {
-		old, cur harness.Outcome
+		old, cur report.Outcome
 		want     Class
 	}{
 		{P, W, Regressed}, {P, F, Regressed}, {W, F, Regressed},
@@ -117,8 +117,8 @@ func TestClassify(t *testing.T) {
 
 // A JSON report reads back; what is not one is a one-line usage error.
 func TestParse(t *testing.T) {
-	good := report("1.0", []*harness.ScenarioResult{sc("a.one", harness.Pass, "")})
-	good.Duration = harness.Millis(1500 * time.Microsecond)
+	good := sampleReport("1.0", []*report.ScenarioResult{sc("a.one", report.Pass, "")})
+	good.Duration = report.Millis(1500 * time.Microsecond)
 	js, err := json.Marshal(good)
 	if err != nil {
 		t.Fatal(err)
@@ -165,6 +165,6 @@ func FuzzParse(f *testing.F) {
 		if d := Compare("a", rep, "b", rep); len(d.Changes) != 0 {
 			t.Errorf("differs from itself: %+v", d.Changes)
 		}
-		Compare("a", rep, "b", &harness.Report{})
+		Compare("a", rep, "b", &report.Report{})
 	})
 }

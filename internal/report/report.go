@@ -1,9 +1,8 @@
-// Package harness runs live conformance scenarios against an implementation
-// under test (IUT) over NATS: it starts the broker and the IUT, plays every
-// scenario in parallel as isolated test peers, validates passively every
-// envelope the IUT publishes with the agh rule engine, and grades the
-// result into the conformance claims the IUT earned.
-package harness
+// Package report is the model of a run's result: scenarios, steps,
+// requirements, claims, passive findings and the IUT's liveness, as every
+// reporter writes them and as diff and baseline read them back. It holds
+// data only: nothing here talks to a broker.
+package report
 
 import (
 	"encoding/json"
@@ -249,14 +248,17 @@ type ScenarioResult struct {
 	// scenario warns (a baseline's warn entry still holds for it).
 	StrictFail bool `json:"strict_fail,omitempty"`
 
-	// unplayed marks a scenario the run could not play (the IUT gone).
-	unplayed bool
-	// replies are the reply times behind Latency (for the run's figure).
-	replies []time.Duration
-	// checked is every requirement some expect or expect_silence step of
+	// What follows is the harness's bookkeeping while it grades a run,
+	// not part of the report.
+
+	// Unplayed marks a scenario the run could not play (the IUT gone).
+	Unplayed bool `json:"-"`
+	// Replies are the reply times behind Latency (for the run's figure).
+	Replies []time.Duration `json:"-"`
+	// Checked is every requirement some expect or expect_silence step of
 	// the scenario checks (nil when it was not played): the others are
 	// judged by the scenario as a whole and by passive validation.
-	checked map[string]bool
+	Checked map[string]bool `json:"-"`
 }
 
 // Statuses of a baseline entry in a run.

@@ -1,4 +1,4 @@
-package harness
+package report
 
 import "cmp"
 
@@ -30,4 +30,10 @@ func (sc *ScenarioResult) Actual() Outcome {
 		return Warn
 	}
 	return o
+}
+
+// Judged is sr with its verdict.
+func (sr StepResult) Judged(o Outcome, msg string) StepResult {
+	sr.Outcome, sr.Message = o, msg
+	return sr
 }
