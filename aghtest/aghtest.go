@@ -23,6 +23,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/aghcheck/aghcheck/internal/iutenv"
 	"os"
 	"regexp"
 	"runtime/debug"
@@ -99,23 +100,8 @@ type Settings struct {
 }
 
 func settingsOf(env []string) Settings {
-	s := Settings{Env: env}
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		switch k {
-		case "AGH_NATS_URL":
-			s.NATSURL = v
-		case "AGH_NATS_TOKEN":
-			s.Token = v
-		case "AGH_WORKSPACE_ID":
-			s.Workspace = v
-		case "AGH_CHANNEL":
-			s.Channel = v
-		case "AGH_PEER_ID":
-			s.PeerID = v
-		}
-	}
-	return s
+	e := iutenv.Parse(env)
+	return Settings{NATSURL: e.URL, Token: e.Token, Workspace: e.Workspace, Channel: e.Channel, PeerID: e.PeerID, Env: env}
 }
 
 // run is one TestPeer: the scenarios its subtests select, then the result.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/aghcheck/aghcheck/internal/iutenv"
 	"regexp"
 	"slices"
 	"strings"
@@ -293,9 +294,9 @@ func (r *runner) startIUT(rep *report.Report) error {
 
 // iutEnv is the IUT's environment: the harness contract plus Config.Env.
 func (r *runner) iutEnv() []string {
-	env := append(r.ep.Env(),
-		"AGH_WORKSPACE_ID="+r.ws, "AGH_CHANNEL="+r.ch, "AGH_PEER_ID="+r.cfg.SuggestedPeerID)
-	return append(env, r.cfg.Env...)
+	env := iutenv.Env{URL: r.ep.URL, Token: r.ep.Token, User: r.ep.User, Password: r.ep.Password, Creds: r.ep.Creds,
+		Workspace: r.ws, Channel: r.ch, PeerID: r.cfg.SuggestedPeerID}
+	return append(env.Environ(), r.cfg.Env...)
 }
 
 // awaitGreet waits for the IUT's greet (or, attached, its whois answer),

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"github.com/aghcheck/aghcheck/internal/iutenv"
 	"regexp"
 	"strings"
 	"testing"
@@ -27,8 +28,8 @@ func TestStartInProcess(t *testing.T) {
 				}
 				return ""
 			}
-			pc := peer.Config{URL: get(peer.EnvURL), Token: get(peer.EnvToken), Workspace: get(peer.EnvWorkspace),
-				Channel: get(peer.EnvChannel), PeerID: get(peer.EnvPeerID)}
+			pc := peer.Config{URL: get(iutenv.NATSURL), Token: get(iutenv.NATSToken), Workspace: get(iutenv.WorkspaceID),
+				Channel: get(iutenv.Channel), PeerID: get(iutenv.PeerID)}
 			ctx, cancel := context.WithCancel(context.Background())
 			go func() { peerErr <- peer.Run(ctx, pc) }()
 			return func() { cancel(); stopped = true; <-peerErr }, nil

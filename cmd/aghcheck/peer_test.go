@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/aghcheck/aghcheck/internal/iutenv"
 	"os"
 	"os/exec"
 	"strings"
@@ -70,8 +71,8 @@ func TestPeerUsageErrors(t *testing.T) {
 		{"bad deaf count", []string{"--nats-url", "nats://127.0.0.1:1", "--workspace", "ws", "--fault", "deaf-after:-3"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			t.Setenv(peer.EnvURL, "")
-			t.Setenv(peer.EnvWorkspace, "")
+			t.Setenv(iutenv.NATSURL, "")
+			t.Setenv(iutenv.WorkspaceID, "")
 			_, _, err := execPeer(context.Background(), c.args...)
 			var ee *exitError
 			if !errors.As(err, &ee) || ee.code != exitUsageErr {
@@ -93,11 +94,11 @@ func TestPeerEnvAndFlags(t *testing.T) {
 	}
 	defer func() { s.Shutdown(); s.WaitForShutdown() }()
 
-	t.Setenv(peer.EnvURL, s.ClientURL())
-	t.Setenv(peer.EnvToken, "tok")
-	t.Setenv(peer.EnvWorkspace, "ws_env")
-	t.Setenv(peer.EnvChannel, "chan-env")
-	t.Setenv(peer.EnvPeerID, "env.peer")
+	t.Setenv(iutenv.NATSURL, s.ClientURL())
+	t.Setenv(iutenv.NATSToken, "tok")
+	t.Setenv(iutenv.WorkspaceID, "ws_env")
+	t.Setenv(iutenv.Channel, "chan-env")
+	t.Setenv(iutenv.PeerID, "env.peer")
 
 	nc, err := nats.Connect(s.ClientURL(), nats.Token("tok"))
 	if err != nil {
@@ -184,7 +185,7 @@ func TestPeerSignals(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestPeerHelperProcess$")
 			cmd.Env = append(os.Environ(), "AGHCHECK_PEER_HELPER=1",
-				peer.EnvURL+"="+s.ClientURL(), peer.EnvWorkspace+"=ws_sig", peer.EnvChannel+"=", peer.EnvPeerID+"=sig.peer")
+				iutenv.NATSURL+"="+s.ClientURL(), iutenv.WorkspaceID+"=ws_sig", iutenv.Channel+"=", iutenv.PeerID+"=sig.peer")
 			var stderr syncBuffer
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {
@@ -243,7 +244,7 @@ func TestPeerDies(t *testing.T) {
 	start := func(t *testing.T, fault string) (*exec.Cmd, <-chan error, *syncBuffer) {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestPeerHelperProcess$")
 		cmd.Env = append(os.Environ(), "AGHCHECK_PEER_HELPER=1", "AGHCHECK_PEER_FAULT="+fault,
-			peer.EnvURL+"="+s.ClientURL(), peer.EnvWorkspace+"=ws_die", peer.EnvChannel+"=", peer.EnvPeerID+"=die.peer")
+			iutenv.NATSURL+"="+s.ClientURL(), iutenv.WorkspaceID+"=ws_die", iutenv.Channel+"=", iutenv.PeerID+"=die.peer")
 		var stderr syncBuffer
 		cmd.Stderr = &stderr
 		if err := cmd.Start(); err != nil {

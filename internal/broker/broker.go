@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -169,23 +168,4 @@ func (e Endpoint) Connect(name string, extra ...nats.Option) (*nats.Conn, error)
 		return nil, fmt.Errorf("connect to %s: %w", e.URL, err)
 	}
 	return nc, nil
-}
-
-// Env renders e as the IUT environment variables of the harness contract.
-// The credentials file is named by its absolute path, so an IUT that
-// changes directory still finds it.
-func (e Endpoint) Env() []string {
-	creds := e.Creds
-	if creds != "" {
-		if abs, err := filepath.Abs(creds); err == nil {
-			creds = abs
-		}
-	}
-	return []string{
-		"AGH_NATS_URL=" + e.URL,
-		"AGH_NATS_TOKEN=" + e.Token,
-		"AGH_NATS_USER=" + e.User,
-		"AGH_NATS_PASSWORD=" + e.Password,
-		"AGH_NATS_CREDS=" + creds,
-	}
 }

@@ -1,9 +1,6 @@
 package broker
 
 import (
-	"os"
-	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
@@ -63,16 +60,4 @@ func TestJetStreamOnlyWhenAsked(t *testing.T) {
 		b.Close()
 	}
 	_ = nats.DefaultURL
-}
-
-// TestEndpointEnv: the IUT gets every variable of the contract, the
-// credentials file by its absolute path.
-func TestEndpointEnv(t *testing.T) {
-	env := Endpoint{URL: "nats://n1:4222,nats://n2:4222", Token: "t", Creds: "ci/run.creds"}.Env()
-	wd, _ := os.Getwd()
-	want := []string{"AGH_NATS_URL=nats://n1:4222,nats://n2:4222", "AGH_NATS_TOKEN=t", "AGH_NATS_USER=", "AGH_NATS_PASSWORD=",
-		"AGH_NATS_CREDS=" + filepath.Join(wd, "ci", "run.creds")}
-	if !slices.Equal(env, want) {
-		t.Errorf("Env() = %q, want %q", env, want)
-	}
 }

@@ -9,6 +9,7 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"github.com/aghcheck/aghcheck/internal/iutenv"
 	"io"
 	"log/slog"
 	"os"
@@ -18,19 +19,6 @@ import (
 
 	"github.com/aghcheck/aghcheck/internal/randid"
 	"github.com/aghcheck/aghcheck/internal/trust"
-)
-
-// Environment variables of the IUT contract shared with `aghcheck run`.
-const (
-	EnvURL           = "AGH_NATS_URL"
-	EnvToken         = "AGH_NATS_TOKEN"
-	EnvUser          = "AGH_NATS_USER"
-	EnvPassword      = "AGH_NATS_PASSWORD"
-	EnvCreds         = "AGH_NATS_CREDS"
-	EnvWorkspace     = "AGH_WORKSPACE_ID"
-	EnvChannel       = "AGH_CHANNEL"
-	EnvPeerID        = "AGH_PEER_ID"
-	EnvGreetInterval = "AGH_GREET_INTERVAL"
 )
 
 // Defaults follow the reference runtime's configuration.
@@ -89,21 +77,16 @@ type Config struct {
 // ConfigFromEnv reads the IUT environment. A missing peer id is generated
 // so that several reference peers can share a channel.
 func ConfigFromEnv() (Config, error) {
+	e := iutenv.FromProcess()
 	c := Config{
-		URL:         os.Getenv(EnvURL),
-		Token:       os.Getenv(EnvToken),
-		User:        os.Getenv(EnvUser),
-		Password:    os.Getenv(EnvPassword),
-		Creds:       os.Getenv(EnvCreds),
-		Workspace:   os.Getenv(EnvWorkspace),
-		Channel:     os.Getenv(EnvChannel),
-		PeerID:      os.Getenv(EnvPeerID),
+		URL: e.URL, Token: e.Token, User: e.User, Password: e.Password, Creds: e.Creds,
+		Workspace: e.Workspace, Channel: e.Channel, PeerID: e.PeerID,
 		DisplayName: DefaultDisplayName,
 	}
-	if s := os.Getenv(EnvGreetInterval); s != "" {
+	if s := e.GreetInterval; s != "" {
 		d, err := ParseSeconds(s)
 		if err != nil {
-			return c, fmt.Errorf("%s: %w", EnvGreetInterval, err)
+			return c, fmt.Errorf("%s: %w", iutenv.GreetInterval, err)
 		}
 		c.GreetInterval = d
 	}
@@ -151,10 +134,10 @@ var ErrConfig = errors.New("peer config")
 // normalize fills defaults and reports what cannot work.
 func (c *Config) normalize() error {
 	if c.URL == "" {
-		return fmt.Errorf("%w: no NATS URL (set --nats-url or %s)", ErrConfig, EnvURL)
+		return fmt.Errorf("%w: no NATS URL (set --nats-url or %s)", ErrConfig, iutenv.NATSURL)
 	}
 	if c.Workspace == "" {
-		return fmt.Errorf("%w: no workspace id (set --workspace or %s)", ErrConfig, EnvWorkspace)
+		return fmt.Errorf("%w: no workspace id (set --workspace or %s)", ErrConfig, iutenv.WorkspaceID)
 	}
 	if strings.ContainsAny(c.Workspace, ".*> \t") {
 		return fmt.Errorf("%w: workspace id %q has a character that is not subject-safe", ErrConfig, c.Workspace)

@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"github.com/aghcheck/aghcheck/internal/iutenv"
 	"net"
 	"os"
 	"path/filepath"
@@ -135,8 +136,8 @@ func TestNoGoroutineLeft(t *testing.T) {
 
 func TestConfigFromEnv(t *testing.T) {
 	for k, v := range map[string]string{
-		EnvURL: "nats://127.0.0.1:4222", EnvToken: "tok", EnvUser: "u", EnvPassword: "p",
-		EnvWorkspace: "ws_env", EnvChannel: "chan-1", EnvPeerID: "env.peer", EnvGreetInterval: "2", EnvCreds: "/ci/run.creds",
+		iutenv.NATSURL: "nats://127.0.0.1:4222", iutenv.NATSToken: "tok", iutenv.NATSUser: "u", iutenv.NATSPassword: "p",
+		iutenv.WorkspaceID: "ws_env", iutenv.Channel: "chan-1", iutenv.PeerID: "env.peer", iutenv.GreetInterval: "2", iutenv.NATSCreds: "/ci/run.creds",
 	} {
 		t.Setenv(k, v)
 	}
@@ -150,7 +151,7 @@ func TestConfigFromEnv(t *testing.T) {
 		c.Workspace != want.Workspace || c.Channel != want.Channel || c.PeerID != want.PeerID || c.GreetInterval != want.GreetInterval {
 		t.Fatalf("got %+v\nwant %+v", c, want)
 	}
-	t.Setenv(EnvGreetInterval, "soon")
+	t.Setenv(iutenv.GreetInterval, "soon")
 	if _, err := ConfigFromEnv(); err == nil {
 		t.Error("bad greet interval accepted")
 	}
