@@ -14,7 +14,7 @@ VERSION   ?= $(shell git describe --tags --match 'v*' --always --dirty 2>/dev/nu
 all: build
 
 build:
-	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/aghcheck
+	$(GO) build -ldflags "-X github.com/aghcheck/aghcheck/internal/buildinfo.stamped=$(VERSION)" -o $(BIN) ./cmd/aghcheck
 
 ## test: the one command CI runs (.ci/run): vet, race-enabled tests, docs in sync.
 test:

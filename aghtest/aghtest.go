@@ -19,14 +19,11 @@
 package aghtest
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"github.com/aghcheck/aghcheck/internal/iutenv"
 	"os"
-	"regexp"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -35,12 +32,9 @@ import (
 
 	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/internal/baseline"
-	"github.com/aghcheck/aghcheck/internal/iut"
+	"github.com/aghcheck/aghcheck/internal/buildinfo"
 	"github.com/aghcheck/aghcheck/internal/report"
-	"github.com/aghcheck/aghcheck/internal/rules"
-	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/reporter"
-	"github.com/aghcheck/aghcheck/suites"
 )
 
 // Config says what TestPeer certifies, and how.
@@ -107,7 +101,7 @@ func settingsOf(env []string) Settings {
 // run is one TestPeer: the scenarios its subtests select, then the result.
 type run struct {
 	cfg   Config
-	hc    harness.Config
+	plan  *harness.Plan
 	known *baseline.Baseline
 
 	mu       sync.Mutex
@@ -117,6 +111,9 @@ type run struct {
 	rep  *report.Report
 	err  error
 	news map[string]bool // scenario ids the baseline does not record
+	// warnings are what planning had to say (a baseline entry without a
+	// reason), logged on the parent test.
+	warnings []string
 }
 
 // TestPeer plays the conformance suites at the implementation cfg names,
@@ -129,13 +126,14 @@ func TestPeer(t *testing.T, cfg Config) {
 	if err != nil {
 		t.Fatalf("aghtest: %v", err)
 	}
-	for _, sc := range r.hc.Scenarios {
-		if r.hc.Select != nil && !r.hc.Select.MatchString(sc.ID) {
+	for _, sc := range r.plan.Scenarios() {
+		why := r.plan.LeftOut(sc)
+		if why == "--run" {
 			continue // Config.Run: not even a subtest
 		}
 		t.Run(sc.ID, func(st *testing.T) {
-			if why := harness.LeftOut(sc, nil, r.hc.Level); why != "" {
-				st.Skipf("not played: claim %s is not part of level %s", sc.Claim, r.hc.Level)
+			if why != "" {
+				st.Skipf("not played: claim %s is not part of level %s", sc.Claim, r.plan.Level())
 			}
 			r.choose(sc.ID)
 			st.Parallel()
@@ -156,61 +154,41 @@ func TestPeer(t *testing.T, cfg Config) {
 	})
 }
 
+// optionNames are the Config fields that carry the options aghcheck run
+// takes as flags: a refused option is named as the test wrote it.
+var optionNames = map[string]string{
+	"run": "Config.Run", "level": "Config.Level", "suite": "Config.Suites", "baseline": "Config.Baseline",
+	"iut": "Config.Command", "timeout": "Config.Timeout", "step-timeout": "Config.StepTimeout",
+}
+
 func newRun(cfg Config) (*run, error) {
-	n := 0
-	if len(cfg.Command) > 0 {
-		n++
-	}
-	if cfg.Start != nil {
-		n++
-	}
-	if n != 1 {
+	if (len(cfg.Command) > 0) == (cfg.Start != nil) {
 		return nil, errors.New("give exactly one of Config.Command and Config.Start")
 	}
-	level := cmp.Or(cfg.Level, "full")
-	if _, ok := harness.Levels[level]; !ok {
-		return nil, fmt.Errorf("Config.Level %q: want core, trust or full", cfg.Level)
+	o := harness.Options{
+		Target: harness.Target{Command: cfg.Command, Env: cfg.Env, MaxRestarts: harness.DefaultMaxRestarts,
+			StepTimeout: cfg.StepTimeout, GreetTimeout: cfg.GreetTimeout, Version: buildinfo.Version()},
+		NoBuiltin: cfg.NoBuiltin, Suites: cfg.Suites, Run: cfg.Run, Level: cfg.Level, Strict: cfg.Strict,
+		Timeout: cfg.Timeout, Baseline: cfg.Baseline,
+		Implementation: cfg.Implementation, ImplementationVersion: cfg.ImplementationVersion,
 	}
-	r := &run{cfg: cfg, done: make(chan struct{}), hc: harness.Config{
-		Level: level, Strict: cfg.Strict, Env: cfg.Env,
-		Timeout: cfg.Timeout, StepTimeout: cfg.StepTimeout, GreetTimeout: cfg.GreetTimeout,
-		Version: version(),
-	}}
-	var err error
-	if cfg.Run != "" {
-		if r.hc.Select, err = regexp.Compile(cfg.Run); err != nil {
-			return nil, fmt.Errorf("Config.Run: %w", err)
+	if cfg.Start != nil {
+		o.Start = func(env []string) (func(), error) { return cfg.Start(settingsOf(env)) }
+	}
+	r := &run{cfg: cfg, done: make(chan struct{})}
+	var warnings []string
+	o.Warn = func(s string) { warnings = append(warnings, s) }
+	plan, err := o.Plan()
+	var oe *harness.OptionError
+	if errors.As(err, &oe) {
+		if name, ok := optionNames[oe.Option]; ok {
+			return nil, fmt.Errorf("%s: %w", name, oe.Err)
 		}
 	}
-	if len(cfg.Command) > 0 {
-		if err := iut.Runnable(cfg.Command[0]); err != nil {
-			return nil, fmt.Errorf("Config.Command: %w", err)
-		}
-		r.hc.Command = cfg.Command
-	} else {
-		r.hc.Start = func(env []string) (func(), error) { return cfg.Start(settingsOf(env)) }
-	}
-	builtin := suites.FS()
-	if cfg.NoBuiltin {
-		builtin = nil
-	}
-	scs, err := scenario.LoadSuites(builtin, cfg.Suites)
 	if err != nil {
 		return nil, err
 	}
-	r.hc.Scenarios = scs
-	if cfg.Baseline != "" {
-		if r.known, err = baseline.Load(cfg.Baseline); err != nil {
-			return nil, err
-		}
-		isScenario := func(id string) bool {
-			return slices.ContainsFunc(scs, func(sc *scenario.Scenario) bool { return sc.ID == id })
-		}
-		isRule := func(id string) bool { _, ok := rules.Lookup(id); return ok }
-		if err := r.known.CheckIDs(isScenario, isRule); err != nil {
-			return nil, err
-		}
-	}
+	r.plan, r.known, r.warnings = plan, plan.Baseline(), warnings
 	return r, nil
 }
 
@@ -229,30 +207,15 @@ func (r *run) play(ctx context.Context) {
 	if len(ids) == 0 {
 		return
 	}
-	hc := r.hc
 	// A run of every scenario of the level can earn a claim; a narrowed
 	// one (Config.Run, go test -run) cannot, as with aghcheck run --run.
-	all := 0
-	for _, sc := range hc.Scenarios {
-		if harness.LeftOut(sc, nil, hc.Level) == "" {
-			all++
-		}
-	}
-	if hc.Select != nil || len(ids) < all {
-		quoted := make([]string, len(ids))
-		for i, id := range ids {
-			quoted[i] = regexp.QuoteMeta(id)
-		}
-		hc.Select = regexp.MustCompile("^(?:" + strings.Join(quoted, "|") + ")$")
-	}
-	rep, err := harness.Run(ctx, hc)
+	r.plan.Only(ids)
+	rep, err := r.plan.Run(ctx)
 	if rep == nil {
 		r.err = err
 		return
 	}
-	rep.NameImplementation(r.cfg.Implementation, r.cfg.ImplementationVersion)
 	if r.known != nil {
-		r.known.Apply(rep)
 		r.news = map[string]bool{}
 		for _, id := range rep.Baseline.New {
 			r.news[id] = true
@@ -348,6 +311,9 @@ func (r *run) newPassive() bool {
 // reportRun reports on the parent test what belongs to no scenario: a run
 // that could not be carried out, stale baseline entries, the verdict.
 func (r *run) reportRun(t *testing.T) {
+	for _, w := range r.warnings {
+		t.Log("aghtest: warning: " + w)
+	}
 	if r.err != nil {
 		t.Errorf("aghtest: %v", r.err)
 	}
@@ -362,27 +328,4 @@ func (r *run) reportRun(t *testing.T) {
 		t.Errorf("stale baseline entries (the deviation they record is gone: update or remove them):\n%s", reporter.BaselineText(rep))
 	}
 	t.Logf("tested %s\n%s", reporter.TestedText(rep), reporter.VerdictText(rep))
-}
-
-// stampedVersion, set with -ldflags -X (scripts/reference.sh does), names
-// aghcheck's version where the build records none (a Go workspace).
-var stampedVersion string
-
-// version is aghcheck's version in the test binary: the stamp, else its
-// module version ("(devel)" inside aghcheck's own module).
-func version() string {
-	if stampedVersion != "" {
-		return stampedVersion
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if bi.Main.Path == "github.com/aghcheck/aghcheck" {
-			return cmp.Or(bi.Main.Version, "(devel)")
-		}
-		for _, d := range bi.Deps {
-			if d.Path == "github.com/aghcheck/aghcheck" {
-				return cmp.Or(d.Version, "(devel)") // a workspace or replace gives none
-			}
-		}
-	}
-	return "unknown"
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/aghcheck/aghcheck/harness"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -159,5 +160,41 @@ func TestFailuresAreReported(t *testing.T) {
 	out, err = child("accept-expired", `^delivery\.replay-age$`, true)
 	if !errors.As(err, &exit) || !strings.Contains(out, "--- FAIL: TestFaultyPeer/delivery.replay-age ") {
 		t.Errorf("Strict: a SHOULD not met did not fail (%v):\n%s", err, out)
+	}
+}
+
+// TestTypoRun is the child of TestRunMatchingNothing: a Run pattern with a
+// typo, which must fail the test rather than pass having played nothing.
+func TestTypoRun(t *testing.T) {
+	if os.Getenv("AGHTEST_TYPO") == "" {
+		t.Skip("run by TestRunMatchingNothing")
+	}
+	aghtest.TestPeer(t, aghtest.Config{Command: []string{"aghcheck", "peer"}, Run: `^lifecyle\.`})
+}
+
+// A Run pattern that matches no scenario fails the test with the words
+// aghcheck run uses for --run, naming Config.Run instead of the flag.
+func TestRunMatchingNothing(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run", "^TestTypoRun$", "-test.v")
+	cmd.Env = append(os.Environ(), "AGHTEST_TYPO=1")
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		t.Fatalf("a Run pattern matching nothing passed:\n%s", out)
+	}
+	_, perr := harness.Options{Target: harness.Target{Command: []string{"aghcheck", "peer"}}, Run: `^lifecyle\.`}.Plan()
+	var oe *harness.OptionError
+	if !errors.As(perr, &oe) || oe.Option != "run" {
+		t.Fatalf("the CLI's plan: %v, want a --run option error", perr)
+	}
+	if want := "Config.Run: " + oe.Err.Error(); !strings.Contains(string(out), want) {
+		t.Errorf("output lacks %q:\n%s", want, out)
+	}
+	if !strings.Contains(string(out), "--- FAIL: TestTypoRun") {
+		t.Errorf("TestTypoRun did not fail:\n%s", out)
 	}
 }

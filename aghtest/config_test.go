@@ -9,22 +9,25 @@ import (
 // one line.
 func TestConfigErrors(t *testing.T) {
 	peer := []string{"sh"}
-	for _, tc := range []struct {
+	for name, tc := range map[string]struct {
 		cfg  Config
 		want string
 	}{
-		{Config{}, "give exactly one of Config.Command and Config.Start"},
-		{Config{Command: peer, Start: func(Settings) (func(), error) { return nil, nil }}, "give exactly one of"},
-		{Config{Command: peer, Level: "gold"}, `Config.Level "gold": want core, trust or full`},
-		{Config{Command: peer, Run: "("}, "Config.Run: error parsing regexp"},
-		{Config{Command: []string{"no-such-agent-xyz"}}, `Config.Command: "no-such-agent-xyz" is not a command on PATH`},
-		{Config{Command: peer, Suites: []string{"/no/such/dir"}}, "/no/such/dir: not a directory"},
-		{Config{Command: peer, Baseline: "/no/such/baseline.yaml"}, "baseline: open /no/such/baseline.yaml"},
+		"no IUT":        {Config{}, "give exactly one of Config.Command and Config.Start"},
+		"two IUTs":      {Config{Command: peer, Start: func(Settings) (func(), error) { return nil, nil }}, "give exactly one of"},
+		"level":         {Config{Command: peer, Level: "gold"}, `Config.Level: "gold": want core, trust or full`},
+		"run syntax":    {Config{Command: peer, Run: "("}, "Config.Run: error parsing regexp"},
+		"run matching":  {Config{Command: peer, Run: "^lifecyle\\."}, `Config.Run: "^lifecyle\\." matches no scenario id`},
+		"command":       {Config{Command: []string{"no-such-agent-xyz"}}, `Config.Command: "no-such-agent-xyz" is not a command on PATH`},
+		"suite":         {Config{Command: peer, Suites: []string{"/no/such/dir"}}, "/no/such/dir: not a directory"},
+		"baseline file": {Config{Command: peer, Baseline: "/no/such/baseline.yaml"}, "Config.Baseline: baseline: open /no/such/baseline.yaml"},
 	} {
-		_, err := newRun(tc.cfg)
-		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%+v: %v, want one line with %q", tc.cfg, err, tc.want)
-		}
+		t.Run(name, func(t *testing.T) {
+			_, err := newRun(tc.cfg)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("%+v: %v, want one line with %q", tc.cfg, err, tc.want)
+			}
+		})
 	}
 }
 

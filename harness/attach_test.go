@@ -42,14 +42,14 @@ func TestAttachToRunningPeer(t *testing.T) {
 		}
 	}()
 
-	rep, err := Run(context.Background(), Config{
-		Scenarios:    loadSuites(t),
-		External:     &ep,
-		IUTPeer:      id,
-		Workspace:    ws,
-		Channel:      ch,
-		Select:       regexp.MustCompile(`^(kinds|lifecycle)\.`),
-		GreetTimeout: 10 * time.Second,
+	rep, err := runConfig(context.Background(), config{Target: Target{External: &ep,
+		IUTPeer:   id,
+		Workspace: ws,
+		Channel:   ch,
+
+		GreetTimeout: 10 * time.Second}, Scenarios: loadSuites(t),
+
+		Select: regexp.MustCompile(`^(kinds|lifecycle)\.`),
 	})
 	if rep == nil {
 		t.Fatalf("no report: %v", err)
@@ -71,9 +71,8 @@ func TestAttachToRunningPeer(t *testing.T) {
 func TestAttachWithBadCredentialsIsHarnessError(t *testing.T) {
 	ep := startPasswordServer(t)
 	ep.Password = "wrong"
-	rep, err := Run(context.Background(), Config{
-		Scenarios: loadSuites(t), External: &ep, IUTPeer: "nobody.session-1",
-		GreetTimeout: 2 * time.Second,
+	rep, err := runConfig(context.Background(), config{Target: Target{External: &ep, IUTPeer: "nobody.session-1",
+		GreetTimeout: 2 * time.Second}, Scenarios: loadSuites(t),
 	})
 	var he *HarnessError
 	if !errors.As(err, &he) {
@@ -146,13 +145,14 @@ func TestAttachedPeerThatLeavesIsNamed(t *testing.T) {
 	}()
 	defer func() { cancel(); <-done }()
 
-	rep, err := Run(context.Background(), Config{
-		Scenarios: loadSuites(t), External: &ep, IUTPeer: id, Workspace: ws, Channel: ch,
-		Select:       regexp.MustCompile(`^(kinds|lifecycle)\.`),
-		Parallel:     1,
+	rep, err := runConfig(context.Background(), config{Target: Target{External: &ep, IUTPeer: id, Workspace: ws, Channel: ch,
+
 		StepTimeout:  time.Second,
-		GreetTimeout: time.Second,
-		Progress:     func(*report.ScenarioResult) { cancel() }, // the peer leaves after the first scenario
+		GreetTimeout: time.Second}, Scenarios: loadSuites(t),
+		Select:   regexp.MustCompile(`^(kinds|lifecycle)\.`),
+		Parallel: 1,
+
+		Progress: func(*report.ScenarioResult) { cancel() }, // the peer leaves after the first scenario
 	})
 	if rep == nil {
 		t.Fatalf("no report: %v", err)
@@ -193,8 +193,9 @@ func TestAttachFindsThePeer(t *testing.T) {
 	}()
 	defer func() { cancel(); <-done }()
 
-	rep, err := Run(context.Background(), Config{Scenarios: loadSuites(t), External: &ep, IUTPeer: id,
-		Select: regexp.MustCompile(`^kinds\.`), GreetTimeout: 5 * time.Second})
+	rep, err := runConfig(context.Background(), config{Target: Target{External: &ep, IUTPeer: id,
+		GreetTimeout: 5 * time.Second}, Scenarios: loadSuites(t),
+		Select: regexp.MustCompile(`^kinds\.`)})
 	if rep == nil || rep.Error != "" {
 		t.Fatalf("no run: %v", err)
 	}
@@ -207,7 +208,7 @@ func TestAttachFindsThePeer(t *testing.T) {
 		}
 	}
 
-	rep, err = Run(context.Background(), Config{Scenarios: loadSuites(t), External: &ep, IUTPeer: "nobody.peer-9", GreetTimeout: 500 * time.Millisecond})
+	rep, err = runConfig(context.Background(), config{Target: Target{External: &ep, IUTPeer: "nobody.peer-9", GreetTimeout: 500 * time.Millisecond}, Scenarios: loadSuites(t)})
 	var he *HarnessError
 	if !errors.As(err, &he) || !bytes.Contains([]byte(rep.Error), []byte("--workspace and --channel")) {
 		t.Errorf("err %v, report error %q: want a harness error naming --workspace and --channel", err, rep.Error)

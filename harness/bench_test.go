@@ -16,8 +16,9 @@ func benchRun(b *testing.B, faults string) {
 		mode += ":" + faults
 	}
 	for b.Loop() {
-		rep, err := Run(context.Background(), Config{Scenarios: scs, Command: selfIUT(b),
-			Env: []string{"AGHCHECK_TEST_IUT=" + mode}, GreetTimeout: 10 * time.Second})
+		rep, err := runConfig(context.Background(), config{Target: Target{Command: selfIUT(b),
+			Env: []string{"AGHCHECK_TEST_IUT=" + mode}, GreetTimeout: 10 * time.Second}, Scenarios: scs,
+		})
 		if err != nil || rep.Summary.Claim != "Full Peer" {
 			b.Fatalf("claim %q, error %v", rep.Summary.Claim, err)
 		}

@@ -194,13 +194,15 @@ func TestCluster(t *testing.T) {
 			done               int
 			harnessA, iutC, js bool
 		)
-		cfg := Config{
+		cfg := config{Target: Target{
+
 			// A scenario that drops the IUT's connection needs the
 			// embedded broker: on a cluster it is skipped (reconnect_test.go).
-			Scenarios: slices.DeleteFunc(jetStreamLast(loadSuites(t)), (*scenario.Scenario).Alone),
-			External:  &ep,
+
+			External: &ep,
 			// The IUT is told node C only (the last AGH_NATS_URL wins).
-			Env:      []string{"AGH_NATS_URL=" + c.url()},
+			Env: []string{"AGH_NATS_URL=" + c.url()}}, Scenarios: slices.DeleteFunc(jetStreamLast(loadSuites(t)), (*scenario.Scenario).Alone),
+
 			Parallel: 6,
 			Progress: func(sc *report.ScenarioResult) {
 				mu.Lock()

@@ -3,12 +3,12 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"regexp"
 	"time"
 
 	"github.com/aghcheck/aghcheck/internal/broker"
 	"github.com/aghcheck/aghcheck/internal/randid"
-	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 )
 
@@ -37,16 +37,33 @@ const DefaultGreetTimeout = 20 * time.Second
 // succeed.
 const DefaultStepTimeout = 30 * time.Second
 
-// Config is one run.
-type Config struct {
-	Scenarios []*scenario.Scenario
-	Level     string         // core, trust or full (default full)
-	Strict    bool           // warnings fail
-	Select    *regexp.Regexp // --run: only scenarios whose id matches
-	Parallel  int            // scenarios at once (default: all)
+// Target is what a run or a fuzz session is pointed at: the broker, the
+// implementation under test, and how long and how often the harness waits
+// for it. Every value means one thing: a zero duration takes the default
+// named beside it, and a zero MaxRestarts means never.
+type Target struct {
+	// External, when set, is the broker to use instead of an embedded one.
+	External *broker.Endpoint
+	// Command starts the IUT; IUTPeer attaches to a peer already running
+	// (on External); Start starts an IUT the caller runs itself (an
+	// in-process peer of a Go test: package aghtest). Exactly one is set.
+	Command []string
+	IUTPeer string
+	// Start is called once the broker is up, with the environment Command
+	// would get (the contract of package iutenv, then Env), and returns
+	// once the IUT is started; its first greet identifies it, as for
+	// Command. The run calls stop when it ends, before it closes the broker.
+	Start func(env []string) (stop func(), err error)
+	// Env is extra environment for the IUT (KEY=VALUE).
+	Env []string
+	// SuggestedPeerID is AGH_PEER_ID (default generated).
+	SuggestedPeerID string
 
-	// Timeout is a ceiling per scenario (0: none, each wait has its own).
-	Timeout time.Duration
+	// Workspace and Channel default to a fresh workspace and
+	// "conformance"; for an attached peer (IUTPeer) left empty, they are
+	// found from the peer's own traffic on the broker.
+	Workspace, Channel string
+
 	// StepTimeout is the ceiling of an expect step (default
 	// DefaultStepTimeout): a step ends when its match arrives, and only a
 	// match that never comes waits this long. It is not a reply deadline.
@@ -59,50 +76,44 @@ type Config struct {
 	// given to come back on its own before it is started again (default
 	// GreetTimeout).
 	BackTimeout time.Duration
+	// MaxRestarts is how often an IUT started with Command or Start is
+	// started again after it died: 0 never (DefaultMaxRestarts is what
+	// aghcheck run and aghtest give).
+	MaxRestarts int
 
-	// External, when set, is the broker to use instead of an embedded one.
-	External *broker.Endpoint
-	// Command starts the IUT; IUTPeer attaches to a peer already running;
-	// Start starts an IUT the caller runs itself (an in-process peer of a
-	// Go test: package aghtest). Exactly one must be set.
-	Command []string
-	IUTPeer string
-	// Start is called once the broker is up, with the environment Command
-	// would get (AGH_NATS_URL, ..., AGH_PEER_ID, then Env), and returns once
-	// the IUT is started; its first greet identifies it, as for Command.
-	// The run calls stop when it ends, before it closes the broker.
-	Start func(env []string) (stop func(), err error)
-	// Env is extra environment for the IUT command (KEY=VALUE).
-	Env []string
-	// SuggestedPeerID is AGH_PEER_ID (default generated).
-	SuggestedPeerID string
-
-	// Workspace and Channel default to a fresh workspace and
-	// "conformance"; for an attached peer (IUTPeer) left empty, they are
-	// found from the peer's own traffic on the broker.
-	Workspace, Channel string
-	FloodLimit         int // IUT messages validated before the run calls it a flood (default 5000)
+	FloodLimit int // IUT messages validated before the run calls it a flood (default 5000)
 	// MaxPayload is the embedded broker's max_payload (default
 	// broker.MaxPayload, the 1 MiB every peer must take); aghcheck fuzz
 	// raises it to try messages past that.
 	MaxPayload int
 	Now        func() time.Time
-	Version    string
-	// Progress is called as each scenario ends (from several goroutines,
-	// never concurrently).
-	Progress func(*report.ScenarioResult)
-	// MaxRestarts is how often an IUT started with Command is started
-	// again after it died (default DefaultMaxRestarts; negative: never).
-	MaxRestarts int
-	// ReproDir, when set, receives a scenario file for each scenario that
-	// kills the IUT when played alone.
-	ReproDir string
+	Version    string // aghcheck's, as every report names it
+
 	// Life, when set, hears each liveness event of the IUT as it happens
 	// (a death once the scenarios it interrupted are known).
 	Life func(report.LifeEvent)
 	// Waiting, when set, is called every WaitingEvery while the run waits
 	// for the IUT to join, and once more with Done set when the wait ends.
 	Waiting func(Wait)
+}
+
+// config is one run: the target, and what is played at it.
+type config struct {
+	Target
+
+	Scenarios []*scenario.Scenario
+	Level     string         // core, trust or full (default full)
+	Strict    bool           // warnings fail
+	Select    *regexp.Regexp // --run: only scenarios whose id matches
+	Parallel  int            // scenarios at once (default: all)
+	// Timeout is a ceiling per scenario (0: none, each wait has its own).
+	Timeout time.Duration
+	// Progress is called as each scenario ends (from several goroutines,
+	// never concurrently).
+	Progress func(*report.ScenarioResult)
+	// ReproDir, when set, receives a scenario file for each scenario that
+	// kills the IUT when played alone.
+	ReproDir string
 }
 
 // WaitingEvery is how often Config.Waiting hears how the wait goes.
@@ -124,15 +135,16 @@ func (e *HarnessError) Error() string { return e.Err.Error() }
 
 func (e *HarnessError) Unwrap() error { return e.Err }
 
-func (c *Config) defaults() {
+func (c *config) defaults() {
 	if c.Level == "" {
 		c.Level = "full"
 	}
+	c.Target.defaults()
+}
+
+func (c *Target) defaults() {
 	if c.StepTimeout <= 0 {
 		c.StepTimeout = DefaultStepTimeout
-	}
-	if c.MaxRestarts == 0 {
-		c.MaxRestarts = DefaultMaxRestarts
 	}
 	if c.GreetTimeout <= 0 {
 		c.GreetTimeout = DefaultGreetTimeout
@@ -165,11 +177,16 @@ func (c *Config) defaults() {
 }
 
 // level checks what the run is asked for and returns the level to claim.
-func (c *Config) level() (Level, error) {
+func (c *config) level() (Level, error) {
 	lv, ok := Levels[c.Level]
 	if !ok {
 		return Level{}, fmt.Errorf("unknown level %q (core, trust or full)", c.Level)
 	}
+	return lv, c.Target.check()
+}
+
+// check refuses a target that names no IUT, or more than one.
+func (c *Target) check() error {
 	n := 0
 	for _, set := range []bool{len(c.Command) > 0, c.IUTPeer != "", c.Start != nil} {
 		if set {
@@ -177,7 +194,10 @@ func (c *Config) level() (Level, error) {
 		}
 	}
 	if n != 1 {
-		return Level{}, errors.New("give exactly one of an IUT command, an IUT peer id or a start function")
+		return errors.New("give exactly one of an IUT command, an IUT peer id or a start function")
 	}
-	return lv, nil
+	if c.MaxRestarts < 0 {
+		return fmt.Errorf("MaxRestarts %d: want 0 (never) or more", c.MaxRestarts)
+	}
+	return nil
 }

@@ -13,7 +13,7 @@ import (
 // by the broker; the harness never sees the message, but the report says
 // what happened: a failing passive finding and the disconnect.
 func TestOversizePublishIsReported(t *testing.T) {
-	rep := runAgainst(t, "oversize", Config{Select: regexp.MustCompile(`^kinds\.greet`), StepTimeout: 500 * time.Millisecond})
+	rep := runAgainst(t, "oversize", config{Target: Target{StepTimeout: 500 * time.Millisecond}, Select: regexp.MustCompile(`^kinds\.greet`)})
 	if rep.Error != "" {
 		t.Fatal(rep.Error)
 	}
@@ -71,9 +71,10 @@ func TestRelatedToTheExchange(t *testing.T) {
 // with the IUT's latest stderr line, and once more when it ends.
 func TestWaitingReportsTheWait(t *testing.T) {
 	var waits []Wait
-	cfg := Config{Scenarios: loadSuites(t), Command: []string{"sh", "-c", "echo dialing the broker >&2; sleep 0.8; exit 3"},
-		GreetTimeout: 10 * time.Second, Waiting: func(w Wait) { waits = append(waits, w) }}
-	rep, err := Run(context.Background(), cfg)
+	cfg := config{Target: Target{Command: []string{"sh", "-c", "echo dialing the broker >&2; sleep 0.8; exit 3"},
+		GreetTimeout: 10 * time.Second, Waiting: func(w Wait) { waits = append(waits, w) }}, Scenarios: loadSuites(t),
+	}
+	rep, err := runConfig(context.Background(), cfg)
 	if rep == nil || err == nil {
 		t.Fatalf("report %v, err %v", rep != nil, err)
 	}

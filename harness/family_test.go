@@ -31,7 +31,7 @@ func TestReceiverFamilyAgainstReferencePeer(t *testing.T) {
 	if len(fam) < 120 {
 		t.Fatalf("only %d receiver cases", len(fam))
 	}
-	rep := runAgainst(t, "peer", Config{Scenarios: fam})
+	rep := runAgainst(t, "peer", config{Scenarios: fam})
 	dump(t, rep)
 	if rep.Error != "" {
 		t.Fatalf("harness error: %s", rep.Error)
@@ -71,7 +71,7 @@ func TestReceiverFamilyCatchesFaults(t *testing.T) {
 	} {
 		t.Run(tc.fault, func(t *testing.T) {
 			t.Parallel()
-			rep := runAgainst(t, "peer:"+tc.fault, Config{Scenarios: cases})
+			rep := runAgainst(t, "peer:"+tc.fault, config{Scenarios: cases})
 			if rep.Error != "" {
 				t.Fatalf("harness error: %s", rep.Error)
 			}

@@ -18,7 +18,7 @@ var claimOrder = []string{"core-sender", "core-receiver", "trust", "nats", "jets
 // earned only when nothing in it failed and every MUST requirement it cites
 // was actually exercised by a passing scenario: an untested requirement is
 // never counted as passed.
-func grade(rep *report.Report, cfg Config, target string) {
+func grade(rep *report.Report, cfg config, target string) {
 	rep.Summary = summarize(rep.Scenarios, target)
 	rep.Requirements = requirementTable(rep)
 	rep.Claims = claims(rep, cfg)
@@ -280,7 +280,7 @@ func scenarioVerdicts(sc *report.ScenarioResult) map[string]verdict {
 // from Core Sender and Core Receiver, Trust and NATS Peer on top of Core
 // Peer, Full Peer from both. A claim inherits the caveats of the claims it
 // is built on.
-func claims(rep *report.Report, cfg Config) []report.ClaimResult {
+func claims(rep *report.Report, cfg config) []report.ClaimResult {
 	controlOnly := controlOnlyRequirements(rep, cfg)
 	v := map[string]claimVerdict{}
 	for _, c := range claimOrder {
@@ -428,7 +428,7 @@ func requirementTable(rep *report.Report) []report.RequirementResult {
 // for lack of the aghcheck.control/v1 advertisement cite in this run: a
 // third-party peer cannot be driven into those states by protocol messages
 // alone, so it must not be failed for lacking a test-only extension.
-func controlOnlyRequirements(rep *report.Report, cfg Config) map[string]bool {
+func controlOnlyRequirements(rep *report.Report, cfg config) map[string]bool {
 	if advertises(rep.IUT.Card, "profiles_supported", control.Name) {
 		return nil
 	}

@@ -42,7 +42,7 @@ func requirement(rep *report.Report, id string) report.RequirementResult {
 
 func TestGradeAllPassedEarnsCorePeer(t *testing.T) {
 	rep := gradeFixture(map[string]report.Outcome{"s.greet": report.Pass, "r.terminal": report.Pass, "r.input": report.Pass, "r.dedupe": report.Warn})
-	grade(rep, Config{}, "Core Peer")
+	grade(rep, config{}, "Core Peer")
 	if rep.Summary.Claim != "Core Peer" || !rep.Summary.Passed {
 		t.Fatalf("summary %+v claims %+v", rep.Summary, rep.Claims)
 	}
@@ -52,7 +52,7 @@ func TestGradeAllPassedEarnsCorePeer(t *testing.T) {
 // counted as passed, so the claim citing it is not earned.
 func TestGradeUntestedRequirementBlocksClaim(t *testing.T) {
 	rep := gradeFixture(map[string]report.Outcome{"s.greet": report.Pass, "r.terminal": report.Pass, "r.input": report.Skip, "r.dedupe": report.Pass})
-	grade(rep, Config{}, "Core Peer")
+	grade(rep, config{}, "Core Peer")
 	c := claim(rep, "Core Receiver")
 	if c.Earned || !strings.Contains(strings.Join(c.Why, ";"), "untested: LIFE-NEEDS-INPUT-RESUME") {
 		t.Errorf("Core Receiver %+v, want not earned for the untested requirement", c)
@@ -68,7 +68,7 @@ func TestGradeUntestedRequirementBlocksClaim(t *testing.T) {
 // An error (harness fault) is not a pass either: the claim is withheld.
 func TestGradeErrorBlocksClaim(t *testing.T) {
 	rep := gradeFixture(map[string]report.Outcome{"s.greet": report.Pass, "r.terminal": report.Pass, "r.input": report.Error, "r.dedupe": report.Pass})
-	grade(rep, Config{}, "Core Peer")
+	grade(rep, config{}, "Core Peer")
 	if claim(rep, "Core Receiver").Earned || rep.Summary.Passed {
 		t.Errorf("claims %+v summary %+v", rep.Claims, rep.Summary)
 	}
@@ -79,7 +79,7 @@ func TestGradeErrorBlocksClaim(t *testing.T) {
 func TestGradeNarrowedRunEarnsNoClaim(t *testing.T) {
 	rep := gradeFixture(map[string]report.Outcome{"s.greet": report.Pass, "r.terminal": report.Skip, "r.input": report.Skip, "r.dedupe": report.Skip})
 	rep.Selection = "^s\\."
-	grade(rep, Config{}, "Core Peer")
+	grade(rep, config{}, "Core Peer")
 	if rep.Summary.Claim != "none" {
 		t.Errorf("claim %q, want none for a narrowed run", rep.Summary.Claim)
 	}
@@ -99,7 +99,7 @@ func TestGradeNarrowedRunEarnsNoClaim(t *testing.T) {
 // either: the claim lists it as unexercised.
 func TestGradeControlOnlyRequirementIsACaveat(t *testing.T) {
 	gated := &scenario.Scenario{ID: "r.input", Requires: scenario.Requires{Profile: control.Name}}
-	cfg := Config{Scenarios: []*scenario.Scenario{gated}}
+	cfg := config{Scenarios: []*scenario.Scenario{gated}}
 	outcomes := map[string]report.Outcome{"s.greet": report.Pass, "r.terminal": report.Pass, "r.input": report.Skip, "r.dedupe": report.Pass}
 
 	rep := gradeFixture(outcomes)
@@ -142,7 +142,7 @@ func TestGradeControlOnlyRequirementIsACaveat(t *testing.T) {
 // that need it are skipped, their requirements are listed as unexercised,
 // and every claim is still earned.
 func TestPeerWithoutControlExtensionEarnsClaims(t *testing.T) {
-	rep := runAgainst(t, "plain-peer", Config{})
+	rep := runAgainst(t, "plain-peer", config{})
 	dump(t, rep)
 	if rep.Error != "" {
 		t.Fatalf("harness error: %s", rep.Error)
@@ -177,7 +177,7 @@ func TestPeerWithoutControlExtensionEarnsClaims(t *testing.T) {
 // failing scenario, never "untested" for it.
 func TestGradeFailedIsNotUntested(t *testing.T) {
 	rep := gradeFixture(map[string]report.Outcome{"s.greet": report.Pass, "r.terminal": report.Fail, "r.input": report.Pass, "r.dedupe": report.Pass})
-	grade(rep, Config{}, "Core Peer")
+	grade(rep, config{}, "Core Peer")
 	why := strings.Join(claim(rep, "Core Receiver").Why, "; ")
 	if why != "r.terminal: fail" {
 		t.Errorf("Core Receiver why %q, want only the failing scenario", why)
@@ -201,7 +201,7 @@ func TestGradePassiveReasonNamesTheRule(t *testing.T) {
 	} {
 		rep := gradeFixture(map[string]report.Outcome{"s.greet": report.Pass, "r.terminal": report.Pass, "r.input": report.Pass, "r.dedupe": report.Pass})
 		rep.Passive = tc.passive
-		grade(rep, Config{}, "Core Peer")
+		grade(rep, config{}, "Core Peer")
 		if why := strings.Join(claim(rep, "Core Sender").Why, "; "); why != tc.want {
 			t.Errorf("%s: Core Sender why %q, want %q", tc.name, why, tc.want)
 		}
@@ -236,7 +236,7 @@ func TestGradeRequirementsFromSteps(t *testing.T) {
 				{Index: 3, Kind: "expect", Outcome: report.Warn, Level: "SHOULD", Checks: []string{"DISC-WHOIS-DIRECTED"}},
 			}},
 	}
-	grade(rep, Config{}, "Core Peer")
+	grade(rep, config{}, "Core Peer")
 	want := map[string]report.Outcome{
 		"LIFE-RECEIPT-ON-OPEN":    report.Warn,
 		"LIFE-CORRELATION":        report.Pass,
@@ -260,7 +260,7 @@ func TestGradeRequirementsFromSteps(t *testing.T) {
 	// Without the failing scenario, the claim is earned: the unheard
 	// silence's requirement is a caveat, not a reason.
 	rep.Scenarios = append(rep.Scenarios[:1], rep.Scenarios[2])
-	grade(rep, Config{}, "Core Peer")
+	grade(rep, config{}, "Core Peer")
 	if c := claim(rep, "Core Receiver"); !c.Earned || len(c.Unobserved) != 1 || c.Unobserved[0] != "DISC-CAPABILITY-CATALOG" {
 		t.Errorf("Core Receiver %+v, want earned with DISC-CAPABILITY-CATALOG unobserved", c)
 	}
@@ -289,7 +289,7 @@ func TestGradeExercisedPerClaim(t *testing.T) {
 		{ID: "t.signed", Claim: "trust", Level: "MUST", Outcome: report.Skip,
 			Message: "the IUT does not advertise trust mode agh-network.trust.ed25519-jcs/v1", Requirements: []string{"TRUST-RX-ACCEPT-VERIFIED"}},
 	}
-	grade(rep, Config{}, "Full Peer")
+	grade(rep, config{}, "Full Peer")
 	gaps := func(c report.ClaimResult) string {
 		var s []string
 		for _, g := range c.NotExercised {
@@ -319,7 +319,7 @@ func TestGradeExercisedPerClaim(t *testing.T) {
 	}
 	// Scenario skipped by --run on a requirement nothing else judged.
 	rep.Passive = report.PassiveResult{Outcome: report.Pass, Envelopes: 3}
-	grade(rep, Config{}, "Full Peer")
+	grade(rep, config{}, "Full Peer")
 	if got := gaps(claim(rep, "Core Sender")); got != "DELIV-ID-UNIQUE MUST (not selected by --run)" {
 		t.Errorf("Core Sender not exercised %q", got)
 	}

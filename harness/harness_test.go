@@ -80,7 +80,7 @@ func selfIUT(t testing.TB) []string {
 	return []string{exe, "-test.run=^$"}
 }
 
-func runAgainst(t *testing.T, mode string, cfg Config) *report.Report {
+func runAgainst(t *testing.T, mode string, cfg config) *report.Report {
 	t.Helper()
 	peerMode := strings.HasPrefix(mode, "peer") || strings.HasPrefix(mode, "plain-peer")
 	if cfg.Scenarios == nil {
@@ -104,6 +104,11 @@ func runAgainst(t *testing.T, mode string, cfg Config) *report.Report {
 	}
 	cfg.Command = selfIUT(t)
 	cfg.Env = append(cfg.Env, "AGHCHECK_TEST_IUT="+mode)
+	if cfg.MaxRestarts == 0 {
+		// What aghcheck run and aghtest give: a dead IUT is started again.
+		// (No test here asks for a run that never restarts.)
+		cfg.MaxRestarts = DefaultMaxRestarts
+	}
 	if cfg.GreetTimeout == 0 {
 		cfg.GreetTimeout = 10 * time.Second
 	}
@@ -112,7 +117,7 @@ func runAgainst(t *testing.T, mode string, cfg Config) *report.Report {
 		// otherwise hold every test for the 30 s default.
 		cfg.StepTimeout = 3 * time.Second
 	}
-	rep, err := Run(context.Background(), cfg)
+	rep, err := runConfig(context.Background(), cfg)
 	if rep == nil {
 		t.Fatalf("no report: %v", err)
 	}
@@ -138,7 +143,7 @@ func dump(t *testing.T, rep *report.Report) {
 }
 
 func TestReferencePeerPassesEverything(t *testing.T) {
-	rep := runAgainst(t, "peer", Config{})
+	rep := runAgainst(t, "peer", config{})
 	dump(t, rep)
 	if rep.Error != "" {
 		t.Fatalf("harness error: %s\nstderr: %s", rep.Error, rep.IUT.Stderr)

@@ -14,12 +14,13 @@ import (
 // cut short are errors, never failures blamed on the IUT, no claim is
 // earned and Run reports a harness error (exit status 2).
 func TestInterruptedRunBlamesNobody(t *testing.T) {
-	cfg := Config{Scenarios: loadSuites(t), Command: selfIUT(t), Env: []string{"AGHCHECK_TEST_IUT=silent"},
-		GreetTimeout: 10 * time.Second, Parallel: 2, StepTimeout: time.Second}
+	cfg := config{Target: Target{Command: selfIUT(t), Env: []string{"AGHCHECK_TEST_IUT=silent"},
+		GreetTimeout: 10 * time.Second, StepTimeout: time.Second}, Scenarios: loadSuites(t),
+		Parallel: 2}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cfg.Progress = func(*report.ScenarioResult) { cancel() } // interrupt once the first scenarios end
-	rep, err := Run(ctx, cfg)
+	rep, err := runConfig(ctx, cfg)
 	if rep == nil {
 		t.Fatalf("no report: %v", err)
 	}
@@ -49,10 +50,10 @@ func TestInterruptedRunBlamesNobody(t *testing.T) {
 
 // Interrupted while waiting for the greet: the report says so in words.
 func TestInterruptedBeforeGreet(t *testing.T) {
-	cfg := Config{Scenarios: loadSuites(t), Command: []string{"sh", "-c", "exec sleep 30"}, GreetTimeout: 20 * time.Second}
+	cfg := config{Target: Target{Command: []string{"sh", "-c", "exec sleep 30"}, GreetTimeout: 20 * time.Second}, Scenarios: loadSuites(t)}
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
-	rep, err := Run(ctx, cfg)
+	rep, err := runConfig(ctx, cfg)
 	if rep == nil || err == nil {
 		t.Fatalf("report %v, err %v: want both", rep != nil, err)
 	}

@@ -52,7 +52,7 @@ func welcome(cfg peer.Config) (func(), error) {
 // SHOULD of the lifecycle), keeps every claim: the steps that ask for the
 // receipt warn, every MUST part of their scenarios passes.
 func TestTracesOnlyPeerKeepsItsClaims(t *testing.T) {
-	rep := runAgainst(t, "peer:no-accepted-receipt", Config{})
+	rep := runAgainst(t, "peer:no-accepted-receipt", config{})
 	dump(t, rep)
 	if rep.Error != "" {
 		t.Fatal(rep.Error)
@@ -81,7 +81,7 @@ func TestTracesOnlyPeerKeepsItsClaims(t *testing.T) {
 // A peer that drops everything is silent too: no silence step earns it
 // credit, and no requirement only silence can show passes.
 func TestDroppingPeerEarnsNoCreditForSilence(t *testing.T) {
-	rep := runAgainst(t, "silent", Config{StepTimeout: 300 * time.Millisecond})
+	rep := runAgainst(t, "silent", config{Target: Target{StepTimeout: 300 * time.Millisecond}})
 	if rep.Error != "" {
 		t.Fatal(rep.Error)
 	}
@@ -121,7 +121,7 @@ func TestDroppingPeerEarnsNoCreditForSilence(t *testing.T) {
 // wants strangers), and the discovery traffic those greets cause (here: the
 // IUT asks every newcomer who it is) breaks no scenario.
 func TestTestPeersGreet(t *testing.T) {
-	rep := runAgainst(t, "welcoming-peer", Config{})
+	rep := runAgainst(t, "welcoming-peer", config{})
 	dump(t, rep)
 	if s := rep.Summary; !s.Passed || s.Claim != "Full Peer" || s.Fail+s.Warn+s.Error > 0 {
 		t.Fatalf("summary %+v, want Full Peer with no warning", s)
@@ -134,7 +134,7 @@ func TestTestPeersGreet(t *testing.T) {
 			Envelope: map[string]any{"kind": "say", "surface": "thread", "thread_id": "{{thread.t}}", "body": map[string]any{"text": "hi"}}}}}
 		return c
 	}
-	rep = runAgainst(t, "peer", Config{Scenarios: []*scenario.Scenario{sc("greets", true), sc("stranger", false)}, Level: "core"})
+	rep = runAgainst(t, "peer", config{Scenarios: []*scenario.Scenario{sc("greets", true), sc("stranger", false)}, Level: "core"})
 	ck, err := agh.NewChecker(agh.Options{Now: time.Now().Unix()})
 	if err != nil {
 		t.Fatal(err)

@@ -27,7 +27,7 @@ func TestSlowPeerEarnsTheSameVerdicts(t *testing.T) {
 	t.Parallel() // it mostly waits on the slow peer
 	// At once, the reference peer passes every scenario
 	// (TestReferencePeerPassesEverything): so must it, late.
-	slow := runAgainst(t, "peer:slow:300ms", Config{Parallel: 1000, StepTimeout: 10 * time.Second})
+	slow := runAgainst(t, "peer:slow:300ms", config{Target: Target{StepTimeout: 10 * time.Second}, Parallel: 1000})
 	if slow.Error != "" {
 		t.Fatal(slow.Error)
 	}
@@ -50,7 +50,7 @@ func TestSlowPeerEarnsTheSameVerdicts(t *testing.T) {
 		{"reopen-terminal", "lifecycle.terminal-is-final"},
 		{"emit:RECEIPT-REASON-REQUIRED", "receiver.RECEIPT-REASON-REQUIRED.rejected"},
 	} {
-		rep := runAgainst(t, "peer:slow:300ms,"+c.fault, Config{Parallel: 1000, StepTimeout: 3 * time.Second,
+		rep := runAgainst(t, "peer:slow:300ms,"+c.fault, config{Target: Target{StepTimeout: 3 * time.Second}, Parallel: 1000,
 			Select: regexp.MustCompile(`^` + regexp.QuoteMeta(c.scenario) + `$`)})
 		if o := outcomes(rep)[c.scenario]; o != report.Fail {
 			t.Errorf("slow peer with %s: %s %s, want fail", c.fault, c.scenario, o)
@@ -66,8 +66,8 @@ func TestKillerIsNamedAndTheRunGoesOn(t *testing.T) {
 	t.Parallel() // it mostly waits for the IUT to come back
 	dir := t.TempDir()
 	some := regexp.MustCompile(`^(kinds|delivery|receiver\.(WHOIS|ENV-ID|ENV-KIND))`)
-	correct := runAgainst(t, "peer", Config{Select: some})
-	rep := runAgainst(t, "peer:disconnect-on:whois-query-type", Config{Select: some, GreetTimeout: 3 * time.Second, BackTimeout: 300 * time.Millisecond, ReproDir: dir})
+	correct := runAgainst(t, "peer", config{Select: some})
+	rep := runAgainst(t, "peer:disconnect-on:whois-query-type", config{Target: Target{GreetTimeout: 3 * time.Second, BackTimeout: 300 * time.Millisecond}, Select: some, ReproDir: dir})
 	if rep.Error != "" {
 		t.Fatal(rep.Error)
 	}
@@ -118,11 +118,11 @@ func TestKillerIsNamedAndTheRunGoesOn(t *testing.T) {
 	if err := set.Err(); err != nil || len(set.Scenarios) == 0 {
 		t.Fatalf("reproducers do not load: %v (%d scenarios)", err, len(set.Scenarios))
 	}
-	replay := runAgainst(t, "peer:disconnect-on:whois-query-type", Config{Scenarios: set.Scenarios, GreetTimeout: 3 * time.Second, BackTimeout: 300 * time.Millisecond})
+	replay := runAgainst(t, "peer:disconnect-on:whois-query-type", config{Target: Target{GreetTimeout: 3 * time.Second, BackTimeout: 300 * time.Millisecond}, Scenarios: set.Scenarios})
 	if replay.Summary.Fail != len(set.Scenarios) {
 		t.Errorf("replayed against the faulty peer: %+v, want every reproducer to fail", replay.Summary)
 	}
-	replay = runAgainst(t, "peer", Config{Scenarios: set.Scenarios})
+	replay = runAgainst(t, "peer", config{Scenarios: set.Scenarios})
 	if replay.Summary.Pass != len(set.Scenarios) {
 		t.Errorf("replayed against the correct peer: %+v, want every reproducer to pass", replay.Summary)
 	}
@@ -131,7 +131,7 @@ func TestKillerIsNamedAndTheRunGoesOn(t *testing.T) {
 // A peer that drops its connection after each greet and comes back: the
 // disconnects are named, and no failure rests on "nothing arrived".
 func TestDropIsNamed(t *testing.T) {
-	rep := runAgainst(t, "peer:drop-after-greet:250ms,slow:100ms", Config{Parallel: 2,
+	rep := runAgainst(t, "peer:drop-after-greet:250ms,slow:100ms", config{Parallel: 2,
 		Select: regexp.MustCompile(`^(delivery|lifecycle|kinds)\.`)})
 	if rep.Error != "" {
 		t.Fatal(rep.Error)
@@ -156,8 +156,7 @@ func TestExitAndDeafnessAreNamed(t *testing.T) {
 		{"peer:crash-on:garbage", report.LifeExited, "exit status"},
 		{"peer:deaf-after:10", report.LifeDeaf, "probe"},
 	} {
-		rep := runAgainst(t, c.mode, Config{StepTimeout: time.Second, GreetTimeout: 2 * time.Second, MaxRestarts: 3,
-			Select: regexp.MustCompile(`^(delivery\.garbage-survived|kinds\.)`)})
+		rep := runAgainst(t, c.mode, config{Target: Target{StepTimeout: time.Second, GreetTimeout: 2 * time.Second, MaxRestarts: 3}, Select: regexp.MustCompile(`^(delivery\.garbage-survived|kinds\.)`)})
 		found := false
 		for _, ev := range rep.IUT.Events {
 			found = found || (ev.Kind == c.kind && strings.Contains(ev.Cause, c.cause))

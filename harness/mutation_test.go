@@ -238,7 +238,7 @@ func judge(t *testing.T, m *mutant, all []*scenario.Scenario, live map[string][]
 			play = append(play, sc)
 		}
 	}
-	rep := runAgainst(t, "peer:"+m.fault.Name, Config{Scenarios: play})
+	rep := runAgainst(t, "peer:"+m.fault.Name, config{Scenarios: play})
 	if rep.Error != "" {
 		m.err = "harness error: " + rep.Error
 		return

@@ -15,7 +15,7 @@ import (
 // outageRun plays cfg with the built-in test IUT in mode against a single
 // node the test controls, and calls midRun from the progress callback after
 // the after-th scenario ends (the next scenario is held back meanwhile).
-func outageRun(t *testing.T, n *node, mode string, cfg Config, after int, midRun func() error) (*report.Report, time.Duration) {
+func outageRun(t *testing.T, n *node, mode string, cfg config, after int, midRun func() error) (*report.Report, time.Duration) {
 	t.Helper()
 	ep := broker.Endpoint{URL: n.url(), User: n.opts.Username, Password: n.opts.Password, Token: n.opts.Authorization}
 	cfg.External = &ep
@@ -51,7 +51,7 @@ func outageRun(t *testing.T, n *node, mode string, cfg Config, after int, midRun
 func TestBrokerRestartMidRun(t *testing.T) {
 	t.Parallel()
 	n := startNode(t, "solo")
-	rep, _ := outageRun(t, n, "peer", Config{Parallel: 4, GreetTimeout: 10 * time.Second}, 6, func() error {
+	rep, _ := outageRun(t, n, "peer", config{Target: Target{GreetTimeout: 10 * time.Second}, Parallel: 4}, 6, func() error {
 		return n.restart(50*time.Millisecond, "aghcheck-harness")
 	})
 	if rep.Error != "" {
@@ -100,7 +100,7 @@ func TestNoGreetAfterReconnectWarns(t *testing.T) {
 	n := &node{name: "token", opts: nodeOptions("token")}
 	n.opts.Username, n.opts.Password, n.opts.Authorization = "", "", "t0ken" // the silent IUT speaks token auth
 	n.start(t)
-	cfg := Config{Parallel: 1, OutageTimeout: time.Second, StepTimeout: 300 * time.Millisecond, Select: regexp.MustCompile(`^kinds\.`)}
+	cfg := config{Target: Target{OutageTimeout: time.Second, StepTimeout: 300 * time.Millisecond}, Parallel: 1, Select: regexp.MustCompile(`^kinds\.`)}
 	rep, took := outageRun(t, n, "silent", cfg, 1, func() error {
 		return n.restart(50*time.Millisecond, "aghcheck-harness")
 	})
@@ -127,7 +127,7 @@ func TestNoGreetAfterReconnectWarns(t *testing.T) {
 func TestBrokerGoneEndsRun(t *testing.T) {
 	t.Parallel()
 	n := startNode(t, "gone")
-	cfg := Config{Parallel: 4, OutageTimeout: time.Second}
+	cfg := config{Target: Target{OutageTimeout: time.Second}, Parallel: 4}
 	rep, took := outageRun(t, n, "peer", cfg, 4, func() error { n.stop(); return nil })
 	if !strings.Contains(rep.Error, "broker connection was lost") || !strings.Contains(rep.Error, "not restored within 1s") {
 		t.Errorf("error %q, want the lost broker connection named", rep.Error)

@@ -31,7 +31,7 @@ func TestGreetAfterReconnect(t *testing.T) {
 				mu    sync.Mutex
 				order []string
 			)
-			rep := runAgainst(t, tc.mode, Config{Scenarios: loadSuites(t), Select: sel, Progress: func(sc *report.ScenarioResult) {
+			rep := runAgainst(t, tc.mode, config{Scenarios: loadSuites(t), Select: sel, Progress: func(sc *report.ScenarioResult) {
 				mu.Lock()
 				order = append(order, sc.ID)
 				mu.Unlock()
@@ -70,7 +70,7 @@ func TestGreetAfterReconnectExternalSkips(t *testing.T) {
 	t.Parallel()
 	n := startNode(t, "solo")
 	ep := broker.Endpoint{URL: n.url(), User: n.opts.Username, Password: n.opts.Password, Token: n.opts.Authorization}
-	rep := runAgainst(t, "peer", Config{External: &ep, Scenarios: loadSuites(t),
+	rep := runAgainst(t, "peer", config{Target: Target{External: &ep}, Scenarios: loadSuites(t),
 		Select: regexp.MustCompile(`^` + regexp.QuoteMeta(reconnectScenario) + `$`)})
 	if rep.Error != "" {
 		t.Fatalf("harness error: %s", rep.Error)

@@ -17,7 +17,7 @@ import (
 
 func TestIUTNeverGreets(t *testing.T) {
 	start := time.Now()
-	rep := runAgainst(t, "hang", Config{GreetTimeout: 500 * time.Millisecond})
+	rep := runAgainst(t, "hang", config{Target: Target{GreetTimeout: 500 * time.Millisecond}})
 	if rep.Error == "" || !strings.Contains(rep.Error, "did not greet") {
 		t.Fatalf("error %q", rep.Error)
 	}
@@ -30,7 +30,7 @@ func TestIUTNeverGreets(t *testing.T) {
 }
 
 func TestIUTExitsAtOnce(t *testing.T) {
-	rep := runAgainst(t, "exit", Config{GreetTimeout: 20 * time.Second})
+	rep := runAgainst(t, "exit", config{Target: Target{GreetTimeout: 20 * time.Second}})
 	if !strings.Contains(rep.Error, "exited before greeting (exit status 3): iut: giving up at once") {
 		t.Fatalf("error %q", rep.Error)
 	}
@@ -40,7 +40,7 @@ func TestIUTExitsAtOnce(t *testing.T) {
 }
 
 func TestSilentIUTFails(t *testing.T) {
-	rep := runAgainst(t, "silent", Config{StepTimeout: 300 * time.Millisecond})
+	rep := runAgainst(t, "silent", config{Target: Target{StepTimeout: 300 * time.Millisecond}})
 	if rep.Error != "" {
 		t.Fatal(rep.Error)
 	}
@@ -59,7 +59,7 @@ func TestSilentIUTFails(t *testing.T) {
 // played again after each restart, a scenario fails only naming the death,
 // and what could not be played once the restarts are used up is an error.
 func TestCrashingIUT(t *testing.T) {
-	rep := runAgainst(t, "crash", Config{StepTimeout: 5 * time.Second, MaxRestarts: 3})
+	rep := runAgainst(t, "crash", config{Target: Target{StepTimeout: 5 * time.Second, MaxRestarts: 3}})
 	if rep.Error != "" {
 		t.Fatal(rep.Error)
 	}
@@ -111,7 +111,7 @@ func TestFloodingIUT(t *testing.T) {
 			scs = append(scs, sc)
 		}
 	}
-	rep := runAgainst(t, "flood", Config{Scenarios: scs, StepTimeout: 300 * time.Millisecond, FloodLimit: 400})
+	rep := runAgainst(t, "flood", config{Target: Target{StepTimeout: 300 * time.Millisecond, FloodLimit: 400}, Scenarios: scs})
 	if rep.Error != "" {
 		t.Fatal(rep.Error)
 	}
@@ -125,7 +125,7 @@ func TestFloodingIUT(t *testing.T) {
 }
 
 func TestMalformedBytesFromIUT(t *testing.T) {
-	rep := runAgainst(t, "garbage", Config{StepTimeout: 300 * time.Millisecond})
+	rep := runAgainst(t, "garbage", config{Target: Target{StepTimeout: 300 * time.Millisecond}})
 	if rep.Error != "" {
 		t.Fatal(rep.Error)
 	}
@@ -170,7 +170,7 @@ func TestParallelScenariosIsolated(t *testing.T) {
 			scs = append(scs, &c)
 		}
 	}
-	rep := runAgainst(t, "peer", Config{Scenarios: scs, Level: "core"})
+	rep := runAgainst(t, "peer", config{Scenarios: scs, Level: "core"})
 	dump(t, rep)
 	if rep.Summary.Fail+rep.Summary.Error+rep.Summary.Warn > 0 {
 		t.Fatalf("summary %+v", rep.Summary)
@@ -197,7 +197,7 @@ func TestParallelScenariosIsolated(t *testing.T) {
 }
 
 func TestNoIUTProcessLeft(t *testing.T) {
-	rep := runAgainst(t, "peer", Config{Scenarios: loadSuites(t)[:1]})
+	rep := runAgainst(t, "peer", config{Scenarios: loadSuites(t)[:1]})
 	if rep.Error != "" {
 		t.Fatal(rep.Error)
 	}
@@ -233,12 +233,12 @@ func zombie(pid int) bool {
 }
 
 func TestUsageErrors(t *testing.T) {
-	_, err := Run(t.Context(), Config{Level: "gold", Command: []string{"x"}})
+	_, err := runConfig(t.Context(), config{Target: Target{Command: []string{"x"}}, Level: "gold"})
 	var he *HarnessError
 	if !errors.As(err, &he) {
 		t.Fatalf("err %v", err)
 	}
-	if _, err := Run(t.Context(), Config{}); !errors.As(err, &he) {
+	if _, err := runConfig(t.Context(), config{}); !errors.As(err, &he) {
 		t.Fatalf("no IUT: err %v", err)
 	}
 }

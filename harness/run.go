@@ -28,7 +28,7 @@ import (
 const harnessConnName = "aghcheck-harness"
 
 type runner struct {
-	cfg   Config
+	cfg   config
 	start time.Time
 	ws    string
 	ch    string
@@ -62,10 +62,10 @@ type runner struct {
 
 func (r *runner) now() time.Time { return r.cfg.Now() }
 
-// Run plays the scenarios at the IUT and grades the result. The report is
+// runConfig plays the scenarios at the IUT and grades the result. The report is
 // returned even with an error; a *HarnessError means the run could not be
 // carried out.
-func Run(ctx context.Context, cfg Config) (*report.Report, error) {
+func runConfig(ctx context.Context, cfg config) (*report.Report, error) {
 	cfg.defaults()
 	lv, err := cfg.level()
 	if err != nil {

@@ -28,11 +28,11 @@ type Session struct {
 	closed bool
 }
 
-// Open starts the broker (unless cfg.External names one), starts the IUT
-// (or attaches to it) and waits for its greet, as Run does. cfg.Scenarios,
-// Select and Level play no part: each Play brings its scenarios. The
-// session lives until Close, or until ctx ends.
-func Open(ctx context.Context, cfg Config) (*Session, error) {
+// Open starts the broker (unless t.External names one), starts the IUT
+// (or attaches to it) and waits for its greet, as Run does; each Play then
+// brings its scenarios. The session lives until Close, or until ctx ends.
+func Open(ctx context.Context, t Target) (*Session, error) {
+	cfg := config{Target: t}
 	cfg.defaults()
 	if _, err := cfg.level(); err != nil {
 		return nil, &HarnessError{err}

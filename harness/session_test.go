@@ -25,7 +25,7 @@ func TestSessionPlaysBatches(t *testing.T) {
 		}
 		return out
 	}
-	s, err := Open(context.Background(), Config{Command: selfIUT(t), Env: []string{"AGHCHECK_TEST_IUT=peer:emit:RECEIPT-FOR-ID"},
+	s, err := Open(context.Background(), Target{Command: selfIUT(t), Env: []string{"AGHCHECK_TEST_IUT=peer:emit:RECEIPT-FOR-ID"},
 		GreetTimeout: 10 * time.Second, StepTimeout: 3 * time.Second})
 	if err != nil {
 		t.Fatal(err)

@@ -17,24 +17,24 @@ import (
 func TestStartInProcess(t *testing.T) {
 	var env []string
 	stopped, peerErr := false, make(chan error, 1)
-	cfg := Config{Scenarios: loadSuites(t), Select: regexp.MustCompile(`^nats\.(greet-after-reconnect|directed-replies)`),
-		Start: func(e []string) (func(), error) {
-			env = e
-			get := func(key string) string {
-				for _, kv := range e {
-					if v, ok := strings.CutPrefix(kv, key+"="); ok {
-						return v
-					}
+	cfg := config{Target: Target{Start: func(e []string) (func(), error) {
+		env = e
+		get := func(key string) string {
+			for _, kv := range e {
+				if v, ok := strings.CutPrefix(kv, key+"="); ok {
+					return v
 				}
-				return ""
 			}
-			pc := peer.Config{URL: get(iutenv.NATSURL), Token: get(iutenv.NATSToken), Workspace: get(iutenv.WorkspaceID),
-				Channel: get(iutenv.Channel), PeerID: get(iutenv.PeerID)}
-			ctx, cancel := context.WithCancel(context.Background())
-			go func() { peerErr <- peer.Run(ctx, pc) }()
-			return func() { cancel(); stopped = true; <-peerErr }, nil
-		}}
-	rep, err := Run(t.Context(), cfg)
+			return ""
+		}
+		pc := peer.Config{URL: get(iutenv.NATSURL), Token: get(iutenv.NATSToken), Workspace: get(iutenv.WorkspaceID),
+			Channel: get(iutenv.Channel), PeerID: get(iutenv.PeerID)}
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() { peerErr <- peer.Run(ctx, pc) }()
+		return func() { cancel(); stopped = true; <-peerErr }, nil
+	}}, Scenarios: loadSuites(t), Select: regexp.MustCompile(`^nats\.(greet-after-reconnect|directed-replies)`),
+	}
+	rep, err := runConfig(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestStartInProcess(t *testing.T) {
 
 	// Exactly one way to the IUT.
 	cfg.Command = []string{"x"}
-	if _, err := Run(t.Context(), cfg); err == nil || !strings.Contains(err.Error(), "exactly one of") {
+	if _, err := runConfig(t.Context(), cfg); err == nil || !strings.Contains(err.Error(), "exactly one of") {
 		t.Errorf("Start and Command: %v", err)
 	}
 }

@@ -31,7 +31,7 @@ func TestTrackerCatchesFaults(t *testing.T) {
 	} {
 		t.Run(tc.fault, func(t *testing.T) {
 			t.Parallel()
-			rep := runAgainst(t, "peer:"+tc.fault, Config{Scenarios: all, Select: regexp.MustCompile("^" + regexp.QuoteMeta(tc.scenario) + "$")})
+			rep := runAgainst(t, "peer:"+tc.fault, config{Scenarios: all, Select: regexp.MustCompile("^" + regexp.QuoteMeta(tc.scenario) + "$")})
 			if rep.Error != "" {
 				t.Fatalf("harness error: %s", rep.Error)
 			}

@@ -25,7 +25,7 @@ func TestUnscriptedLifecycle(t *testing.T) {
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			t.Parallel()
-			rep := runAgainst(t, tc.mode, Config{Scenarios: loadSuites(t), Select: sel})
+			rep := runAgainst(t, tc.mode, config{Scenarios: loadSuites(t), Select: sel})
 			if rep.Error != "" {
 				t.Fatalf("harness error: %s", rep.Error)
 			}

@@ -222,7 +222,7 @@ if [ -n "${GOTEST:-}" ]; then
 	say "running go test -run TestConformance against $MODULE $version"
 	set +e
 	(cd "$adapter_dir" && GOWORK="$tmp/go.work" AGHCHECK_BASELINE="$BASELINE" "$GO" test -count=1 -trimpath \
-		-ldflags "-X command-line-arguments.runtimeVersion=$version -X github.com/aghcheck/aghcheck/aghtest.stampedVersion=${VERSION:-}" \
+		-ldflags "-X command-line-arguments.runtimeVersion=$version -X github.com/aghcheck/aghcheck/internal/buildinfo.stamped=${VERSION:-}" \
 		-run '^TestConformance$' ${GOTEST_ARGS:-} \
 		"${ADAPTER_FILES[@]}" conformance_test.go)
 	status=$?
@@ -234,7 +234,7 @@ fi
 # 5. aghcheck itself, from this repository.
 t=$(date +%s)
 ldflags=()
-[ -n "${VERSION:-}" ] && ldflags=(-ldflags "-X main.version=$VERSION")
+[ -n "${VERSION:-}" ] && ldflags=(-ldflags "-X github.com/aghcheck/aghcheck/internal/buildinfo.stamped=$VERSION")
 (cd "$ROOT" && "$GO" build ${ldflags[@]+"${ldflags[@]}"} -o "$tmp/bin/aghcheck" ./cmd/aghcheck) || die "building aghcheck failed"
 say "built aghcheck in $(elapsed "$t")"
 if [ -n "${KEEP:-}" ]; then

@@ -94,11 +94,8 @@ was, 2 when the fuzzer could not run.`,
 			if iutPeer != "" && natsURL == "" {
 				return &exitError{code: exitUsageErr, err: errors.New("--iut-peer needs --nats-url: a running peer cannot be on the embedded broker")}
 			}
-			hc := harness.Config{StepTimeout: stepTimeout, GreetTimeout: greetTimeout, IUTPeer: iutPeer,
+			hc := harness.Target{StepTimeout: stepTimeout, GreetTimeout: greetTimeout, IUTPeer: iutPeer,
 				Workspace: workspace, Channel: channel, Version: version, MaxRestarts: maxRestarts}
-			if maxRestarts == 0 {
-				hc.MaxRestarts = -1 // 0 on the command line: never restart
-			}
 			var err error
 			if hc.Command, err = iutArgv(iutLine, iutPeer); err != nil {
 				return err
@@ -121,11 +118,8 @@ was, 2 when the fuzzer could not run.`,
 				}
 				fmt.Fprint(errOut, reporter.LifeLines(ev))
 			}
-			cfg := fuzz.Config{Harness: hc, Seed: seed, Cases: cases, Duration: duration, Parallel: parallel,
+			cfg := fuzz.Config{Target: hc, Seed: seed, Cases: cases, Duration: duration, Parallel: parallel,
 				ReproDir: reproDir, CorpusDir: corpusDir, Shrink: shrink, Version: version}
-			if shrink == 0 {
-				cfg.Shrink = -1
-			}
 			if live != nil {
 				cfg.Progress = func(p fuzz.Progress) { live.Show(p.Line()) }
 			}
@@ -165,7 +159,7 @@ was, 2 when the fuzzer could not run.`,
 	f.IntVar(&parallel, "parallel", fuzz.DefaultParallel, "cases played at once, each as its own test peer")
 	f.StringVar(&reproDir, "repro-dir", "", "write each finding as a scenario file into `DIR` (replay: run --suite DIR --embedded=false)")
 	f.StringVar(&corpusDir, "corpus", "", "keep interesting cases in `DIR` between runs: played first, added to")
-	f.IntVar(&shrink, "shrink", 12, "live replays minimizing one finding may take (0: do not minimize)")
+	f.IntVar(&shrink, "shrink", fuzz.DefaultShrink, "live replays minimizing one finding may take (0: do not minimize)")
 	f.StringVarP(&format, "format", "f", "text", "report `FORMAT`: text or json")
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(fuzz.Formats...))
 	f.StringVarP(&output, "output", "o", "", "write the report to `FILE` instead of stdout")

@@ -51,16 +51,17 @@ aghcheck show ID prints a scenario's definition.`,
 			if format != "text" && format != "json" {
 				return &exitError{code: exitUsageErr, err: fmt.Errorf("--format %q: want text or json", format)}
 			}
-			scs, re, err := sf.load()
+			plan, err := sf.preview()
 			if err != nil {
 				return err
 			}
+			scs := plan.Scenarios()
 			out := cmd.OutOrStdout()
 			if format == "json" {
 				entries := make([]listEntry, 0, len(scs))
 				for _, sc := range scs {
 					entries = append(entries, listEntry{ID: sc.ID, Title: sc.Title, Suite: sc.Suite, File: sc.File, Line: sc.Line,
-						Level: sc.Level, Claim: sc.Claim, Requirements: sc.Requirements, Requires: sc.Requires, Plan: sf.plan(sc, re)})
+						Level: sc.Level, Claim: sc.Claim, Requirements: sc.Requirements, Requires: sc.Requires, Plan: planned(plan, sc)})
 				}
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
@@ -68,7 +69,7 @@ aghcheck show ID prints a scenario's definition.`,
 					Level     string      `json:"level"`
 					Played    int         `json:"played"`
 					Scenarios []listEntry `json:"scenarios"`
-				}{sf.level, sf.selected(scs, re), entries})
+				}{plan.Level(), plan.Selected(), entries})
 			}
 			var table bytes.Buffer
 			tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
@@ -76,7 +77,7 @@ aghcheck show ID prints a scenario's definition.`,
 			// cuts the end of the line.
 			fmt.Fprintln(tw, "ID\tPLAN\tLEVEL\tCLAIM\tSUITE\tREQUIRES\tTITLE")
 			for _, sc := range scs {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", sc.ID, sf.plan(sc, re), sc.Level, sc.Claim, sc.Suite, requiresText(sc.Requires), sc.Title)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", sc.ID, planned(plan, sc), sc.Level, sc.Claim, sc.Suite, requiresText(sc.Requires), sc.Title)
 			}
 			if err := tw.Flush(); err != nil {
 				return err
@@ -90,7 +91,7 @@ aghcheck show ID prints a scenario's definition.`,
 			for _, line := range strings.SplitAfter(table.String(), "\n") {
 				fmt.Fprint(out, cut(line, width))
 			}
-			fmt.Fprintf(out, "\n%s, %d would be played at level %s\n", reporter.Plural(len(scs), "scenario"), sf.selected(scs, re), sf.level)
+			fmt.Fprintf(out, "\n%s, %d would be played at level %s\n", reporter.Plural(len(scs), "scenario"), plan.Selected(), plan.Level())
 			return nil
 		},
 	}

@@ -4,11 +4,8 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/signal"
-	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -23,7 +20,6 @@ import (
 	"github.com/aghcheck/aghcheck/internal/requirements"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/reporter"
-	"github.com/aghcheck/aghcheck/suites"
 )
 
 func init() { subcommands = append(subcommands, newRunCmd) }
@@ -62,40 +58,23 @@ func readingNames() string {
 	return strings.Join(names, ", ")
 }
 
-func (s *suiteFlags) load() ([]*scenario.Scenario, *regexp.Regexp, error) {
-	if _, ok := harness.Levels[s.level]; !ok {
-		return nil, nil, &exitError{code: exitUsageErr, err: fmt.Errorf("--level %q: want core, trust or full", s.level)}
-	}
-	var re *regexp.Regexp
-	if s.runRe != "" {
-		var err error
-		if re, err = regexp.Compile(s.runRe); err != nil {
-			return nil, nil, &exitError{code: exitUsageErr, err: fmt.Errorf("--run: %w", err)}
-		}
-	}
-	var builtin fs.FS
-	if s.embedded {
-		builtin = suites.FS()
-	}
-	scs, err := scenario.LoadSuites(builtin, s.dirs)
-	if errors.Is(err, scenario.ErrNotDir) {
-		err = fmt.Errorf("--suite %w", err)
-	}
-	if err != nil {
-		return nil, nil, &exitError{code: exitUsageErr, err: err}
-	}
-	for _, name := range s.errata {
-		r, err := requirements.LookupReading(name)
-		if err != nil {
-			return nil, nil, &exitError{code: exitUsageErr, err: fmt.Errorf("--errata: %w", err)}
-		}
-		scs = scenario.Reread(scs, r.Swap)
-	}
-	if re != nil && !slices.ContainsFunc(scs, func(sc *scenario.Scenario) bool { return re.MatchString(sc.ID) }) {
-		return nil, nil, &exitError{code: exitUsageErr, err: fmt.Errorf("--run %q matches no scenario id (see aghcheck list)", s.runRe)}
-	}
-	return scs, re, nil
+// options maps the selection flags to the certification layer's options.
+func (s *suiteFlags) options() harness.Options {
+	return harness.Options{NoBuiltin: !s.embedded, Suites: s.dirs, Run: s.runRe, Level: s.level, Errata: s.errata}
 }
+
+// preview is what a run with these flags would play (list, show).
+func (s *suiteFlags) preview() (*harness.Plan, error) {
+	p, err := s.options().Preview()
+	if err != nil {
+		return nil, usage(err)
+	}
+	return p, nil
+}
+
+// usage makes err, an option the certification layer refused, a usage
+// error (exit 2).
+func usage(err error) error { return &exitError{code: exitUsageErr, err: err} }
 
 // refuseBlank makes a named flag given with an empty or blank value a usage
 // error: in CI an unset variable (--iut "$IUT") must not silently become
@@ -109,24 +88,13 @@ func refuseBlank(cmd *cobra.Command, names ...string) error {
 	return nil
 }
 
-// plan is what a run does with sc before it sees the IUT: "play", or
+// planned is what a run does with sc before it sees the IUT: "play", or
 // "skip (--run)" / "skip (level)" when --run or the level leave it out.
-func (s *suiteFlags) plan(sc *scenario.Scenario, re *regexp.Regexp) string {
-	if why := harness.LeftOut(sc, re, s.level); why != "" {
+func planned(p *harness.Plan, sc *scenario.Scenario) string {
+	if why := p.LeftOut(sc); why != "" {
 		return "skip (" + why + ")"
 	}
 	return "play"
-}
-
-// selected counts the scenarios a run plays (before the IUT's gates).
-func (s *suiteFlags) selected(scs []*scenario.Scenario, re *regexp.Regexp) int {
-	n := 0
-	for _, sc := range scs {
-		if s.plan(sc, re) == "play" {
-			n++
-		}
-	}
-	return n
 }
 
 // termWidth is the terminal's width as the shell exports it, else 80.
@@ -222,98 +190,81 @@ outside it, no stale entry.`,
 			if timeout < 0 {
 				return &exitError{code: exitUsageErr, err: fmt.Errorf("--timeout %s: want a positive duration, or 0 for no ceiling per scenario", timeout)}
 			}
-			if err := countFlag("parallel", parallel, "every scenario at once"); err != nil {
-				return err
-			}
-			if err := countFlag("max-restarts", maxRestarts, "never"); err != nil {
-				return err
-			}
-			scs, re, err := sf.load()
-			if err != nil {
-				return err
-			}
-			known, err := loadBaseline(baselinePath, scs, strict, cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
 			if iutLine != "" && iutPeer != "" {
-				return &exitError{code: exitUsageErr, err: errors.New("--iut and --iut-peer are exclusive")}
-			}
-			if iutPeer != "" && natsURL == "" {
-				return &exitError{code: exitUsageErr, err: errors.New("--iut-peer needs --nats-url: a running peer cannot be on the embedded broker")}
+				return usage(errors.New("--iut and --iut-peer are exclusive"))
 			}
 			writer, err := reporter.Run.Get(format)
 			if err != nil {
-				return &exitError{code: exitUsageErr, err: fmt.Errorf("--format: %w", err)}
+				return usage(fmt.Errorf("--format: %w", err))
 			}
 			var recordFormat string
 			if recordPath != "" {
 				if recordFormat, err = reporter.RecordFormat(recordPath); err != nil {
-					return &exitError{code: exitUsageErr, err: fmt.Errorf("--record: %w", err)}
+					return usage(fmt.Errorf("--record: %w", err))
 				}
 			}
-			cfg := harness.Config{
-				Scenarios: scs, Level: sf.level, Strict: strict, Select: re, Parallel: parallel,
-				Timeout: timeout, StepTimeout: stepTimeout, GreetTimeout: greetTimeout,
-				IUTPeer: iutPeer, Workspace: workspace, Channel: channel, Version: version,
-				MaxRestarts: maxRestarts, ReproDir: reproDir, BackTimeout: backTimeout,
+			o := sf.options()
+			o.Target = harness.Target{
+				StepTimeout: stepTimeout, GreetTimeout: greetTimeout, BackTimeout: backTimeout,
+				IUTPeer: iutPeer, Workspace: workspace, Channel: channel, Version: version, MaxRestarts: maxRestarts,
+				External: external(natsURL, natsToken, natsUser, natsPassword, natsCreds),
 			}
+			o.Strict, o.Parallel, o.Timeout, o.ReproDir = strict, parallel, timeout, reproDir
+			o.Baseline, o.WriteBaseline = baselinePath, writeBaselinePath
+			o.Implementation, o.ImplementationVersion = implName, implVersion
+			o.Warn = func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), "aghcheck: warning:", s) }
 			if iutPeer != "" {
 				// Attached: what is not given is found from the peer's
 				// own traffic on the broker.
 				if !cmd.Flags().Changed("workspace") {
-					cfg.Workspace = ""
+					o.Workspace = ""
 				}
 				if !cmd.Flags().Changed("channel") {
-					cfg.Channel = ""
+					o.Channel = ""
 				}
-			}
-			if maxRestarts == 0 {
-				cfg.MaxRestarts = -1 // 0 on the command line: never restart
 			}
 			if iutPeer == "" && iutLine == "" {
 				// The built-in peer is this very aghcheck.
-				implName, implVersion = cmp.Or(implName, "aghcheck peer"), cmp.Or(implVersion, version)
+				o.Implementation, o.ImplementationVersion = cmp.Or(implName, "aghcheck peer"), cmp.Or(implVersion, version)
 			}
-			if cfg.Command, err = iutArgv(iutLine, iutPeer); err != nil {
+			if o.Command, err = iutArgv(iutLine, iutPeer); err != nil {
 				return err
 			}
-			cfg.External = external(natsURL, natsToken, natsUser, natsPassword, natsCreds)
+			plan, err := o.Plan()
+			if err != nil {
+				return usage(err)
+			}
 			out, closeOut, err := reportOut(cmd.OutOrStdout(), output)
 			if err != nil {
 				return err
 			}
 			defer closeOut()
-			opts := reporter.Options{Strict: strict, Verbose: verbose, Level: sf.level, Scenarios: len(scs), Selected: sf.selected(scs, re),
+			opts := reporter.Options{Strict: strict, Verbose: verbose, Level: plan.Level(), Scenarios: len(plan.Scenarios()), Selected: plan.Selected(),
 				Color:  out == os.Stdout && !color.NoColor,
-				Record: reporter.RecordInput{Scenarios: scs}}
+				Record: reporter.RecordInput{Scenarios: plan.Scenarios()}}
 			w := writer.New(out, opts)
-			cfg.Progress = func(sc *report.ScenarioResult) { _ = w.Item(known.Preview(sc)) } // a failed write shows again at Finish
+			plan.Progress(func(sc *report.ScenarioResult) { _ = w.Item(sc) }) // a failed write shows again at Finish
 			// The IUT's deaths and returns go to stderr as they happen,
 			// whatever the report's format: a CI log shows them in order.
 			errOut := cmd.ErrOrStderr()
-			cfg.Life = func(ev report.LifeEvent) { fmt.Fprint(errOut, reporter.LifeLines(ev)) }
+			plan.Life(func(ev report.LifeEvent) { fmt.Fprint(errOut, reporter.LifeLines(ev)) })
 			// While the IUT starts, a terminal shows a live line; a pipe or
 			// a file (a CI log) gets nothing.
 			if f, ok := cmd.ErrOrStderr().(*os.File); ok && isTerminal(f) {
-				cfg.Waiting = reporter.LiveWait(f, termWidth())
+				plan.Waiting(reporter.LiveWait(f, termWidth()))
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			rep, runErr := harness.Run(ctx, cfg)
+			rep, runErr := plan.Run(ctx)
 			if rep == nil {
-				return &exitError{code: exitUsageErr, err: runErr}
-			}
-			rep.NameImplementation(implName, implVersion)
-			if err := settleBaseline(rep, known, writeBaselinePath); err != nil {
-				return err
+				return usage(runErr)
 			}
 			if err := w.Finish(rep); err != nil {
-				return &exitError{code: exitUsageErr, err: fmt.Errorf("write report: %w", err)}
+				return usage(fmt.Errorf("write report: %w", err))
 			}
 			if recordPath != "" && rep.Error == "" {
 				if err := writeRecord(recordPath, recordFormat, rep, opts); err != nil {
-					return &exitError{code: exitUsageErr, err: fmt.Errorf("--record: %w", err)}
+					return usage(fmt.Errorf("--record: %w", err))
 				}
 			}
 			if out != cmd.OutOrStdout() {
@@ -321,7 +272,7 @@ outside it, no stale entry.`,
 				fmt.Fprintln(cmd.ErrOrStderr(), reporter.VerdictLine(rep, writtenFiles(output, recordPath, rep)...))
 			}
 			if runErr != nil {
-				return &exitError{code: exitUsageErr, err: runErr}
+				return usage(runErr)
 			}
 			if !rep.Summary.Passed {
 				return &exitError{code: exitInvalid}

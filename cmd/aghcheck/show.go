@@ -34,10 +34,11 @@ that points to embedded:core/... can be read this way after go install.`,
 			if format != "yaml" && format != "json" {
 				return &exitError{code: exitUsageErr, err: fmt.Errorf("--format %q: want yaml or json", format)}
 			}
-			scs, _, err := sf.load()
+			plan, err := sf.preview()
 			if err != nil {
 				return err
 			}
+			scs := plan.Scenarios()
 			out := cmd.OutOrStdout()
 			for i, id := range args {
 				k := slices.IndexFunc(scs, func(sc *scenario.Scenario) bool { return sc.ID == id })

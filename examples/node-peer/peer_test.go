@@ -10,8 +10,6 @@ import (
 
 	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/internal/report"
-	"github.com/aghcheck/aghcheck/internal/scenario"
-	"github.com/aghcheck/aghcheck/suites"
 )
 
 // TestExampleEarnsCorePeer runs the core level against `node peer.js`. It
@@ -25,15 +23,14 @@ func TestExampleEarnsCorePeer(t *testing.T) {
 	if _, err := os.Stat("node_modules/nats"); err != nil {
 		t.Skip("examples/node-peer/node_modules is missing (run npm install there, or make example-peer)")
 	}
-	set := scenario.LoadFS(suites.FS(), ".", "embedded:")
-	if err := set.Err(); err != nil {
+	plan, err := harness.Options{
+		Target: harness.Target{Command: []string{node, "peer.js"}, MaxRestarts: harness.DefaultMaxRestarts},
+		Level:  "core",
+	}.Plan()
+	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := harness.Run(context.Background(), harness.Config{
-		Scenarios: set.Scenarios,
-		Level:     "core",
-		Command:   []string{node, "peer.js"},
-	})
+	rep, err := plan.Run(context.Background())
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}

@@ -14,7 +14,7 @@ func BenchmarkFuzzReferencePeer(b *testing.B) {
 	const n = 10000
 	cases, elapsed := 0, time.Duration(0)
 	for b.Loop() {
-		rep, err := Run(context.Background(), Config{Harness: against(b), Seed: 1, Cases: n, Shrink: -1})
+		rep, err := Run(context.Background(), Config{Target: against(b), Seed: 1, Cases: n})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -31,9 +31,12 @@ const (
 	// ceiling, never a reply deadline (a reply that comes later still
 	// counts); only cases whose answer never comes wait that long.
 	DefaultStepTimeout = 10 * time.Second
-	// DefaultMaxRestarts: a peer that dies on some input costs about three
-	// restarts per input that kills it (see harness rounds).
+	// DefaultMaxRestarts is what aghcheck fuzz gives: a peer that dies on
+	// some input costs about three restarts per input that kills it (see
+	// harness rounds).
 	DefaultMaxRestarts = 100
+	// DefaultShrink is what aghcheck fuzz gives Config.Shrink.
+	DefaultShrink = 12
 	// DefaultBackTimeout is how long a peer whose connection closed has to
 	// come back by itself before it is started again: short, since a
 	// restart judges nothing and a peer that dies on some input dies again
@@ -43,11 +46,11 @@ const (
 
 // Config is one fuzzing run.
 type Config struct {
-	// Harness is the broker and the IUT, as for aghcheck run (Command or
-	// IUTPeer, External, timeouts, MaxRestarts, Env, Life...). Its
-	// Scenarios, Select, Level, Parallel and ReproDir play no part.
-	Harness harness.Config
-	Seed    uint64
+	// Target is the broker and the IUT, as for aghcheck run: what is
+	// played is the fuzzer's own. A zero StepTimeout or BackTimeout takes
+	// the fuzzer's defaults (DefaultStepTimeout, DefaultBackTimeout).
+	Target harness.Target
+	Seed   uint64
 	// Cases stops the run after so many cases played; Duration after so
 	// long (the batch in flight ends first). With neither, DefaultDuration.
 	Cases    int
@@ -60,7 +63,7 @@ type Config struct {
 	// verdict no kept case covers.
 	CorpusDir string
 	// Shrink is how many live replays minimizing one finding may take
-	// (default 12; negative: do not minimize).
+	// (0: do not minimize; aghcheck fuzz gives DefaultShrink).
 	Shrink int
 	// Progress, when set, hears how the run goes after each batch.
 	Progress func(Progress)
@@ -143,27 +146,21 @@ func (c *Config) defaults() {
 	if c.Cases <= 0 && c.Duration <= 0 {
 		c.Duration = DefaultDuration
 	}
-	if c.Shrink == 0 {
-		c.Shrink = 12
-	}
 	if c.Now == nil {
 		c.Now = time.Now
 	}
-	if c.Harness.StepTimeout <= 0 {
-		c.Harness.StepTimeout = DefaultStepTimeout
+	if c.Target.StepTimeout <= 0 {
+		c.Target.StepTimeout = DefaultStepTimeout
 	}
-	if c.Harness.MaxRestarts == 0 {
-		c.Harness.MaxRestarts = DefaultMaxRestarts
+	if c.Target.MaxPayload == 0 {
+		c.Target.MaxPayload = fuzzBroker
 	}
-	if c.Harness.MaxPayload == 0 {
-		c.Harness.MaxPayload = fuzzBroker
-	}
-	if c.Harness.BackTimeout <= 0 {
-		c.Harness.BackTimeout = DefaultBackTimeout
+	if c.Target.BackTimeout <= 0 {
+		c.Target.BackTimeout = DefaultBackTimeout
 	}
 	// Every batch is judged passively as a whole; the flood limit is per
 	// batch (a session forgets what it judged).
-	c.Harness.FloodLimit = max(c.Harness.FloodLimit, 50*c.Batch)
+	c.Target.FloodLimit = max(c.Target.FloodLimit, 50*c.Batch)
 }
 
 // fuzzBroker is the embedded broker's max_payload in a fuzz run: room for
@@ -188,7 +185,7 @@ type fuzzer struct {
 	slowest, ceiling time.Duration
 }
 
-// Run fuzzes the IUT cfg.Harness names. The report is returned even with
+// Run fuzzes the IUT cfg.Target names. The report is returned even with
 // an error; an *Error means the run could not be carried out (the broker,
 // the IUT or the generator failed before any verdict).
 func Run(ctx context.Context, cfg Config) (*Report, error) {
@@ -214,8 +211,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if fz.corpus, err = openCorpus(cfg.CorpusDir); err != nil {
 		return fz.fail(err)
 	}
-	rep.IUT.Command = cfg.Harness.Command
-	if fz.sess, err = harness.Open(ctx, cfg.Harness); err != nil {
+	rep.IUT.Command = cfg.Target.Command
+	if fz.sess, err = harness.Open(ctx, cfg.Target); err != nil {
 		return fz.fail(err)
 	}
 	defer fz.close()
@@ -397,7 +394,7 @@ const firstCeiling = 2 * time.Second
 
 // setCeiling sets the ceiling of the next batch.
 func (fz *fuzzer) setCeiling() {
-	full := fz.cfg.Harness.StepTimeout
+	full := fz.cfg.Target.StepTimeout
 	c := min(firstCeiling, full)
 	if fz.slowest > 0 {
 		c = min(max(10*fz.slowest, time.Second), full)

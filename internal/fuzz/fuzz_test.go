@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -104,11 +105,11 @@ func TestCasesAreScenarioFiles(t *testing.T) {
 func run(t *testing.T, cfg Config, faults ...string) *Report {
 	t.Helper()
 	hc := against(t, faults...)
-	if cfg.Harness.StepTimeout > 0 {
-		hc.StepTimeout = cfg.Harness.StepTimeout
+	if cfg.Target.StepTimeout > 0 {
+		hc.StepTimeout = cfg.Target.StepTimeout
 	}
 	hc.BackTimeout = 300 * time.Millisecond
-	cfg.Harness = hc
+	cfg.Target = hc
 	if cfg.Parallel == 0 {
 		cfg.Parallel = 64
 	}
@@ -131,7 +132,7 @@ func describe(rep *Report) string {
 // every verdict the oracle asks of it holds.
 func TestCorrectPeerNoFinding(t *testing.T) {
 	t.Parallel()
-	rep := run(t, Config{Seed: 1, Cases: 250, Harness: harness.Config{StepTimeout: 10 * time.Second}, Shrink: -1})
+	rep := run(t, Config{Seed: 1, Cases: 250, Target: harness.Target{StepTimeout: 10 * time.Second}})
 	if rep.Cases != 250 || rep.Errors != 0 || len(rep.Findings) > 0 || rep.Failed() {
 		t.Fatalf("%d cases, %d errors, %d findings:%s", rep.Cases, rep.Errors, len(rep.Findings), describe(rep))
 	}
@@ -161,7 +162,7 @@ func TestFaultyPeersFound(t *testing.T) {
 	} {
 		t.Run(tc.fault, func(t *testing.T) {
 			t.Parallel()
-			rep := run(t, Config{Seed: tc.seed, Cases: tc.cases, Harness: harness.Config{StepTimeout: time.Second}, Shrink: -1}, tc.fault)
+			rep := run(t, Config{Seed: tc.seed, Cases: tc.cases, Target: harness.Target{StepTimeout: time.Second}}, tc.fault)
 			if !slices.ContainsFunc(rep.Findings, func(f *Finding) bool { return f.Kind == tc.kind && f.Rule == tc.rule && f.Level == tc.level }) {
 				t.Fatalf("no %s %s %s in %d cases:%s", tc.level, tc.kind, tc.rule, rep.Cases, describe(rep))
 			}
@@ -188,7 +189,7 @@ func TestToleratedInputIsNoFault(t *testing.T) {
 			if first.Shape != shapeSurvive || first.Input() != tc.input {
 				t.Fatalf("seed %d draws %s (%s) first, played as %s: the generator moved, pick another seed", tc.seed, first.Input(), first.What(), first.Shape)
 			}
-			rep := run(t, Config{Seed: tc.seed, Cases: 10, Harness: harness.Config{StepTimeout: time.Second}, Shrink: -1}, "lenient-json")
+			rep := run(t, Config{Seed: tc.seed, Cases: 10, Target: harness.Target{StepTimeout: time.Second}}, "lenient-json")
 			if len(rep.Findings) > 0 || rep.Failed() {
 				t.Fatalf("a peer that takes what a receiver may take has findings:%s", describe(rep))
 			}
@@ -213,7 +214,7 @@ func TestDeathFindingsReplay(t *testing.T) {
 		t.Run(tc.fault, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			rep := run(t, Config{Seed: tc.seed, Cases: 40, ReproDir: dir, Harness: harness.Config{StepTimeout: 2 * time.Second}}, tc.fault)
+			rep := run(t, Config{Seed: tc.seed, Cases: 40, ReproDir: dir, Shrink: DefaultShrink, Target: harness.Target{StepTimeout: 2 * time.Second}}, tc.fault)
 			i := slices.IndexFunc(rep.Findings, func(f *Finding) bool { return f.Kind == tc.kind })
 			if i < 0 {
 				t.Fatalf("no %s finding in %d cases:%s", tc.kind, rep.Cases, describe(rep))
@@ -231,14 +232,19 @@ func TestDeathFindingsReplay(t *testing.T) {
 			if i < 0 {
 				t.Fatalf("%s: no scenario %s", f.Reproducer, f.Case)
 			}
-			repro := set.Scenarios[i : i+1]
 			replay := func(faults ...string) *report.ScenarioResult {
-				cfg := against(t, faults...)
-				cfg.Scenarios, cfg.BackTimeout = repro, 300*time.Millisecond
-				r, err := harness.Run(context.Background(), cfg)
+				tg := against(t, faults...)
+				tg.BackTimeout = 300 * time.Millisecond
+				plan, err := harness.Options{Target: tg, NoBuiltin: true, Suites: []string{dir},
+					Run: "^" + regexp.QuoteMeta(f.Case) + "$"}.Plan()
 				if err != nil {
 					t.Fatal(err)
 				}
+				r, err := plan.Run(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				r.Scenarios = slices.DeleteFunc(r.Scenarios, func(sc *report.ScenarioResult) bool { return sc.ID != f.Case })
 				return r.Scenarios[0]
 			}
 			if got := replay(tc.fault); got.Outcome != report.Fail || !got.Killed {
@@ -256,12 +262,12 @@ func TestDeathFindingsReplay(t *testing.T) {
 func TestCorpusKeepsCases(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	first := run(t, Config{Seed: 2, Cases: 80, CorpusDir: dir, Shrink: -1, Harness: harness.Config{StepTimeout: time.Second}}, "overlook:SAY-TEXT")
+	first := run(t, Config{Seed: 2, Cases: 80, CorpusDir: dir, Target: harness.Target{StepTimeout: time.Second}}, "overlook:SAY-TEXT")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	if first.Corpus == nil || first.Corpus.Added == 0 || len(files) != first.Corpus.Added {
 		t.Fatalf("corpus %+v, %d files", first.Corpus, len(files))
 	}
-	second := run(t, Config{Seed: 3, Cases: len(files), CorpusDir: dir, Shrink: -1, Harness: harness.Config{StepTimeout: time.Second}}, "overlook:SAY-TEXT")
+	second := run(t, Config{Seed: 3, Cases: len(files), CorpusDir: dir, Target: harness.Target{StepTimeout: time.Second}}, "overlook:SAY-TEXT")
 	if second.Corpus.Played != len(files) || second.Generated != 0 {
 		t.Fatalf("second run: corpus %+v, %d generated", second.Corpus, second.Generated)
 	}

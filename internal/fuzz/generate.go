@@ -478,7 +478,7 @@ func (g *generator) ext(d *draft) bool {
 
 // size makes directed work large: valid up to 1 MiB, which every NATS
 // peer must accept, and past it when the broker carries more (the
-// embedded one does, for the fuzzer: Config.Harness.MaxPayload), where a
+// embedded one does, for the fuzzer: Config.Target.MaxPayload), where a
 // peer may take the message or refuse it (INPUT-SIZE is the sender's) and
 // must survive it. Nothing goes past what the broker carries: it would
 // refuse the payload before any peer saw it.

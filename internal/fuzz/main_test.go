@@ -29,7 +29,7 @@ func runPeer(mode string) int {
 
 // against is a harness configuration whose IUT is the reference peer with
 // faults (none for the correct peer).
-func against(t testing.TB, faults ...string) harness.Config {
+func against(t testing.TB, faults ...string) harness.Target {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -39,6 +39,6 @@ func against(t testing.TB, faults ...string) harness.Config {
 	if len(faults) > 0 {
 		mode += ":" + strings.Join(faults, ",")
 	}
-	return harness.Config{Command: []string{exe, "-test.run=^$"}, Env: []string{"AGHCHECK_TEST_IUT=" + mode},
-		GreetTimeout: 10 * time.Second, StepTimeout: 2 * time.Second}
+	return harness.Target{Command: []string{exe, "-test.run=^$"}, Env: []string{"AGHCHECK_TEST_IUT=" + mode},
+		GreetTimeout: 10 * time.Second, StepTimeout: 2 * time.Second, MaxRestarts: DefaultMaxRestarts}
 }

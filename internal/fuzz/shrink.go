@@ -41,7 +41,7 @@ func (fz *fuzzer) minimize(ctx context.Context) {
 	var together []*Finding
 	before := map[*Finding]Finding{}
 	for _, f := range fz.found.list() {
-		if f.c == nil || fz.cfg.Shrink < 0 {
+		if f.c == nil || fz.cfg.Shrink <= 0 {
 			continue
 		}
 		before[f] = *f
@@ -123,7 +123,7 @@ func (fz *fuzzer) minimize(ctx context.Context) {
 // (before holds each finding as it was found): it then takes back the
 // case it was found with, and is returned, to be confirmed in turn.
 func (fz *fuzzer) confirm(before map[*Finding]Finding, only ...*Finding) (reverted []*Finding) {
-	if fz.sess == nil || fz.ceiling >= fz.cfg.Harness.StepTimeout {
+	if fz.sess == nil || fz.ceiling >= fz.cfg.Target.StepTimeout {
 		return nil
 	}
 	var check []*Finding

@@ -51,13 +51,17 @@ func TestMonitorAgreesWithRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	ep := b.Endpoint
-	rep, err := harness.Run(context.Background(), harness.Config{
-		Scenarios: set.Scenarios, External: &ep,
-		Command: []string{exe, "-test.run=^$"}, Env: []string{"AGHCHECK_TEST_IUT=peer"},
+	plan, err := harness.Options{
+		Target: harness.Target{External: &ep, Command: []string{exe, "-test.run=^$"}, Env: []string{"AGHCHECK_TEST_IUT=peer"},
+			GreetTimeout: 10 * time.Second, MaxRestarts: harness.DefaultMaxRestarts},
 		// Under -race on a shared machine, every scenario at once would
 		// make verdicts measure the machine (as in the harness's tests).
-		Parallel: 48, GreetTimeout: 10 * time.Second,
-	})
+		Parallel: 48,
+	}.Plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := plan.Run(context.Background())
 	cancel()
 	if mErr := <-done; mErr != nil {
 		t.Fatalf("monitor: %v", mErr)

@@ -1,17 +1,25 @@
-package main
+package buildinfo
 
 import (
 	"runtime/debug"
 	"testing"
 )
 
-func TestBuildVersion(t *testing.T) {
+func TestVersion(t *testing.T) {
 	vcs := func(main string, kv ...string) *debug.BuildInfo {
 		info := &debug.BuildInfo{Main: debug.Module{Path: "github.com/aghcheck/aghcheck", Version: main}}
 		for i := 0; i+1 < len(kv); i += 2 {
 			info.Settings = append(info.Settings, debug.BuildSetting{Key: kv[i], Value: kv[i+1]})
 		}
 		return info
+	}
+	// dep is a build of another module that requires aghcheck (aghtest in
+	// a vendor's test, a go run of the command from there): its own VCS
+	// revision is not aghcheck's.
+	dep := func(v string, replace *debug.Module) *debug.BuildInfo {
+		return &debug.BuildInfo{Main: debug.Module{Path: "example.com/vendor", Version: "(devel)"},
+			Deps:     []*debug.Module{{Path: Module, Version: v, Replace: replace}},
+			Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef0123"}}}
 	}
 	const rev = "25cd1840a1b2c3d4e5f60718293a4b5c6d7e8f90"
 	for _, tc := range []struct {
@@ -26,8 +34,11 @@ func TestBuildVersion(t *testing.T) {
 		{"pseudo-version already names the revision", "", vcs("v0.0.0-20261121061734-25cd1840a1b2+dirty", "vcs.revision", rev, "vcs.modified", "true"), "v0.0.0-20261121061734-25cd1840a1b2+dirty"},
 		{"nothing known", "", vcs(""), "dev"},
 		{"no build info", "", nil, "dev"},
+		{"a dependency of another module", "", dep("v0.5.0", nil), "v0.5.0"},
+		{"replaced by a checkout", "", dep("(devel)", &debug.Module{Path: "../aghcheck"}), "dev"},
+		{"replaced by another version", "", dep("v0.5.0", &debug.Module{Path: Module, Version: "v0.5.1"}), "v0.5.1"},
 	} {
-		if got := buildVersion(tc.stamped, tc.info, tc.info != nil); got != tc.want {
+		if got := version(tc.stamped, tc.info, tc.info != nil); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}

@@ -1,0 +1,295 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aghcheck/aghcheck/internal/baseline"
+	"github.com/aghcheck/aghcheck/internal/rules"
+	"github.com/aghcheck/aghcheck/internal/iut"
+	"github.com/aghcheck/aghcheck/internal/report"
+	"github.com/aghcheck/aghcheck/internal/requirements"
+	"github.com/aghcheck/aghcheck/internal/scenario"
+	"github.com/aghcheck/aghcheck/suites"
+)
+
+// Options are what a certification run is asked for: the target, what is
+// played at it, and the known deviations that judge the result. aghcheck
+// run maps its flags to Options, aghtest its Config; Plan checks them all
+// before anything starts, so both refuse the same things with the same
+// words.
+type Options struct {
+	Target
+
+	// What is played.
+	NoBuiltin bool     // leave out the built-in suites (only Suites)
+	Suites    []string // directories of more scenario files
+	// Run, a regular expression, plays only the scenarios whose id it
+	// matches; it must match at least one.
+	Run    string
+	Level  string   // core, trust or full (default full)
+	Errata []string // the other readings of documented errata to judge by
+	Strict bool     // a SHOULD not met fails
+
+	Parallel int           // scenarios at once (0: all)
+	Timeout  time.Duration // ceiling per scenario (0: none)
+	ReproDir string        // where each scenario that kills the IUT is written
+
+	// Baseline is a file of known deviations: the failures it records are
+	// expected-fail; a new failure or a stale entry fails the run.
+	// WriteBaseline, when set, receives this run's failures as a baseline
+	// (keeping the reasons of Baseline's entries that still hold).
+	Baseline, WriteBaseline string
+
+	// Implementation and ImplementationVersion name what is certified
+	// (default: its Peer Card's display_name and version).
+	Implementation, ImplementationVersion string
+	// Warn hears what is not an error yet deserves a line (a baseline
+	// entry without a reason). nil: os.Stderr.
+	Warn func(string)
+}
+
+// OptionError is an option Plan refuses. Option is its name as aghcheck
+// run's flag spells it ("run", "baseline"); aghtest names its Config field
+// instead, and the rest of the message is the same.
+type OptionError struct {
+	Option string
+	Err    error
+}
+
+func (e *OptionError) Error() string { return "--" + e.Option + ": " + e.Err.Error() }
+
+func (e *OptionError) Unwrap() error { return e.Err }
+
+func optionErr(option string, format string, args ...any) *OptionError {
+	return &OptionError{Option: option, Err: fmt.Errorf(format, args...)}
+}
+
+// Plan is a run whose options were checked: the scenarios loaded and
+// reread by the errata, the selection known to match, the level and the
+// baseline's ids valid, the IUT runnable.
+type Plan struct {
+	opts     Options
+	cfg      config
+	known    *baseline.Baseline
+	runnable bool // made by Plan, not Preview
+}
+
+// Plan checks o and returns the run it describes. Every error is an
+// *OptionError: nothing was started.
+func (o Options) Plan() (*Plan, error) {
+	if err := o.checkTarget(); err != nil {
+		return nil, err
+	}
+	p, err := o.Preview()
+	if err != nil {
+		return nil, err
+	}
+	if p.known, err = o.loadBaseline(p.cfg.Scenarios); err != nil {
+		return nil, err
+	}
+	p.runnable = true
+	return p, nil
+}
+
+// Preview checks what o plays, not its target nor its baseline, and returns
+// a plan that can say what a run would play (aghcheck list, show) but not
+// run.
+func (o Options) Preview() (*Plan, error) {
+	level := o.Level
+	if level == "" {
+		level = "full"
+	}
+	if _, ok := Levels[level]; !ok {
+		return nil, optionErr("level", "%q: want core, trust or full", o.Level)
+	}
+	var builtin fs.FS
+	if !o.NoBuiltin {
+		builtin = suites.FS()
+	}
+	scs, err := scenario.LoadSuites(builtin, o.Suites)
+	if err != nil {
+		return nil, &OptionError{Option: "suite", Err: err}
+	}
+	for _, name := range o.Errata {
+		r, err := requirements.LookupReading(name)
+		if err != nil {
+			return nil, &OptionError{Option: "errata", Err: err}
+		}
+		scs = scenario.Reread(scs, r.Swap)
+	}
+	var sel *regexp.Regexp
+	if o.Run != "" {
+		if sel, err = regexp.Compile(o.Run); err != nil {
+			return nil, &OptionError{Option: "run", Err: err}
+		}
+		if !slices.ContainsFunc(scs, func(sc *scenario.Scenario) bool { return sel.MatchString(sc.ID) }) {
+			return nil, optionErr("run", "%q matches no scenario id (see aghcheck list)", o.Run)
+		}
+	}
+	p := &Plan{opts: o, cfg: config{Target: o.Target, Scenarios: scs, Level: level, Strict: o.Strict, Select: sel,
+		Parallel: o.Parallel, Timeout: o.Timeout, ReproDir: o.ReproDir}}
+	return p, nil
+}
+
+// checkTarget refuses a target that cannot be started or reached.
+func (o Options) checkTarget() error {
+	n := 0
+	for _, set := range []bool{len(o.Command) > 0, o.IUTPeer != "", o.Start != nil} {
+		if set {
+			n++
+		}
+	}
+	switch {
+	case n != 1:
+		return optionErr("iut", "give exactly one implementation under test: a command, a peer id already on the broker, or a start function")
+	case o.IUTPeer != "" && o.External == nil:
+		return optionErr("iut-peer", "needs --nats-url: a running peer cannot be on the embedded broker")
+	case o.MaxRestarts < 0:
+		return optionErr("max-restarts", "%d: want 1 or more, or 0 for never", o.MaxRestarts)
+	case o.Parallel < 0:
+		return optionErr("parallel", "%d: want 1 or more, or 0 for every scenario at once", o.Parallel)
+	case o.Timeout < 0:
+		return optionErr("timeout", "%s: want a positive duration, or 0 for no ceiling per scenario", o.Timeout)
+	case o.StepTimeout < 0, o.GreetTimeout < 0, o.BackTimeout < 0, o.OutageTimeout < 0:
+		return optionErr("step-timeout", "a ceiling may not be negative (0 takes its default)")
+	}
+	if len(o.Command) > 0 {
+		if err := iut.Runnable(o.Command[0]); err != nil {
+			return &OptionError{Option: "iut", Err: err}
+		}
+	}
+	return nil
+}
+
+// loadBaseline reads the baseline. Its ids must name a loaded scenario
+// (selected or not: a narrowed run leaves the others unjudged) or, after
+// passive:, a catalogue rule. Entries whose reason is still TODO are a
+// warning, an error under Strict.
+func (o Options) loadBaseline(scs []*scenario.Scenario) (*baseline.Baseline, error) {
+	if o.Baseline == "" {
+		return nil, nil
+	}
+	b, err := baseline.Load(o.Baseline)
+	if err != nil {
+		return nil, &OptionError{Option: "baseline", Err: err}
+	}
+	isScenario := func(id string) bool {
+		return slices.ContainsFunc(scs, func(sc *scenario.Scenario) bool { return sc.ID == id })
+	}
+	isRule := func(id string) bool { _, ok := rules.Lookup(id); return ok }
+	if err := b.CheckIDs(isScenario, isRule); err != nil {
+		return nil, &OptionError{Option: "baseline", Err: err}
+	}
+	if todo := b.Unreasoned(); len(todo) > 0 {
+		what := "entries"
+		if len(todo) == 1 {
+			what = "entry"
+		}
+		msg := fmt.Sprintf("%d %s still without a reason (TODO), so nothing says why they are excused: %s; name the erratum or link the issue",
+			len(todo), what, strings.Join(todo, ", "))
+		if o.Strict {
+			return nil, optionErr("baseline", "%s (an error under --strict)", msg)
+		}
+		warn := o.Warn
+		if warn == nil {
+			warn = func(s string) { fmt.Fprintln(os.Stderr, "aghcheck: warning:", s) }
+		}
+		warn("--baseline: " + msg)
+	}
+	return b, nil
+}
+
+// Scenarios are every scenario loaded, in order, played or not.
+func (p *Plan) Scenarios() []*scenario.Scenario { return p.cfg.Scenarios }
+
+// Level is the level the run claims.
+func (p *Plan) Level() string { return p.cfg.Level }
+
+// Baseline is the baseline the run is judged against (nil: none).
+func (p *Plan) Baseline() *baseline.Baseline { return p.known }
+
+// LeftOut says why the run leaves sc out before it sees the IUT: "--run"
+// or "level"; "" when it plays it.
+func (p *Plan) LeftOut(sc *scenario.Scenario) string { return LeftOut(sc, p.cfg.Select, p.cfg.Level) }
+
+// Selected counts the scenarios the run plays (before the IUT's gates).
+func (p *Plan) Selected() int {
+	n := 0
+	for _, sc := range p.cfg.Scenarios {
+		if p.LeftOut(sc) == "" {
+			n++
+		}
+	}
+	return n
+}
+
+// Only narrows the run to the scenarios ids names (aghtest: the subtests
+// go test selected). A run narrowed below its level's scenarios earns no
+// claim, as with Run.
+func (p *Plan) Only(ids []string) {
+	if p.cfg.Select == nil && len(ids) == p.Selected() {
+		return
+	}
+	quoted := make([]string, len(ids))
+	for i, id := range ids {
+		quoted[i] = regexp.QuoteMeta(id)
+	}
+	p.cfg.Select = regexp.MustCompile("^(?:" + strings.Join(quoted, "|") + ")$")
+}
+
+// Run plays the plan, names the implementation, writes WriteBaseline and
+// applies Baseline. The report is returned even with an error; a nil
+// report means the run could not start, a *HarnessError that it could not
+// be carried out.
+func (p *Plan) Run(ctx context.Context) (*report.Report, error) {
+	if !p.runnable {
+		return nil, errors.New("harness: a preview plan cannot run")
+	}
+	rep, err := runConfig(ctx, p.cfg)
+	if rep == nil {
+		return nil, err
+	}
+	rep.NameImplementation(p.opts.Implementation, p.opts.ImplementationVersion)
+	if p.opts.WriteBaseline != "" && rep.Error == "" {
+		if werr := writeBaseline(p.opts.WriteBaseline, rep, p.known); werr != nil {
+			return rep, errors.Join(err, &OptionError{Option: "write-baseline", Err: werr})
+		}
+	}
+	if p.known != nil {
+		p.known.Apply(rep)
+	}
+	return rep, err
+}
+
+func writeBaseline(path string, rep *report.Report, known *baseline.Baseline) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	err = baseline.Write(f, rep, known)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Progress sets what hears each scenario as it ends, with its outcome as
+// the baseline will judge it (called from several goroutines, never
+// concurrently).
+func (p *Plan) Progress(f func(*report.ScenarioResult)) {
+	p.cfg.Progress = func(sc *report.ScenarioResult) { f(p.known.Preview(sc)) }
+}
+
+// Life sets what hears each liveness event of the IUT as it happens.
+func (p *Plan) Life(f func(report.LifeEvent)) { p.cfg.Life = f }
+
+// Waiting sets what hears how the wait for the IUT's greet goes.
+func (p *Plan) Waiting(f func(Wait)) { p.cfg.Waiting = f }
