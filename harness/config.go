@@ -12,15 +12,15 @@ import (
 	"github.com/aghcheck/aghcheck/internal/scenario"
 )
 
-// Level is a level a run can claim: the claim it targets and the scenario
+// level is a level a run can claim: the claim it targets and the scenario
 // claims it plays.
-type Level struct {
+type level struct {
 	Target string
 	Claims []string
 }
 
-// Levels a run can claim, by name.
-var Levels = map[string]Level{
+// levels a run can claim, by name.
+var levels = map[string]level{
 	"core":  {"Core Peer", []string{"core-sender", "core-receiver"}},
 	"trust": {"Trust Peer", []string{"core-sender", "core-receiver", "trust"}},
 	"full":  {"Full Peer", []string{"core-sender", "core-receiver", "trust", "nats", "jetstream"}},
@@ -92,7 +92,7 @@ type Target struct {
 	// Life, when set, hears each liveness event of the IUT as it happens
 	// (a death once the scenarios it interrupted are known).
 	Life func(report.LifeEvent)
-	// Waiting, when set, is called every WaitingEvery while the run waits
+	// Waiting, when set, is called every waitingEvery while the run waits
 	// for the IUT to join, and once more with Done set when the wait ends.
 	Waiting func(Wait)
 }
@@ -116,8 +116,8 @@ type config struct {
 	ReproDir string
 }
 
-// WaitingEvery is how often Config.Waiting hears how the wait goes.
-const WaitingEvery = 200 * time.Millisecond
+// waitingEvery is how often Config.Waiting hears how the wait goes.
+const waitingEvery = 200 * time.Millisecond
 
 // Wait is how the wait for the IUT's greet goes, for a live line.
 type Wait struct {
@@ -177,10 +177,10 @@ func (c *Target) defaults() {
 }
 
 // level checks what the run is asked for and returns the level to claim.
-func (c *config) level() (Level, error) {
-	lv, ok := Levels[c.Level]
+func (c *config) level() (level, error) {
+	lv, ok := levels[c.Level]
 	if !ok {
-		return Level{}, fmt.Errorf("unknown level %q (core, trust or full)", c.Level)
+		return level{}, fmt.Errorf("unknown level %q (core, trust or full)", c.Level)
 	}
 	return lv, c.Target.check()
 }

@@ -284,7 +284,7 @@ func claims(rep *report.Report, cfg config) []report.ClaimResult {
 	controlOnly := controlOnlyRequirements(rep, cfg)
 	v := map[string]claimVerdict{}
 	for _, c := range claimOrder {
-		v[c] = judgeClaim(rep, c, slices.Contains(Levels[rep.Level].Claims, c), controlOnly)
+		v[c] = judgeClaim(rep, c, slices.Contains(levels[rep.Level].Claims, c), controlOnly)
 	}
 	var out []report.ClaimResult
 	passive := map[string]bool{}

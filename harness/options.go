@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/aghcheck/aghcheck/internal/baseline"
-	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/iut"
 	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/requirements"
+	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/suites"
 )
@@ -107,7 +107,7 @@ func (o Options) Preview() (*Plan, error) {
 	if level == "" {
 		level = "full"
 	}
-	if _, ok := Levels[level]; !ok {
+	if _, ok := levels[level]; !ok {
 		return nil, optionErr("level", "%q: want core, trust or full", o.Level)
 	}
 	var builtin fs.FS
@@ -218,7 +218,7 @@ func (p *Plan) Baseline() *baseline.Baseline { return p.known }
 
 // LeftOut says why the run leaves sc out before it sees the IUT: "--run"
 // or "level"; "" when it plays it.
-func (p *Plan) LeftOut(sc *scenario.Scenario) string { return LeftOut(sc, p.cfg.Select, p.cfg.Level) }
+func (p *Plan) LeftOut(sc *scenario.Scenario) string { return leftOut(sc, p.cfg.Select, p.cfg.Level) }
 
 // Selected counts the scenarios the run plays (before the IUT's gates).
 func (p *Plan) Selected() int {

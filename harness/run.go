@@ -134,7 +134,7 @@ func (r *runner) newReport() *report.Report {
 func (r *runner) plan(rep *report.Report) (todo []int, needJS bool) {
 	for i, sc := range r.cfg.Scenarios {
 		res := rep.Scenarios[i]
-		switch LeftOut(sc, r.cfg.Select, r.cfg.Level) {
+		switch leftOut(sc, r.cfg.Select, r.cfg.Level) {
 		case "--run":
 			res.Outcome, res.Message = report.Skip, "not selected by --run"
 		case "level":
@@ -147,14 +147,14 @@ func (r *runner) plan(rep *report.Report) (todo []int, needJS bool) {
 	return todo, needJS
 }
 
-// LeftOut says why a run selecting sel (nil: all) at level leaves sc out
+// leftOut says why a run selecting sel (nil: all) at level leaves sc out
 // before it sees the IUT: "--run" when sel does not match its id, "level"
 // when its claim is not part of the level; "" when the run plays it.
-func LeftOut(sc *scenario.Scenario, sel *regexp.Regexp, level string) string {
+func leftOut(sc *scenario.Scenario, sel *regexp.Regexp, level string) string {
 	switch {
 	case sel != nil && !sel.MatchString(sc.ID):
 		return "--run"
-	case !slices.Contains(Levels[level].Claims, sc.Claim):
+	case !slices.Contains(levels[level].Claims, sc.Claim):
 		return "level"
 	}
 	return ""
@@ -307,7 +307,7 @@ func (r *runner) awaitGreet(ctx context.Context) (*message, error) {
 	asked := false
 	var tick <-chan time.Time // nil: never, when nobody listens
 	if r.cfg.Waiting != nil {
-		t := time.NewTicker(WaitingEvery)
+		t := time.NewTicker(waitingEvery)
 		defer t.Stop()
 		tick = t.C
 		defer r.tellWaiting(true)

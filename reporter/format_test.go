@@ -74,10 +74,10 @@ func TestRuleWriters(t *testing.T) {
 // The two spellings of a JUnit text body are the same XML.
 func TestJUnitEscapedIsCDATA(t *testing.T) {
 	text := "a <b> & \"c\"\nd ]]> e"
-	var parsed [2]JUnitCase
+	var parsed [2]junitTestcase
 	for i, escaped := range []bool{false, true} {
-		c := JUnitCase{Name: "n", Failure: &JUnitFailure{Message: "m", Text: text, Escaped: escaped},
-			SystemOut: &JUnitText{Text: text, Escaped: escaped}}
+		c := junitTestcase{Name: "n", Failure: &junitFailure{Message: "m", Text: text, Escaped: escaped},
+			SystemOut: &junitText{Text: text, Escaped: escaped}}
 		out, err := xml.Marshal(c)
 		if err != nil {
 			t.Fatal(err)

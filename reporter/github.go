@@ -61,7 +61,7 @@ func (r *githubReporter) Item(d *validate.Document) error {
 		props = append(props, "title="+escapeProperty(title))
 		msg := Detail(f) + "\n" + f.Rule.Severity.Level() + ": " + f.Rule.Clause
 		if d.Source == "<stdin>" {
-			msg = Location(d) + ": " + msg
+			msg = fileLocation(d) + ": " + msg
 		}
 		fmt.Fprintf(r.bw, "::%s %s::%s\n", cmd, strings.Join(props, ","), escapeData(msg))
 	}
@@ -70,7 +70,7 @@ func (r *githubReporter) Item(d *validate.Document) error {
 
 func (r *githubReporter) Finish(s validate.Summary) error {
 	r.start()
-	fmt.Fprintln(r.bw, SummaryLine(s))
+	fmt.Fprintln(r.bw, summaryLine(s))
 	return r.bw.Flush()
 }
 

@@ -9,19 +9,19 @@ import (
 	"github.com/aghcheck/aghcheck/internal/validate"
 )
 
-// JSONDocument is one document in --format json; field names are stable.
-type JSONDocument struct {
+// jsonDocument is one document in --format json; field names are stable.
+type jsonDocument struct {
 	Source   string        `json:"source"`
 	Line     int           `json:"line"`
 	Index    *int          `json:"index,omitempty"`
 	Profile  string        `json:"profile"`
 	Valid    bool          `json:"valid"`
 	Trust    string        `json:"trust,omitempty"`
-	Findings []JSONFinding `json:"findings"`
+	Findings []jsonFinding `json:"findings"`
 }
 
-// JSONFinding is one finding in --format json.
-type JSONFinding struct {
+// jsonFinding is one finding in --format json.
+type jsonFinding struct {
 	Rule     string `json:"rule"`
 	Severity string `json:"severity"`
 	Level    string `json:"level"`
@@ -33,8 +33,8 @@ type JSONFinding struct {
 	Source   string `json:"source,omitempty"`
 }
 
-// JSONSummary closes --format json.
-type JSONSummary struct {
+// jsonSummary closes --format json.
+type jsonSummary struct {
 	Files     int  `json:"files"`
 	Documents int  `json:"documents"`
 	Valid     int  `json:"valid"`
@@ -44,17 +44,17 @@ type JSONSummary struct {
 	Strict    bool `json:"strict"`
 }
 
-// ToJSON converts a document to its --format json shape.
-func ToJSON(d *validate.Document, strict bool) JSONDocument {
-	j := JSONDocument{Source: d.Source, Line: d.Line, Profile: d.Profile, Valid: d.Valid, Trust: d.Trust,
-		Findings: make([]JSONFinding, 0, len(d.Findings))}
+// toJSON converts a document to its --format json shape.
+func toJSON(d *validate.Document, strict bool) jsonDocument {
+	j := jsonDocument{Source: d.Source, Line: d.Line, Profile: d.Profile, Valid: d.Valid, Trust: d.Trust,
+		Findings: make([]jsonFinding, 0, len(d.Findings))}
 	if d.Index >= 0 {
 		i := d.Index
 		j.Index = &i
 	}
 	for _, f := range d.Findings {
 		sev := f.Severity(strict)
-		j.Findings = append(j.Findings, JSONFinding{Rule: f.Rule.ID, Severity: sev.String(), Level: f.Rule.Severity.Level(),
+		j.Findings = append(j.Findings, jsonFinding{Rule: f.Rule.ID, Severity: sev.String(), Level: f.Rule.Severity.Level(),
 			Pointer: f.Pointer, Expected: f.Expected, Found: f.Found, Message: f.Message, Clause: f.Rule.Clause, Source: f.Rule.Source})
 	}
 	return j
@@ -94,7 +94,7 @@ func (r *jsonReporter) Item(d *validate.Document) error {
 	}
 	r.n++
 	r.buf.Reset()
-	if err := r.doc.Encode(ToJSON(d, r.o.Strict)); err != nil {
+	if err := r.doc.Encode(toJSON(d, r.o.Strict)); err != nil {
 		return err
 	}
 	_, err := r.bw.Write(bytes.TrimRight(r.buf.Bytes(), "\n"))
@@ -114,7 +114,7 @@ func (r *jsonReporter) Finish(s validate.Summary) error {
 		r.bw.WriteString("\n")
 	}
 	r.bw.WriteString("],\n\"summary\": ")
-	if err := r.enc.Encode(JSONSummary{Files: s.Files, Documents: s.Documents, Valid: s.Valid, Invalid: s.Invalid,
+	if err := r.enc.Encode(jsonSummary{Files: s.Files, Documents: s.Documents, Valid: s.Valid, Invalid: s.Invalid,
 		Errors: s.Errors, Warnings: s.Warnings, Strict: r.o.Strict}); err != nil {
 		return err
 	}

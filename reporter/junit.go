@@ -15,21 +15,21 @@ import (
 // JUnit XML, in the shape CI servers (Jenkins, GitLab, GitHub test
 // reporters) read. Validate and run reports both use these types.
 
-// JUnitSuites is the document root.
-type JUnitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Errors   int          `xml:"errors,attr"`
-	Skipped  int          `xml:"skipped,attr"`
-	Time     string       `xml:"time,attr"`
-	Suites   []JUnitSuite `xml:"testsuite"`
+// junitSuites is the document root.
+type junitSuites struct {
+	XMLName  xml.Name         `xml:"testsuites"`
+	Name     string           `xml:"name,attr"`
+	Tests    int              `xml:"tests,attr"`
+	Failures int              `xml:"failures,attr"`
+	Errors   int              `xml:"errors,attr"`
+	Skipped  int              `xml:"skipped,attr"`
+	Time     string           `xml:"time,attr"`
+	Suites   []junitTestsuite `xml:"testsuite"`
 }
 
-// JUnitSuite groups test cases: the documents of one file, or the
+// junitTestsuite groups test cases: the documents of one file, or the
 // scenarios of one suite.
-type JUnitSuite struct {
+type junitTestsuite struct {
 	Name     string `xml:"name,attr"`
 	Tests    int    `xml:"tests,attr"`
 	Failures int    `xml:"failures,attr"`
@@ -37,31 +37,31 @@ type JUnitSuite struct {
 	Skipped  int    `xml:"skipped,attr"`
 	Time     string `xml:"time,attr"`
 	// Properties name what was tested with what (run reports).
-	Properties []JUnitProperty `xml:"properties>property,omitempty"`
-	Cases      []JUnitCase     `xml:"testcase"`
+	Properties []junitProperty `xml:"properties>property,omitempty"`
+	Cases      []junitTestcase `xml:"testcase"`
 }
 
-// JUnitProperty is one name=value pair of a suite.
-type JUnitProperty struct {
+// junitProperty is one name=value pair of a suite.
+type junitProperty struct {
 	Name  string `xml:"name,attr"`
 	Value string `xml:"value,attr"`
 }
 
-// JUnitCase is one test case: one document, or one scenario.
-type JUnitCase struct {
+// junitTestcase is one test case: one document, or one scenario.
+type junitTestcase struct {
 	XMLName   xml.Name      `xml:"testcase"`
 	Name      string        `xml:"name,attr"`
 	Classname string        `xml:"classname,attr"`
 	Time      string        `xml:"time,attr,omitempty"`
-	Failure   *JUnitFailure `xml:"failure,omitempty"`
-	Error     *JUnitFailure `xml:"error,omitempty"`
-	Skipped   *JUnitSkipped `xml:"skipped,omitempty"`
-	SystemOut *JUnitText    `xml:"system-out,omitempty"`
+	Failure   *junitFailure `xml:"failure,omitempty"`
+	Error     *junitFailure `xml:"error,omitempty"`
+	Skipped   *junitSkipped `xml:"skipped,omitempty"`
+	SystemOut *junitText    `xml:"system-out,omitempty"`
 }
 
-// JUnitFailure is a failed (or erroring) case: a short message, a type and
+// junitFailure is a failed (or erroring) case: a short message, a type and
 // the full text.
-type JUnitFailure struct {
+type junitFailure struct {
 	Message string `xml:"message,attr"`
 	Type    string `xml:"type,attr,omitempty"`
 	Text    string `xml:",cdata"`
@@ -71,7 +71,7 @@ type JUnitFailure struct {
 }
 
 // MarshalXML honours Escaped.
-func (f JUnitFailure) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
+func (f junitFailure) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
 	if f.Escaped {
 		return e.EncodeElement(struct {
 			Message string `xml:"message,attr"`
@@ -79,29 +79,29 @@ func (f JUnitFailure) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
 			Text    string `xml:",chardata"`
 		}{f.Message, f.Type, f.Text}, start)
 	}
-	type plain JUnitFailure // the same fields without this method
+	type plain junitFailure // the same fields without this method
 	return e.EncodeElement(plain(f), start)
 }
 
-// JUnitText is free text (system-out), in a CDATA section unless Escaped.
-type JUnitText struct {
+// junitText is free text (system-out), in a CDATA section unless Escaped.
+type junitText struct {
 	Text    string `xml:",cdata"`
 	Escaped bool   `xml:"-"`
 }
 
 // MarshalXML honours Escaped.
-func (t JUnitText) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
+func (t junitText) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
 	if t.Escaped {
 		return e.EncodeElement(struct {
 			Text string `xml:",chardata"`
 		}{t.Text}, start)
 	}
-	type plain JUnitText
+	type plain junitText
 	return e.EncodeElement(plain(t), start)
 }
 
-// JUnitSkipped marks a case that did not run.
-type JUnitSkipped struct {
+// junitSkipped marks a case that did not run.
+type junitSkipped struct {
 	Message string `xml:"message,attr,omitempty"`
 }
 
@@ -123,7 +123,7 @@ func writeJUnit(w io.Writer, v any) error {
 // Suites carry counts in their attributes, so cases are kept until the end,
 // in a compact form (a valid document costs a few words: no strings of its
 // own), and are turned into XML one at a time: the root and suite elements
-// are written as tokens rather than as JUnitSuites, which would hold every
+// are written as tokens rather than as junitSuites, which would hold every
 // case at once.
 type junitReporter struct {
 	w      io.Writer
@@ -140,7 +140,7 @@ type junitSuite struct {
 type junitCase struct {
 	line, index int32
 	profile     string // shared with every other document of the profile
-	failure     *JUnitFailure
+	failure     *junitFailure
 	out         string
 }
 
@@ -160,17 +160,17 @@ func (r *junitReporter) Item(d *validate.Document) error {
 			if first == "" && sev == rules.Error {
 				first = f.Rule.ID
 			}
-			fmt.Fprintf(&text, "%s: %s %s %s\n    %s: %s\n", Location(d), sev, f.Rule.ID, Detail(f), f.Rule.Severity.Level(), f.Rule.Clause)
+			fmt.Fprintf(&text, "%s: %s %s %s\n    %s: %s\n", fileLocation(d), sev, f.Rule.ID, Detail(f), f.Rule.Severity.Level(), f.Rule.Clause)
 		}
 		msg := Plural(errs, "error")
 		if warns > 0 {
 			msg += ", " + Plural(warns, "warning")
 		}
-		c.failure = &JUnitFailure{Message: msg + ": " + first, Type: first, Text: text.String()}
+		c.failure = &junitFailure{Message: msg + ": " + first, Type: first, Text: text.String()}
 	} else if len(d.Findings) > 0 && !r.o.Quiet {
 		var text strings.Builder
 		for _, f := range d.Findings {
-			fmt.Fprintf(&text, "%s: warning %s %s\n", Location(d), f.Rule.ID, Detail(f))
+			fmt.Fprintf(&text, "%s: warning %s %s\n", fileLocation(d), f.Rule.ID, Detail(f))
 		}
 		c.out = text.String()
 	}
@@ -178,7 +178,7 @@ func (r *junitReporter) Item(d *validate.Document) error {
 	return nil
 }
 
-func (c junitCase) xml(source string) JUnitCase {
+func (c junitCase) xml(source string) junitTestcase {
 	name := "line " + strconv.Itoa(int(c.line))
 	if c.index >= 0 {
 		name = fmt.Sprintf("[%d] line %d", c.index, c.line)
@@ -186,9 +186,9 @@ func (c junitCase) xml(source string) JUnitCase {
 	if c.profile != "" {
 		name += " (" + c.profile + ")"
 	}
-	jc := JUnitCase{Name: name, Classname: source, Failure: c.failure}
+	jc := junitTestcase{Name: name, Classname: source, Failure: c.failure}
 	if c.out != "" {
-		jc.SystemOut = &JUnitText{Text: c.out}
+		jc.SystemOut = &junitText{Text: c.out}
 	}
 	return jc
 }

@@ -27,10 +27,10 @@ type RecordInput struct {
 	Scenarios []*scenario.Scenario
 }
 
-// Record is the self-certification record of the conformance page
+// certRecord is the self-certification record of the conformance page
 // (Conformance Levels, "Self-certification"), with the run's date and the
 // digest of its full JSON report added so a reader can tie the two.
-type Record struct {
+type certRecord struct {
 	Implementation string `json:"implementation" yaml:"implementation"`
 	Version        string `json:"version" yaml:"version"`
 	Claim          string `json:"claim" yaml:"claim"`
@@ -39,26 +39,26 @@ type Record struct {
 	Profiles []string `json:"profiles" yaml:"profiles"`
 	// FixtureSuite names the suite: aghcheck's version and the SHA-256 of
 	// the scenario definitions played, so a narrowed or edited suite shows.
-	FixtureSuite    string      `json:"fixture_suite" yaml:"fixture_suite"`
-	ScenariosPlayed int         `json:"scenarios_played" yaml:"scenarios_played"`
-	Passed          []string    `json:"passed" yaml:"passed"`
-	Optional        []string    `json:"optional" yaml:"optional"`
-	Deviations      []Deviation `json:"deviations" yaml:"deviations"`
-	Date            string      `json:"date" yaml:"date"`
-	ReportSHA256    string      `json:"report_sha256" yaml:"report_sha256"`
+	FixtureSuite    string           `json:"fixture_suite" yaml:"fixture_suite"`
+	ScenariosPlayed int              `json:"scenarios_played" yaml:"scenarios_played"`
+	Passed          []string         `json:"passed" yaml:"passed"`
+	Optional        []string         `json:"optional" yaml:"optional"`
+	Deviations      []deviationEntry `json:"deviations" yaml:"deviations"`
+	Date            string           `json:"date" yaml:"date"`
+	ReportSHA256    string           `json:"report_sha256" yaml:"report_sha256"`
 }
 
-// Deviation is a --baseline entry the run confirmed: a known shortfall.
-type Deviation struct {
+// deviationEntry is a --baseline entry the run confirmed: a known shortfall.
+type deviationEntry struct {
 	ID      string         `json:"id" yaml:"id"`
 	Outcome report.Outcome `json:"outcome" yaml:"outcome"`
 	Reason  string         `json:"reason" yaml:"reason"`
 }
 
-// NewRecord builds the record of rep. A group is passed (or, optional,
+// newRecord builds the record of rep. A group is passed (or, optional,
 // listed under optional) only when the run holds at least one of its
 // scenarios and every one of them was played and passed.
-func NewRecord(rep *report.Report, in RecordInput) (*Record, error) {
+func newRecord(rep *report.Report, in RecordInput) (*certRecord, error) {
 	var js bytes.Buffer
 	if err := writeRunJSON(&js, rep); err != nil {
 		return nil, err
@@ -68,11 +68,11 @@ func NewRecord(rep *report.Report, in RecordInput) (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Record{
+	r := &certRecord{
 		Implementation: cmp.Or(rep.IUT.Implementation, report.Unknown),
 		Version:        cmp.Or(rep.IUT.ImplementationVersion, report.Unknown),
 		Claim:          rep.Summary.Claim, Protocol: rep.Protocol,
-		Profiles: []string{}, Passed: []string{}, Optional: []string{}, Deviations: []Deviation{},
+		Profiles: []string{}, Passed: []string{}, Optional: []string{}, Deviations: []deviationEntry{},
 		FixtureSuite:    fmt.Sprintf("aghcheck@%s sha256:%s", rep.Version, digest),
 		ScenariosPlayed: played,
 		Date:            rep.Started.UTC().Format(time.RFC3339),
@@ -105,12 +105,12 @@ func NewRecord(rep *report.Report, in RecordInput) (*Record, error) {
 	}
 	for _, sc := range rep.Scenarios {
 		if b := sc.Baseline; b != nil && b.Status == report.BaselineExpected {
-			r.Deviations = append(r.Deviations, Deviation{ID: sc.ID, Outcome: b.Recorded, Reason: b.Reason})
+			r.Deviations = append(r.Deviations, deviationEntry{ID: sc.ID, Outcome: b.Recorded, Reason: b.Reason})
 		}
 	}
 	for _, f := range rep.Passive.Findings {
 		if b := f.Baseline; b != nil && b.Status == report.BaselineExpected {
-			r.Deviations = append(r.Deviations, Deviation{ID: "passive:" + f.Rule, Outcome: b.Recorded, Reason: b.Reason})
+			r.Deviations = append(r.Deviations, deviationEntry{ID: "passive:" + f.Rule, Outcome: b.Recorded, Reason: b.Reason})
 		}
 	}
 	return r, nil
@@ -146,10 +146,10 @@ func playedDigest(rep *report.Report, defs []*scenario.Scenario) (string, int, e
 }
 
 // recordFormat makes the constructor of the record in one encoding.
-func recordFormat(encode func(io.Writer, *Record) error) func(io.Writer, Options) RunWriter {
+func recordFormat(encode func(io.Writer, *certRecord) error) func(io.Writer, Options) RunWriter {
 	return func(w io.Writer, o Options) RunWriter {
 		return finishOnly[*report.ScenarioResult, *report.Report](func(rep *report.Report) error {
-			r, err := NewRecord(rep, o.Record)
+			r, err := newRecord(rep, o.Record)
 			if err != nil {
 				return err
 			}
@@ -158,14 +158,14 @@ func recordFormat(encode func(io.Writer, *Record) error) func(io.Writer, Options
 	}
 }
 
-func encodeRecordJSON(w io.Writer, r *Record) error {
+func encodeRecordJSON(w io.Writer, r *certRecord) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(r)
 }
 
-func encodeRecordYAML(w io.Writer, r *Record) error {
+func encodeRecordYAML(w io.Writer, r *certRecord) error {
 	enc := yaml.NewEncoder(w)
 	enc.SetIndent(2)
 	if err := enc.Encode(r); err != nil {

@@ -36,7 +36,7 @@ func TestRecordGolden(t *testing.T) {
 	ym := writeRun(t, "record-yaml", rep, o)
 	golden.Check(t, filepath.Join("testdata", "run_record_yaml.golden"), ym)
 
-	var fromJSON, fromYAML Record
+	var fromJSON, fromYAML certRecord
 	if err := json.Unmarshal(js, &fromJSON); err != nil {
 		t.Fatal(err)
 	}
@@ -46,8 +46,8 @@ func TestRecordGolden(t *testing.T) {
 	if !reflect.DeepEqual(fromJSON, fromYAML) {
 		t.Errorf("JSON and YAML records differ:\n%+v\n%+v", fromJSON, fromYAML)
 	}
-	want := Record{Implementation: "my-agent", Version: "1.2.3", Claim: "Core Receiver", Protocol: "agh-network/v0",
-		Profiles: []string{"agh-network.nats/v0"}, Passed: []string{"core.lifecycle"}, Optional: []string{}, Deviations: []Deviation{},
+	want := certRecord{Implementation: "my-agent", Version: "1.2.3", Claim: "Core Receiver", Protocol: "agh-network/v0",
+		Profiles: []string{"agh-network.nats/v0"}, Passed: []string{"core.lifecycle"}, Optional: []string{}, Deviations: []deviationEntry{},
 		ScenariosPlayed: 3, Date: "2026-04-16T12:00:00Z"}
 	got := fromJSON
 	got.FixtureSuite, got.ReportSHA256 = "", ""
@@ -63,7 +63,7 @@ func TestRecordGolden(t *testing.T) {
 	rep.Scenarios[0].Outcome = report.Fail
 	in := recordInput(rep)
 	in.Scenarios[1].Title = "edited"
-	r, err := NewRecord(rep, in)
+	r, err := newRecord(rep, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestRecordGolden(t *testing.T) {
 		t.Errorf("after a failure and an edit: %+v", r)
 	}
 	// A played scenario without its definition cannot be digested.
-	if _, err := NewRecord(rep, RecordInput{}); err == nil {
+	if _, err := newRecord(rep, RecordInput{}); err == nil {
 		t.Error("no definitions: no error")
 	}
 }

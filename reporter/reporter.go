@@ -63,8 +63,8 @@ var Rules = newRegistry(
 	ruleFormat{Name: "json", New: whole[*rules.Rule](writeRulesJSON)},
 )
 
-// Location renders file:line or file:line#index (index of a top-level array).
-func Location(d *validate.Document) string {
+// fileLocation renders file:line or file:line#index (index of a top-level array).
+func fileLocation(d *validate.Document) string {
 	s := d.Source
 	if d.Line > 0 {
 		s += ":" + strconv.Itoa(d.Line)
@@ -109,8 +109,8 @@ func orNone(s string) string {
 	return s
 }
 
-// SummaryLine is the closing line every format prints or embeds.
-func SummaryLine(s validate.Summary) string {
+// summaryLine is the closing line every format prints or embeds.
+func summaryLine(s validate.Summary) string {
 	return fmt.Sprintf("%s, %d valid, %d invalid, %s, %s",
 		Plural(s.Documents, "document"), s.Valid, s.Invalid, Plural(s.Errors, "error"), Plural(s.Warnings, "warning"))
 }

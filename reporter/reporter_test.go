@@ -96,8 +96,8 @@ func TestGolden(t *testing.T) {
 				switch format {
 				case "json":
 					var x struct {
-						Documents []JSONDocument `json:"documents"`
-						Summary   JSONSummary    `json:"summary"`
+						Documents []jsonDocument `json:"documents"`
+						Summary   jsonSummary    `json:"summary"`
 					}
 					if err := json.Unmarshal(got, &x); err != nil {
 						t.Fatalf("not JSON: %v", err)
@@ -106,7 +106,7 @@ func TestGolden(t *testing.T) {
 						t.Errorf("summary %+v", x.Summary)
 					}
 				case "junit":
-					var x JUnitSuites
+					var x junitSuites
 					if err := xml.Unmarshal(got, &x); err != nil {
 						t.Fatalf("not XML: %v", err)
 					}

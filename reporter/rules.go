@@ -79,9 +79,9 @@ func writeRulesMarkdown(w io.Writer, list []*rules.Rule) error {
 	return err
 }
 
-// RuleJSON is one rule in `aghcheck rules --format json`; field names are
+// ruleJSON is one rule in `aghcheck rules --format json`; field names are
 // stable.
-type RuleJSON struct {
+type ruleJSON struct {
 	ID       string `json:"id"`
 	Profile  string `json:"profile"`
 	Severity string `json:"severity"`
@@ -95,9 +95,9 @@ type RuleJSON struct {
 }
 
 func writeRulesJSON(w io.Writer, list []*rules.Rule) error {
-	out := make([]RuleJSON, len(list))
+	out := make([]ruleJSON, len(list))
 	for i, r := range list {
-		out[i] = RuleJSON{r.ID, r.Profile, r.Severity.String(), r.Severity.Level(), r.Clause, r.Source, r.Reason, r.Tolerable}
+		out[i] = ruleJSON{r.ID, r.Profile, r.Severity.String(), r.Severity.Level(), r.Clause, r.Source, r.Reason, r.Tolerable}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -113,7 +113,7 @@ func baselineVerdict(rep *report.Report) string {
 // junitBaseline adds a testsuite "baseline" with one failing testcase per
 // stale entry and per new warning: the run fails on them although their
 // scenarios passed or only warned (a new failure fails its own testcase).
-func junitBaseline(rep *report.Report, get func(string) *JUnitSuite) {
+func junitBaseline(rep *report.Report, get func(string) *junitTestsuite) {
 	if rep.Baseline == nil {
 		return
 	}
@@ -134,22 +134,22 @@ func junitBaseline(rep *report.Report, get func(string) *JUnitSuite) {
 	for _, id := range rep.Baseline.Stale {
 		s.Tests++
 		s.Failures++
-		s.Cases = append(s.Cases, JUnitCase{Name: "stale: " + id, Classname: "baseline", Time: "0",
-			Failure: &JUnitFailure{Escaped: true, Message: "stale baseline entry " + id + ": " + staleWhy(marks[id]), Type: "baseline"}})
+		s.Cases = append(s.Cases, junitTestcase{Name: "stale: " + id, Classname: "baseline", Time: "0",
+			Failure: &junitFailure{Escaped: true, Message: "stale baseline entry " + id + ": " + staleWhy(marks[id]), Type: "baseline"}})
 	}
 	for _, r := range warned {
 		s.Tests++
 		s.Failures++
-		s.Cases = append(s.Cases, JUnitCase{Name: "new: " + r.id, Classname: "baseline", Time: "0",
-			Failure: &JUnitFailure{Escaped: true, Message: "not in the baseline: " + r.id + " " + r.message, Type: "baseline"}})
+		s.Cases = append(s.Cases, junitTestcase{Name: "new: " + r.id, Classname: "baseline", Time: "0",
+			Failure: &junitFailure{Escaped: true, Message: "not in the baseline: " + r.id + " " + r.message, Type: "baseline"}})
 	}
 }
 
 // junitExpected is the skipped element of an expected-fail test case.
-func junitExpected(m *report.BaselineMark, message string) *JUnitSkipped {
+func junitExpected(m *report.BaselineMark, message string) *junitSkipped {
 	reason := ""
 	if m != nil {
 		reason = " (" + m.Reason + ")"
 	}
-	return &JUnitSkipped{Message: "expected-fail" + reason + ": " + message}
+	return &junitSkipped{Message: "expected-fail" + reason + ": " + message}
 }

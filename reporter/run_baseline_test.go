@@ -52,11 +52,11 @@ func TestRunWritersWithBaseline(t *testing.T) {
 		}
 	}
 	// The record's deviations are the entries the run confirmed.
-	r, err := NewRecord(rep, recordInput(rep))
+	r, err := newRecord(rep, recordInput(rep))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []Deviation{{"nats.directed-replies-on-peer-subject", report.Fail, "erratum 2"}, {"passive:NATS-PUBLISH-SUBJECT", report.Fail, "erratum 2"}}; !slices.Equal(r.Deviations, want) {
+	if want := []deviationEntry{{"nats.directed-replies-on-peer-subject", report.Fail, "erratum 2"}, {"passive:NATS-PUBLISH-SUBJECT", report.Fail, "erratum 2"}}; !slices.Equal(r.Deviations, want) {
 		t.Errorf("deviations %v, want %v", r.Deviations, want)
 	}
 	if rep.Summary.Passed || rep.Passive.Outcome != report.ExpectedFail {

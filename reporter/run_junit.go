@@ -15,35 +15,35 @@ import (
 // one testcase per scenario (warnings pass with a note), and a testcase for
 // the passive validation of the IUT's envelopes.
 func writeRunJUnit(w io.Writer, rep *report.Report) error {
-	bySuite := map[string]*JUnitSuite{}
-	root := JUnitSuites{Name: fmt.Sprintf("%s run of %s (%s)", checker(rep), implementation(rep), rep.Summary.Claim), Time: secs(rep.Duration)}
-	props := []JUnitProperty{
+	bySuite := map[string]*junitTestsuite{}
+	root := junitSuites{Name: fmt.Sprintf("%s run of %s (%s)", checker(rep), implementation(rep), rep.Summary.Claim), Time: secs(rep.Duration)}
+	props := []junitProperty{
 		{"aghcheck.version", cmp.Or(rep.Version, report.Unknown)},
 		{"implementation", cmp.Or(rep.IUT.Implementation, report.Unknown)},
 		{"implementation.version", cmp.Or(rep.IUT.ImplementationVersion, report.Unknown)},
 	}
-	get := func(name string) *JUnitSuite {
+	get := func(name string) *junitTestsuite {
 		if s := bySuite[name]; s != nil {
 			return s
 		}
-		s := &JUnitSuite{Name: name, Properties: props}
+		s := &junitTestsuite{Name: name, Properties: props}
 		bySuite[name] = s
 		return s
 	}
 	var total report.Millis
 	for _, sc := range rep.Scenarios {
 		s := get(sc.Suite)
-		c := JUnitCase{Name: sc.ID + ": " + sc.Title, Classname: strings.ReplaceAll(sc.Suite, "/", "."), Time: secs(sc.Duration)}
+		c := junitTestcase{Name: sc.ID + ": " + sc.Title, Classname: strings.ReplaceAll(sc.Suite, "/", "."), Time: secs(sc.Duration)}
 		detail := junitDetail(sc)
 		switch sc.Outcome {
 		case report.Fail:
-			c.Failure = &JUnitFailure{Escaped: true, Message: sc.Message, Type: sc.Level, Text: detail}
+			c.Failure = &junitFailure{Escaped: true, Message: sc.Message, Type: sc.Level, Text: detail}
 			s.Failures++
 		case report.Error:
-			c.Error = &JUnitFailure{Escaped: true, Message: sc.Message, Type: "harness", Text: detail}
+			c.Error = &junitFailure{Escaped: true, Message: sc.Message, Type: "harness", Text: detail}
 			s.Errors++
 		case report.Skip:
-			c.Skipped = &JUnitSkipped{Message: sc.Message}
+			c.Skipped = &junitSkipped{Message: sc.Message}
 			s.Skipped++
 		case report.ExpectedFail:
 			c.Skipped = junitExpected(sc.Baseline, sc.Message)
@@ -66,17 +66,17 @@ func writeRunJUnit(w io.Writer, rep *report.Report) error {
 	}
 	// Passive validation is a test case of its own: sender conformance.
 	ps := get("passive")
-	pc := JUnitCase{Name: "every envelope the IUT published is valid", Classname: "passive", Time: "0"}
+	pc := junitTestcase{Name: "every envelope the IUT published is valid", Classname: "passive", Time: "0"}
 	var lines []string
 	for _, f := range rep.Passive.Findings {
 		lines = append(lines, fmt.Sprintf("%s %s x%d: %s", f.Level, f.Rule, f.Count, f.Example))
 	}
 	switch rep.Passive.Outcome {
 	case report.Fail:
-		pc.Failure = &JUnitFailure{Escaped: true, Message: fmt.Sprintf("%d of %d IUT envelopes invalid", rep.Passive.Invalid, rep.Passive.Envelopes), Text: strings.Join(lines, "\n")}
+		pc.Failure = &junitFailure{Escaped: true, Message: fmt.Sprintf("%d of %d IUT envelopes invalid", rep.Passive.Invalid, rep.Passive.Envelopes), Text: strings.Join(lines, "\n")}
 		ps.Failures++
 	case report.Skip:
-		pc.Skipped = &JUnitSkipped{Message: "the IUT published nothing"}
+		pc.Skipped = &junitSkipped{Message: "the IUT published nothing"}
 		ps.Skipped++
 	case report.ExpectedFail:
 		pc.Skipped = junitExpected(nil, strings.Join(lines, "; "))
@@ -91,8 +91,8 @@ func writeRunJUnit(w io.Writer, rep *report.Report) error {
 		hs := get("harness")
 		hs.Tests++
 		hs.Errors++
-		hs.Cases = append(hs.Cases, JUnitCase{Name: "run", Classname: "harness", Time: "0",
-			Error: &JUnitFailure{Escaped: true, Message: rep.Error, Type: "harness", Text: rep.IUT.Stderr}})
+		hs.Cases = append(hs.Cases, junitTestcase{Name: "run", Classname: "harness", Time: "0",
+			Error: &junitFailure{Escaped: true, Message: rep.Error, Type: "harness", Text: rep.IUT.Stderr}})
 	}
 	names := make([]string, 0, len(bySuite))
 	for n := range bySuite {
@@ -112,11 +112,11 @@ func writeRunJUnit(w io.Writer, rep *report.Report) error {
 
 // runOut is a run's system-out text, escaped as run reports have always
 // had it; none when empty.
-func runOut(s string) *JUnitText {
+func runOut(s string) *junitText {
 	if s == "" {
 		return nil
 	}
-	return &JUnitText{Text: s, Escaped: true}
+	return &junitText{Text: s, Escaped: true}
 }
 
 func secs(m report.Millis) string { return fmt.Sprintf("%.3f", m.D().Seconds()) }

@@ -74,7 +74,7 @@ func writeRun(t *testing.T, format string, rep *report.Report, o Options) []byte
 // checkJUnitCounts parses a run's JUnit XML and checks its root counts.
 func checkJUnitCounts(t *testing.T, junit []byte, tests, failures, skipped int) {
 	t.Helper()
-	var parsed JUnitSuites
+	var parsed junitSuites
 	if err := xml.Unmarshal(junit, &parsed); err != nil {
 		t.Fatalf("junit is not XML: %v", err)
 	}

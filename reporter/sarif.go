@@ -229,7 +229,7 @@ func (r *sarifReporter) Finish(s validate.Summary) error {
 	}
 	r.bw.WriteString("      ],\n      \"invocations\": [{\"executionSuccessful\": true, \"properties\": ")
 	r.buf.Reset()
-	if err := r.enc.Encode(JSONSummary{Files: s.Files, Documents: s.Documents, Valid: s.Valid, Invalid: s.Invalid,
+	if err := r.enc.Encode(jsonSummary{Files: s.Files, Documents: s.Documents, Valid: s.Valid, Invalid: s.Invalid,
 		Errors: s.Errors, Warnings: s.Warnings, Strict: r.o.Strict}); err != nil {
 		return err
 	}

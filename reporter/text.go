@@ -56,7 +56,7 @@ func (t *textReporter) Item(d *validate.Document) error {
 	if t.o.Quiet && d.Valid {
 		return nil
 	}
-	loc := Location(d)
+	loc := fileLocation(d)
 	if !t.o.Quiet {
 		var about []string
 		if d.Profile != "" {
@@ -105,7 +105,7 @@ func (t *textReporter) Item(d *validate.Document) error {
 func (t *textReporter) Flush() error { return t.w.Flush() }
 
 func (t *textReporter) Finish(s validate.Summary) error {
-	line := SummaryLine(s)
+	line := summaryLine(s)
 	if s.Invalid > 0 {
 		line = t.p.red.Sprint(line)
 	} else {

@@ -9,10 +9,10 @@ import (
 	"github.com/aghcheck/aghcheck/harness"
 )
 
-// WaitLine is the live line a terminal shows while a run waits for the
+// waitLine is the live line a terminal shows while a run waits for the
 // IUT to join: elapsed time, what it waits for, the IUT's latest stderr
 // line; at most width columns, so redrawing it never wraps.
-func WaitLine(w harness.Wait, width int) string {
+func waitLine(w harness.Wait, width int) string {
 	s := fmt.Sprintf("%5.1fs waiting for %s", w.Elapsed.Seconds(), w.For)
 	if w.LastStderr != "" {
 		s += " | IUT: " + strings.Map(printable, w.LastStderr)
@@ -38,7 +38,7 @@ func clipRunes(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// LiveWait returns a Config.Waiting that redraws WaitLine in place on a
+// LiveWait returns a Config.Waiting that redraws waitLine in place on a
 // terminal and erases it when the wait ends.
 func LiveWait(out io.Writer, width int) func(harness.Wait) {
 	l := &LiveLine{out: out}
@@ -47,7 +47,7 @@ func LiveWait(out io.Writer, width int) func(harness.Wait) {
 			l.Clear()
 			return
 		}
-		l.Show(WaitLine(w, width))
+		l.Show(waitLine(w, width))
 	}
 }
 

@@ -22,7 +22,7 @@ func TestWaitLine(t *testing.T) {
 		{harness.Wait{Elapsed: 3 * time.Second, For: "the IUT's greet", LastStderr: "dialing nats://127.0.0.1:4222 (attempt 7 of 10) …"}, 40,
 			"  3.0s waiting for the IUT's greet | I…"},
 	} {
-		got := WaitLine(tc.w, tc.width)
+		got := waitLine(tc.w, tc.width)
 		if got != tc.want {
 			t.Errorf("WaitLine = %q, want %q", got, tc.want)
 		}
