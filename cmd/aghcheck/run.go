@@ -190,6 +190,12 @@ outside it, no stale entry.`,
 			if timeout < 0 {
 				return &exitError{code: exitUsageErr, err: fmt.Errorf("--timeout %s: want a positive duration, or 0 for no ceiling per scenario", timeout)}
 			}
+			if err := countFlag("parallel", parallel, "every scenario at once"); err != nil {
+				return err
+			}
+			if err := countFlag("max-restarts", maxRestarts, "never"); err != nil {
+				return err
+			}
 			if iutLine != "" && iutPeer != "" {
 				return usage(errors.New("--iut and --iut-peer are exclusive"))
 			}
