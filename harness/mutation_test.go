@@ -35,7 +35,7 @@ type mutant struct {
 
 // mutants is every listed fault plus, for each live requirement (one a
 // scenario cites) that no listed fault breaks, a derived fault made from
-// data: emit:RULE-ID where peer/emit.yaml corrupts the peer's traffic for
+// data: emit:RULE-ID where internal/peer/emit.yaml corrupts the peer's traffic for
 // that rule, else the overlook fault of the rule (with the rules its
 // receiver case cannot help breaking too): at least one deliberate fault
 // per live requirement.
@@ -283,7 +283,7 @@ The suites prove themselves against deliberately broken copies of the reference 
 the harness's liveness reporting judges them), and
 for every live requirement (a MUST or SHOULD a scenario cites; a MAY is a permission, which no
 peer breaks by not offering it) that no listed fault breaks, a fault made from
-data: ` + "`emit:RULE-ID`" + ` where [peer/emit.yaml](../peer/emit.yaml) says how the peer breaks that
+data: ` + "`emit:RULE-ID`" + ` where [internal/peer/emit.yaml](../internal/peer/emit.yaml) says how the peer breaks that
 rule in what it sends (passive validation must see it), else ` + "`overlook:RULE-ID`" + `, the peer
 accepting a message that breaks the rule (joined with ` + "`+`" + ` by the rules the rule's receiver
 case cannot help breaking too, such as ` + "`overlook:ENV-FROM-GRAMMAR+TRUST-NICKNAME`" + `). Each is
@@ -314,7 +314,7 @@ TestPeerWithoutControlExtensionEarnsClaims.
 
 For these live rules only the ` + "`emit:`" + ` fault is played: a receiver that overlooks the rule
 shows nothing a test peer could see, for the reason given (` + "`overlook_unobservable`" + ` in
-[peer/emit.yaml](../peer/emit.yaml)). The rule's receiver cases still check that such a message
+[internal/peer/emit.yaml](../internal/peer/emit.yaml)). The rule's receiver cases still check that such a message
 is refused without harm, but no mutant proves they would catch a peer that takes it.
 
 | rule | why overlooking it shows nothing |

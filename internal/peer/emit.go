@@ -43,7 +43,7 @@ type EmitPatch struct {
 var emitPatches = sync.OnceValue(func() map[string]EmitPatch {
 	var m map[string]EmitPatch
 	if err := yaml.Unmarshal(emitYAML, &m); err != nil {
-		panic(fmt.Errorf("peer/emit.yaml: %w", err))
+		panic(fmt.Errorf("internal/peer/emit.yaml: %w", err))
 	}
 	return m
 })

@@ -124,7 +124,7 @@ var faultList = []Fault{
 	{faultSplitPayload, "nats", "takes every JSON value of a payload as an envelope of its own", []string{"NATS-ONE-ENVELOPE", "INPUT-JSON-SYNTAX"}},
 	{faultSmallPayload, "nats", "drops payloads over 64 KiB as oversized, far below the 1 MiB every peer must accept", []string{"NATS-MAX-PAYLOAD", "INPUT-SIZE"}},
 	{faultStreamAck, "nats", "sends no accepted receipt for work that came with a NATS reply subject (a JetStream publish): the stream's ack stands in for it", []string{"NATS-JETSTREAM-ACK-NOT-RECEIPT"}},
-	{FaultEmit + "RULE-ID", "sender", "breaks the send-side rule RULE-ID in what it sends, as peer/emit.yaml says (one data entry per rule)", nil},
+	{FaultEmit + "RULE-ID", "sender", "breaks the send-side rule RULE-ID in what it sends, as internal/peer/emit.yaml says (one data entry per rule)", nil},
 	{FaultOverlook + "RULE-ID", "receiver", "accepts a message that breaks only the catalogue rule RULE-ID (one fault per rule a receiver enforces)", nil},
 	{faultRefuseSilent, "receiver", "refuses every broken message in silence, never with the refusal receipt a message with usable work context should get", []string{"DELIV-REFUSAL-RECEIPT"}},
 	{faultReferenceReadings, "receiver", "judges what it receives by the reference runtime's readings (--compat reference: a thread_id grammar, no future ts, no secret-looking member names, ...) and deduplicates by id across senders: valid messages refused as malformed, expired or duplicate (errata 3-7, 10, 11)", []string{"DELIV-FAILURE-CLASSES", "EXT-UNKNOWN-IGNORED", "DELIV-DEDUPE"}},
