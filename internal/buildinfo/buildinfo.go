@@ -41,12 +41,14 @@ func version(stamped string, info *debug.BuildInfo, ok bool) string {
 		for _, d := range info.Deps {
 			if d.Path == Module {
 				mod = *d
-				if d.Replace != nil {
-					mod = *d.Replace
-				}
 				break
 			}
 		}
+	}
+	if mod.Replace != nil {
+		// A replace names what was built: a checkout has no version, and
+		// the VCS settings, if any, are not aghcheck's.
+		mod, own = *mod.Replace, false
 	}
 	if mv := mod.Version; mv != "" && mv != "(devel)" {
 		v = mv

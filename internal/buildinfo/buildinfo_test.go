@@ -37,6 +37,8 @@ func TestVersion(t *testing.T) {
 		{"a dependency of another module", "", dep("v0.5.0", nil), "v0.5.0"},
 		{"replaced by a checkout", "", dep("(devel)", &debug.Module{Path: "../aghcheck"}), "dev"},
 		{"replaced by another version", "", dep("v0.5.0", &debug.Module{Path: Module, Version: "v0.5.1"}), "v0.5.1"},
+		{"the command built from another module, replaced by a checkout", "",
+			&debug.BuildInfo{Main: debug.Module{Path: Module, Version: "v0.0.0", Replace: &debug.Module{Path: "/src/aghcheck"}}}, "dev"},
 	} {
 		if got := version(tc.stamped, tc.info, tc.info != nil); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
