@@ -1,0 +1,162 @@
+package harness
+
+import (
+	"fmt"
+	"slices"
+)
+
+// An expect step ends on its match, or on an answer that rules the match
+// out: the IUT's own answer to the message or work the step waits on, of a
+// kind no later message can undo. That answer is the evidence, and no
+// ceiling needs to run out. Only what the pages make final counts:
+//
+//   - a receipt answers one message: a receipt for the same for_id with a
+//     status the step does not allow rules out the one it waits for (the
+//     message was sent once, so the answer is to it, not to a retry);
+//   - a refusal receipt of the message that opened a work rules out any
+//     trace or acceptance of that work (refused work is never worked on),
+//     and a trace of that work rules out its refusal (it was worked on);
+//   - a terminal trace (completed, failed, canceled) is final: it rules out
+//     another state of the same work.
+//
+// A pattern whose member it cannot read (no literal for_id, work_id or
+// status) is never ruled out: then the step waits as before.
+
+// refusalStatuses are the receipt statuses that refuse a message.
+var refusalStatuses = []string{"rejected", "expired", "duplicate", "unsupported"}
+
+// terminalStates are the trace states no later message reopens.
+var terminalStates = []string{"completed", "failed", "canceled"}
+
+// allowed reads a pattern member that names the values it takes: a
+// literal string or {$in: [strings]}; ok is false for anything else.
+func allowed(v any) (vals []string, ok bool) {
+	switch t := v.(type) {
+	case string:
+		return []string{t}, true
+	case map[string]any:
+		list, isList := t["$in"].([]any)
+		if len(t) != 1 || !isList {
+			return nil, false
+		}
+		for _, x := range list {
+			s, isStr := x.(string)
+			if !isStr {
+				return nil, false
+			}
+			vals = append(vals, s)
+		}
+		return vals, true
+	}
+	return nil, false
+}
+
+// sentOnce reports whether id was sent exactly once by the scenario, and
+// whether that send is the first to carry work (work opened by id).
+func (w *waiter) sentOnce(id, work string) (once, opened bool) {
+	n, first := 0, -1
+	for i, s := range w.sends {
+		if slices.Contains(s.ids, id) {
+			n++
+			if first < 0 {
+				first = i
+			}
+		}
+	}
+	if n != 1 {
+		return false, false
+	}
+	for i, s := range w.sends {
+		if work != "" && slices.Contains(s.ids, work) {
+			return true, i == first
+		}
+	}
+	return true, false
+}
+
+// contradicts reports whether m, an IUT answer that matches no pattern of
+// the step, rules out pattern p, and says how.
+func (w *waiter) contradicts(p map[string]any, m *message) bool {
+	pk, _ := p["kind"].(string)
+	body, _ := p["body"].(map[string]any)
+	mbody, _ := m.env["body"].(map[string]any)
+	mwork, _ := m.env["work_id"].(string)
+	switch pk {
+	case "receipt":
+		forID, _ := body["for_id"].(string)
+		statuses, ok := allowed(body["status"])
+		if forID == "" || !ok {
+			return false
+		}
+		work, _ := p["work_id"].(string)
+		once, opened := w.sentOnce(forID, work)
+		if !once {
+			return false
+		}
+		switch m.kind() {
+		case "receipt":
+			st, _ := mbody["status"].(string)
+			return mbody["for_id"] == forID && st != "" && !slices.Contains(statuses, st)
+		case "trace":
+			// Worked on: the refusal of the message that opened the work
+			// will not come.
+			refusalOnly := !slices.Contains(statuses, "accepted")
+			return refusalOnly && opened && mwork == work
+		}
+	case "trace":
+		work, _ := p["work_id"].(string)
+		if work == "" {
+			return false
+		}
+		switch m.kind() {
+		case "trace":
+			states, ok := allowed(body["state"])
+			st, _ := mbody["state"].(string)
+			return ok && mwork == work && slices.Contains(terminalStates, st) && !slices.Contains(states, st)
+		case "receipt":
+			// The message that opened the work was refused: it has no work.
+			forID, _ := mbody["for_id"].(string)
+			st, _ := mbody["status"].(string)
+			if forID == "" || !slices.Contains(refusalStatuses, st) {
+				return false
+			}
+			once, opened := w.sentOnce(forID, work)
+			return once && opened
+		}
+	}
+	return false
+}
+
+// ruledOut is the first unconsumed IUT answer that rules out every pattern
+// of an expect step (nil when none does).
+func (w *waiter) ruledOut(pats []map[string]any) *message {
+	if len(pats) == 0 {
+		return nil
+	}
+	w.in.mu.Lock()
+	defer w.in.mu.Unlock()
+	for _, m := range w.in.msgs {
+		if m.seq <= w.floor || w.in.consumed[m.seq] || m.env == nil || anyMatch(pats, m.env) {
+			continue
+		}
+		if k := m.kind(); k != "receipt" && k != "trace" {
+			continue
+		}
+		all := true
+		for _, p := range pats {
+			if !w.contradicts(p, m) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return m
+		}
+	}
+	return nil
+}
+
+// ruledOutMessage says why a step failed before its ceiling.
+func ruledOutMessage(m *message, pats []map[string]any) string {
+	return fmt.Sprintf("the IUT answered with %s, which rules out the %s the step waits for", m.label(), expected(pats)[len("matching "):])
+}
