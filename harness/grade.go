@@ -12,7 +12,11 @@ import (
 )
 
 // Scenario claim ids and the conformance claims built from them.
-var claimOrder = []string{"core-sender", "core-receiver", "trust", "nats", "jetstream"}
+var claimOrder = []string{senderClaim, "core-receiver", "trust", "nats", "jetstream"}
+
+// senderClaim is the scenario claim a defect in what the IUT sends is
+// charged to, wherever it was sent.
+const senderClaim = "core-sender"
 
 // grade fills the summary, the requirement table and the claims. A claim is
 // earned only when nothing in it failed and every MUST requirement it cites
@@ -123,7 +127,17 @@ func judgeClaim(rep *report.Report, claim string, inLevel bool, controlOnly map[
 	for _, id := range untested {
 		v.why = append(v.why, "untested: "+id)
 	}
-	if claim == "core-sender" {
+	if claim == senderClaim {
+		for _, sc := range rep.Scenarios {
+			if sc.Claim == senderClaim {
+				continue // judged by its own outcome
+			}
+			for _, f := range sc.SenderFindings {
+				if f.Level == "MUST" || (rep.Strict && f.Level == "SHOULD") {
+					v.why = append(v.why, fmt.Sprintf("%s: the IUT sent an envelope breaking %s", sc.ID, f.Rule))
+				}
+			}
+		}
 		switch rep.Passive.Outcome {
 		case report.Fail:
 			v.why = append(v.why, passiveWhy(rep.Passive))
@@ -405,6 +419,19 @@ func requirementTable(rep *report.Report) []report.RequirementResult {
 			rr := get(id, "")
 			rr.Scenarios = append(rr.Scenarios, sc.ID)
 			worst(rr, verdicts[id].outcome)
+		}
+	}
+	for _, sc := range rep.Scenarios {
+		for _, pf := range sc.SenderFindings {
+			rr := get(pf.Rule, pf.Level)
+			if !slices.Contains(rr.Scenarios, sc.ID) {
+				rr.Scenarios = append(rr.Scenarios, sc.ID)
+			}
+			o := report.Fail
+			if pf.Level != "MUST" {
+				o = report.Warn
+			}
+			worst(rr, o)
 		}
 	}
 	for _, pf := range rep.Passive.Findings {

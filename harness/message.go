@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/aghcheck/aghcheck/internal/agh"
@@ -19,6 +20,9 @@ type message struct {
 	env      map[string]any // nil when not a JSON object
 	findings []rules.Finding
 	fromIUT  bool
+	// charged is set once a scenario took m's findings as its own (its
+	// exchange caused them): the run's passive verdict leaves m out.
+	charged atomic.Bool
 }
 
 func (m *message) kind() string { s, _ := m.env["kind"].(string); return s }

@@ -24,6 +24,10 @@ func (r *runner) passive(rep *report.Report) {
 	var order []string
 	errs, warns := 0, 0
 	for _, m := range b.passive {
+		if m.charged.Load() {
+			pr.Charged++ // a scenario's exchange caused it: charged there
+			continue
+		}
 		bad := false
 		for _, f := range m.findings {
 			pf := byRule[f.Rule.ID]

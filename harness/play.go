@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -30,7 +31,8 @@ type player struct {
 	grading  []scenario.Graded
 	failedAt int // the step that named the scenario's failure (from 1)
 	life     *life
-	sent     int // send steps played
+	sent     int           // send steps played
+	endedAt  time.Duration // since the run started: what arrives later is late
 }
 
 // play plays sc once against incarnation l, whose death interrupts it.
@@ -50,7 +52,12 @@ func (r *runner) play(ctx context.Context, l *life, sc *scenario.Scenario, res *
 	unhook := context.AfterFunc(l.ctx, stop)
 	defer unhook()
 	r.bus.register(p.in, p.peers)
-	defer r.bus.unregister(p.in, p.peers)
+	kept := false
+	defer func() {
+		if !kept {
+			r.bus.unregister(p.in, p.peers)
+		}
+	}()
 	if r.greet != nil {
 		// The IUT greeted before any scenario started: every scenario may
 		// judge that greet, but silence windows start after it.
@@ -62,9 +69,29 @@ func (r *runner) play(ctx context.Context, l *life, sc *scenario.Scenario, res *
 		return p // interrupted: not judged
 	}
 	p.judge()
+	p.answers()
 	p.record()
 	p.latency()
+	p.endNow()
+	if r.keepLate {
+		// Still routed: judgeLate judges what comes after it ended.
+		kept = true
+		r.finished.add(p)
+	}
 	return p
+}
+
+// answers fails the scenario when two answers of the IUT to one of its
+// messages contradict each other.
+func (p *player) answers() {
+	res := p.res
+	why, m := p.contradiction()
+	if why == "" || res.Outcome == report.Fail || res.Outcome == report.Error {
+		return
+	}
+	res.Outcome, res.Message = report.Fail, why
+	res.Steps = append(res.Steps, report.StepResult{Index: len(res.Steps) + 1, Kind: "answers", Level: "MUST",
+		Outcome: report.Fail, Message: why, Arrived: []string{m.describe()}})
 }
 
 // sentLog is what the scenario sent, in order.
@@ -254,7 +281,7 @@ func (p *player) step(ctx context.Context, i int, st *scenario.Step) report.Step
 		if err != nil {
 			return sr.Judged(report.Error, err.Error())
 		}
-		p.wait.noteSend(ids)
+		p.wait.noteSend(ids, max(st.Send.Repeat, 1))
 		p.sent++
 		return sr.Judged(report.Pass, "")
 	case st.Expect != nil:
@@ -275,7 +302,11 @@ func (p *player) step(ctx context.Context, i int, st *scenario.Step) report.Step
 
 // judge adds the passive verdict on the envelopes the scenario judged (sent
 // to its peers, or matched by one of its steps): each finding counts at its
-// rule's level. --strict makes warnings failures.
+// rule's level. A finding is a defect in what the IUT sends, so it is
+// charged to Core Sender, once, here: a scenario of Core Sender fails or
+// warns on it; any other keeps its own verdict and carries the finding
+// (SenderFindings), which fails Core Sender, and the run's passive verdict
+// does not count the envelope again. --strict makes warnings failures.
 func (p *player) judge() {
 	res := p.res
 	var errs, warns []string
@@ -283,17 +314,58 @@ func (p *player) judge() {
 		if !p.peers.addressed(m) && !p.in.wasConsumed(m) {
 			continue
 		}
-		for _, f := range m.findings {
-			s := fmt.Sprintf("IUT %s %s: %s", m.label(), m.id(), f)
-			if f.Rule.Severity == rules.Error {
-				errs = append(errs, s)
-			} else {
-				warns = append(warns, s)
-			}
-		}
+		e, w := p.charge(m)
+		errs, warns = append(errs, e...), append(warns, w...)
 	}
 	if dropped := p.in.droppedCount(); dropped > 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("%d messages not kept for this scenario (inbox limit)", dropped))
+	}
+	p.fold(errs, warns)
+	if res.Outcome == report.Warn && p.r.cfg.Strict {
+		res.Outcome, res.StrictFail = report.Fail, true
+		if res.Message == "" && len(res.Notes) > 0 {
+			res.Message = res.Notes[0] + " (--strict)"
+		}
+	}
+}
+
+// charge records m's findings against the scenario, once (a message
+// already charged, to this scenario or another, is not charged again), and
+// returns them as lines, errors and warnings apart.
+func (p *player) charge(m *message) (errs, warns []string) {
+	if len(m.findings) == 0 || !m.charged.CompareAndSwap(false, true) {
+		return nil, nil
+	}
+	res := p.res
+	for _, f := range m.findings {
+		s := fmt.Sprintf("IUT %s %s: %s", m.label(), m.id(), f)
+		if f.Rule.Severity == rules.Error {
+			errs = append(errs, s)
+		} else {
+			warns = append(warns, s)
+		}
+		i := slices.IndexFunc(res.SenderFindings, func(pf report.PassiveFinding) bool { return pf.Rule == f.Rule.ID })
+		if i < 0 {
+			res.SenderFindings = append(res.SenderFindings, report.PassiveFinding{Rule: f.Rule.ID, Level: f.Rule.Severity.Level(), Example: s})
+			i = len(res.SenderFindings) - 1
+		}
+		res.SenderFindings[i].Count++
+	}
+	return errs, warns
+}
+
+// fold applies charged findings to the scenario's outcome: a Core Sender
+// scenario is judged by them; any other only notes them.
+func (p *player) fold(errs, warns []string) {
+	res := p.res
+	if p.sc.Claim != senderClaim {
+		for _, e := range errs {
+			res.Notes = append(res.Notes, "charged to Core Sender: "+e)
+		}
+		for _, w := range warns {
+			res.Notes = append(res.Notes, "charged to Core Sender: "+w)
+		}
+		return
 	}
 	if len(errs) > 0 && res.Outcome != report.Error {
 		if res.Outcome != report.Fail {
@@ -304,12 +376,6 @@ func (p *player) judge() {
 	if len(warns) > 0 {
 		res.Notes = append(res.Notes, warns...)
 		res.Outcome = worse(res.Outcome, report.Warn)
-	}
-	if res.Outcome == report.Warn && p.r.cfg.Strict {
-		res.Outcome, res.StrictFail = report.Fail, true
-		if res.Message == "" && len(res.Notes) > 0 {
-			res.Message = res.Notes[0] + " (--strict)"
-		}
 	}
 }
 

@@ -10,9 +10,9 @@ import (
 // kind no later message can undo. That answer is the evidence, and no
 // ceiling needs to run out. Only what the pages make final counts:
 //
-//   - a receipt answers one message: a receipt for the same for_id with a
-//     status the step does not allow rules out the one it waits for (the
-//     message was sent once, so the answer is to it, not to a retry);
+//   - a receipt answers one publication: once every publication of a
+//     message has had its receipt, one with a status the step does not
+//     allow rules out the one it waits for;
 //   - a refusal receipt of the message that opened a work rules out any
 //     trace or acceptance of that work (refused work is never worked on),
 //     and a trace of that work rules out its refusal (it was worked on);
@@ -51,27 +51,52 @@ func allowed(v any) (vals []string, ok bool) {
 	return nil, false
 }
 
-// sentOnce reports whether id was sent exactly once by the scenario, and
-// whether that send is the first to carry work (work opened by id).
-func (w *waiter) sentOnce(id, work string) (once, opened bool) {
-	n, first := 0, -1
-	for i, s := range w.sends {
-		if slices.Contains(s.ids, id) {
-			n++
-			if first < 0 {
-				first = i
+// sentOnce reports whether id was sent exactly once by the scenario: an
+// answer to it is then an answer to that send, not to a retry.
+func (w *waiter) sentOnce(id string) bool {
+	n := 0
+	for _, s := range w.sends {
+		if len(s.ids) > 0 && s.ids[0] == id {
+			n += s.times
+		}
+	}
+	return n == 1
+}
+
+// answeredAll reports whether the IUT has sent as many receipts for id as
+// id was published: each publication has had its answer, so one that
+// matches no pattern is the IUT's last word (a repeat is answered too, as
+// duplicate or otherwise). Inbox lock held.
+func (w *waiter) answeredAll(id string) bool {
+	sent := 0
+	for _, s := range w.sends {
+		if len(s.ids) > 0 && s.ids[0] == id {
+			sent += s.times
+		}
+	}
+	got := 0
+	for _, m := range w.in.msgs {
+		if m.kind() == "receipt" && member(m.env, []string{"body", "for_id"}) == id {
+			got++
+		}
+	}
+	return sent > 0 && got >= sent
+}
+
+// carrier is the id of the one send that carried work, "" when none or
+// several did (a follow-up on the same work opens it again when the first
+// message was refused).
+func (w *waiter) carrier(work string) string {
+	id := ""
+	for _, s := range w.sends {
+		if len(s.ids) > 1 && slices.Contains(s.ids[1:], work) {
+			if id != "" {
+				return ""
 			}
+			id = s.ids[0]
 		}
 	}
-	if n != 1 {
-		return false, false
-	}
-	for i, s := range w.sends {
-		if work != "" && slices.Contains(s.ids, work) {
-			return true, i == first
-		}
-	}
-	return true, false
+	return id
 }
 
 // contradicts reports whether m, an IUT answer that matches no pattern of
@@ -89,19 +114,18 @@ func (w *waiter) contradicts(p map[string]any, m *message) bool {
 			return false
 		}
 		work, _ := p["work_id"].(string)
-		once, opened := w.sentOnce(forID, work)
-		if !once {
-			return false
-		}
 		switch m.kind() {
 		case "receipt":
 			st, _ := mbody["status"].(string)
-			return mbody["for_id"] == forID && st != "" && !slices.Contains(statuses, st)
+			return mbody["for_id"] == forID && st != "" && !slices.Contains(statuses, st) && w.answeredAll(forID)
 		case "trace":
+			if !w.sentOnce(forID) {
+				return false
+			}
 			// Worked on: the refusal of the message that opened the work
 			// will not come.
 			refusalOnly := !slices.Contains(statuses, "accepted")
-			return refusalOnly && opened && mwork == work
+			return refusalOnly && work != "" && mwork == work && w.carrier(work) == forID
 		}
 	case "trace":
 		work, _ := p["work_id"].(string)
@@ -120,8 +144,7 @@ func (w *waiter) contradicts(p map[string]any, m *message) bool {
 			if forID == "" || !slices.Contains(refusalStatuses, st) {
 				return false
 			}
-			once, opened := w.sentOnce(forID, work)
-			return once && opened
+			return w.sentOnce(forID) && w.carrier(work) == forID
 		}
 	}
 	return false

@@ -28,12 +28,16 @@ import (
 const harnessConnName = "aghcheck-harness"
 
 type runner struct {
-	cfg   config
-	start time.Time
-	ws    string
-	ch    string
-	nc    *nats.Conn
-	js    jetstream.JetStream
+	cfg config
+	// keepLate keeps each judged scenario routed until the run ends, for
+	// judgeLate (a run; a fuzz session judges its batches as they end).
+	keepLate bool
+	finished finished
+	start    time.Time
+	ws       string
+	ch       string
+	nc       *nats.Conn
+	js       jetstream.JetStream
 	// stream is the run's JetStream stream (when one was set up).
 	stream jetstream.StreamConfig
 	bus    *bus
@@ -96,6 +100,7 @@ func runConfig(ctx context.Context, cfg config) (*report.Report, error) {
 		return r.abort(rep, todo, err)
 	}
 	r.beginLife(ctx)
+	r.keepLate = true
 	r.playAll(ctx, rep, r.gateAll(rep, todo))
 	if err := ctx.Err(); err != nil {
 		return r.abort(rep, todo, interruption(ctx))
@@ -105,6 +110,7 @@ func runConfig(ctx context.Context, cfg config) (*report.Report, error) {
 	// Let the last publications arrive before judging the IUT as a sender.
 	_ = r.nc.Flush()
 	time.Sleep(20 * time.Millisecond)
+	r.judgeLate()
 	r.passive(rep)
 	r.link.report(rep, cfg.Strict)
 	r.liveReport(rep)

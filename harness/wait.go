@@ -353,6 +353,7 @@ type sent struct {
 	after int
 	at    time.Duration // since the run started
 	ids   []string
+	times int // how often it was published (repeat)
 }
 
 // silence starts watching for what must not arrive; by default anything
@@ -417,7 +418,8 @@ func (w *waiter) answersLater(m *message, from int) bool {
 	return false
 }
 
-// noteSend records a send's correlation ids (see sent).
-func (w *waiter) noteSend(ids []string) {
-	w.sends = append(w.sends, sent{after: w.mark, at: w.markedAt, ids: ids})
+// noteSend records a send's correlation ids and how often it was
+// published (see sent).
+func (w *waiter) noteSend(ids []string, times int) {
+	w.sends = append(w.sends, sent{after: w.mark, at: w.markedAt, ids: ids, times: times})
 }

@@ -272,6 +272,9 @@ func closingLine(p palette, rep *report.Report) string {
 func writePassive(w io.Writer, p palette, rep *report.Report) {
 	pv := rep.Passive
 	fmt.Fprintf(w, "Passive validation of everything the IUT published: %s  %s, %d invalid", p.outcome(pv.Outcome), Plural(pv.Envelopes, "envelope"), pv.Invalid)
+	if pv.Charged > 0 {
+		fmt.Fprintf(w, " (and %d charged to Core Sender in the scenarios whose exchange they answered)", pv.Charged)
+	}
 	if pv.Dropped > 0 {
 		fmt.Fprintf(w, ", %d dropped by the broker", pv.Dropped)
 	}

@@ -237,7 +237,36 @@ func (p *peer) refuse(env map[string]any, reason string, fs []rules.Finding) {
 	if !agh.Answerable(env, fs) || (reason == agh.ReasonExpired && p.faults[faultExpiredSilent]) || p.faults[faultRefuseSilent] {
 		return
 	}
-	p.receipt(env, containerOf(env), agh.RefusalStatus(reason), reason, "", false)
+	r := p.receiptFor(env, containerOf(env), agh.RefusalStatus(reason), reason, "")
+	if p.faults[faultRefusalCopies] {
+		// A sender defect: the receipt carries the refused envelope's
+		// broken members as they came (the refusal itself is right).
+		for k, v := range brokenMembers(env, fs) {
+			r[k] = v
+		}
+	}
+	p.publish(r, p.faults[faultRefusalCopies], nil)
+}
+
+// brokenMembers are the top-level members of env that error findings
+// point into, but for those a refusal receipt is built from (agh.Answerable
+// vouches for them): what a careless peer copies into its answer.
+func brokenMembers(env map[string]any, fs []rules.Finding) map[string]any {
+	out := map[string]any{}
+	for _, f := range fs {
+		if f.Rule == nil || f.Rule.Severity != rules.Error {
+			continue
+		}
+		name, _, _ := strings.Cut(strings.TrimPrefix(f.Pointer, "/"), "/")
+		switch name {
+		case "", "id", "from", "to", "work_id", "surface", "thread_id", "direct_id", "kind", "body", "protocol", "workspace_id", "channel", "proof":
+			continue
+		}
+		if v, ok := env[name]; ok {
+			out[name] = v
+		}
+	}
+	return out
 }
 
 // container is the conversation surface and id a work unit is bound to;
@@ -281,6 +310,11 @@ func (c *container) apply(env map[string]any) {
 
 // receipt answers trigger with a receipt to its sender in container c.
 func (p *peer) receipt(trigger map[string]any, c *container, status, reason, detail string, deliberate bool) {
+	p.publish(p.receiptFor(trigger, c, status, reason, detail), deliberate, nil)
+}
+
+// receiptFor is the receipt answering trigger, not yet sent.
+func (p *peer) receiptFor(trigger map[string]any, c *container, status, reason, detail string) map[string]any {
 	id, _ := trigger["id"].(string)
 	body := map[string]any{"for_id": id, "status": status}
 	if reason != "" {
@@ -291,7 +325,7 @@ func (p *peer) receipt(trigger map[string]any, c *container, status, reason, det
 	}
 	env := p.reply("receipt", trigger, c, body)
 	env["reply_to"] = id
-	p.publish(env, deliberate, nil)
+	return env
 }
 
 // reply starts a conversation envelope answering trigger: to its sender,

@@ -199,13 +199,17 @@ type RequirementResult struct {
 
 // PassiveResult is the passive validation of everything the IUT published.
 type PassiveResult struct {
-	Outcome   Outcome           `json:"outcome"`
-	Envelopes int               `json:"envelopes"`
-	Invalid   int               `json:"invalid"`
-	Flooded   bool              `json:"flooded,omitempty"`
-	Dropped   int               `json:"dropped,omitempty"` // messages the broker dropped for the harness
-	Findings  []PassiveFinding  `json:"findings,omitempty"`
-	Samples   []*ExchangedEntry `json:"samples,omitempty"` // the first offending messages
+	Outcome   Outcome `json:"outcome"`
+	Envelopes int     `json:"envelopes"`
+	Invalid   int     `json:"invalid"`
+	// Charged counts the invalid envelopes a scenario's exchange caused:
+	// their findings are that scenario's (ScenarioResult.SenderFindings),
+	// not counted again here.
+	Charged  int               `json:"charged,omitempty"`
+	Flooded  bool              `json:"flooded,omitempty"`
+	Dropped  int               `json:"dropped,omitempty"` // messages the broker dropped for the harness
+	Findings []PassiveFinding  `json:"findings,omitempty"`
+	Samples  []*ExchangedEntry `json:"samples,omitempty"` // the first offending messages
 }
 
 // PassiveFinding is one broken rule, counted over every IUT envelope.
@@ -247,6 +251,14 @@ type ScenarioResult struct {
 	// StrictFail marks a failure that is only --strict's: without it the
 	// scenario warns (a baseline's warn entry still holds for it).
 	StrictFail bool `json:"strict_fail,omitempty"`
+	// SenderFindings are what the IUT sent in this scenario's exchange
+	// that breaks a sender rule: charged to Core Sender, once, here (not
+	// to the scenario's own claim, and not again among the passive
+	// findings).
+	SenderFindings []PassiveFinding `json:"sender_findings,omitempty"`
+	// ProvenBy are the built-in faults of aghcheck peer that fail this
+	// scenario: the proof that its pass could have failed.
+	ProvenBy []string `json:"proven_by,omitempty"`
 
 	// What follows is the harness's bookkeeping while it grades a run,
 	// not part of the report.

@@ -1,0 +1,150 @@
+package harness
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/aghcheck/aghcheck/internal/report"
+)
+
+// Everything the IUT sends about a scenario's ids and work is judged until
+// the run ends, not only until the scenario ends: a scenario's test peers
+// stay routed to its inbox, and once every scenario has been played (and
+// what the IUT had published has arrived) each is judged again on what
+// came after it ended. A silence broken late fails; so do two answers that
+// contradict each other (an acceptance and a refusal of one message, in
+// either order), whenever the second arrives. Nothing here waits: a run
+// ends when its scenarios do.
+
+// finished are the judged players of a run, kept for judgeLate.
+type finished struct {
+	mu      sync.Mutex
+	players []*player
+}
+
+func (f *finished) add(p *player) {
+	f.mu.Lock()
+	f.players = append(f.players, p)
+	f.mu.Unlock()
+}
+
+// judgeLate judges every finished scenario again on what arrived since it
+// ended, then stops routing to it.
+func (r *runner) judgeLate() {
+	r.finished.mu.Lock()
+	players := r.finished.players
+	r.finished.players = nil
+	r.finished.mu.Unlock()
+	for _, p := range players {
+		p.late()
+		r.bus.unregister(p.in, p.peers)
+	}
+}
+
+// late judges p again: silences against what arrived after it ended, and
+// answers that contradict each other.
+func (p *player) late() {
+	res := p.res
+	w := p.wait
+	w.in.mu.Lock()
+	w.watchLocked()
+	w.in.mu.Unlock()
+	for _, s := range w.watches {
+		m := s.breach
+		if m == nil || m.at <= p.endedAt {
+			continue // settled when the scenario ended
+		}
+		i := slices.IndexFunc(res.Steps, func(sr report.StepResult) bool { return sr.Index-1 == s.step })
+		if i < 0 {
+			continue // never reached
+		}
+		sr := &res.Steps[i]
+		if sr.Outcome != report.Pass && !(sr.Outcome == report.Skip && sr.Message == unheard) {
+			continue
+		}
+		if sr.Message == unheard {
+			res.Notes = slices.DeleteFunc(res.Notes, func(n string) bool { return n == fmt.Sprintf("step %d (silence): %s", sr.Index, unheard) })
+		}
+		sr.Arrived = []string{m.describe()}
+		*sr = sr.Judged(report.Fail, fmt.Sprintf("expected silence, but the IUT sent %s %s after the scenario ended", m.label(), rounded(report.Millis(m.at-p.endedAt))))
+		p.grade(sr)
+	}
+	p.answers()
+	// What arrived late for the scenario's peers joins its transcript and
+	// its passive verdict.
+	var lateMsgs []*message
+	for _, m := range p.received() {
+		if m.at > p.endedAt && p.peers.addressed(m) {
+			lateMsgs = append(lateMsgs, m)
+			p.log.received(m)
+		}
+	}
+	if len(lateMsgs) > 0 {
+		res.Exchanged = p.log.ordered()
+	}
+}
+
+// contradiction finds two answers of the IUT to one message of the
+// scenario that cannot both hold: an acceptance (an accepted receipt, or a
+// trace of the work the message opened) and a refusal receipt. It names
+// the later one.
+func (p *player) contradiction() (string, *message) {
+	w := p.wait
+	type answers struct{ accepted, refused *message }
+	// Only a message sent once: a retry may be taken once and answered
+	// duplicate after.
+	byID := map[string]*answers{}
+	for _, s := range w.sends {
+		if len(s.ids) > 0 && w.sentOnce(s.ids[0]) {
+			byID[s.ids[0]] = &answers{}
+		}
+	}
+	later := func(a, b *message) *message {
+		if a.seq > b.seq {
+			return a
+		}
+		return b
+	}
+	for _, m := range p.received() {
+		if m.env == nil {
+			continue
+		}
+		body, _ := m.env["body"].(map[string]any)
+		switch m.kind() {
+		case "receipt":
+			forID, _ := body["for_id"].(string)
+			a := byID[forID]
+			st, _ := body["status"].(string)
+			if a == nil {
+				continue
+			}
+			switch {
+			case st == "accepted" && a.accepted == nil:
+				a.accepted = m
+			case slices.Contains(refusalStatuses, st) && a.refused == nil:
+				a.refused = m
+			}
+		case "trace":
+			// A trace of work one message alone carried takes that message.
+			work, _ := m.env["work_id"].(string)
+			if a := byID[w.carrier(work)]; work != "" && a != nil && a.accepted == nil {
+				a.accepted = m
+			}
+		}
+	}
+	for _, s := range w.sends {
+		if len(s.ids) == 0 {
+			continue
+		}
+		if a := byID[s.ids[0]]; a != nil && a.accepted != nil && a.refused != nil {
+			m := later(a.accepted, a.refused)
+			return fmt.Sprintf("the IUT both took and refused %s: %s and %s", s.ids[0], a.accepted.label(), a.refused.label()), m
+		}
+	}
+	return "", nil
+}
+
+// endNow records when a scenario ended: what arrives later is late.
+func (p *player) endNow() { p.endedAt = time.Since(p.r.start) }
