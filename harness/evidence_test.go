@@ -1,0 +1,146 @@
+package harness
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/aghcheck/aghcheck/internal/report"
+	"github.com/aghcheck/aghcheck/internal/scenario"
+)
+
+// inline loads scenarios written in the test.
+func inline(t *testing.T, yaml string) []*scenario.Scenario {
+	t.Helper()
+	set := scenario.LoadFS(fstest.MapFS{"s.yaml": {Data: []byte(yaml)}}, ".", "test:")
+	if err := set.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return set.Scenarios
+}
+
+func scenarioResult(t *testing.T, rep *report.Report, id string) *report.ScenarioResult {
+	t.Helper()
+	i := slices.IndexFunc(rep.Scenarios, func(sc *report.ScenarioResult) bool { return sc.ID == id })
+	if i < 0 {
+		t.Fatalf("no result for %s", id)
+	}
+	return rep.Scenarios[i]
+}
+
+// A silence is judged until the run ends: what breaks it after its
+// scenario ended fails it then, and so do two answers to one message that
+// contradict each other, in either order.
+func TestLateAnswersJudged(t *testing.T) {
+	env := func(kind string, members map[string]any) *message {
+		e := map[string]any{"kind": kind}
+		for k, v := range members {
+			e[k] = v
+		}
+		return &message{env: e}
+	}
+	receipt := func(forID, status string) *message {
+		return env("receipt", map[string]any{"to": "alice.t1", "body": map[string]any{"for_id": forID, "status": status}})
+	}
+	trace := func(work, state string) *message {
+		return env("trace", map[string]any{"to": "alice.t1", "work_id": work, "body": map[string]any{"state": state}})
+	}
+	for _, tc := range []struct {
+		name  string
+		late  []*message
+		fail  string // in the scenario's message; "" when it passes
+		watch bool   // a silence on acceptance is being watched
+	}{
+		{"late acceptance breaks the silence", []*message{receipt("m1", "accepted")}, "after the scenario ended", true},
+		{"late refusal keeps it", []*message{receipt("m1", "expired")}, "", true},
+		{"acceptance then refusal", []*message{trace("w1", "working"), receipt("m1", "rejected")}, "both took and refused m1", false},
+		{"refusal then acceptance", []*message{receipt("m1", "expired"), receipt("m1", "accepted")}, "both took and refused m1", false},
+		{"an answer to another message", []*message{receipt("m9", "accepted"), receipt("m1", "expired")}, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &runner{start: time.Now()}
+			in := newInbox()
+			peers := newPeerSet()
+			peers.add("alice.t1")
+			res := &report.ScenarioResult{ID: "s", Outcome: report.Pass, Steps: []report.StepResult{
+				{Index: 1, Kind: "send", Outcome: report.Pass}, {Index: 2, Kind: "expect_silence", Outcome: report.Pass}}}
+			p := &player{r: r, sc: &scenario.Scenario{ID: "s", Claim: "core-receiver"}, res: res, in: in, peers: peers, log: &transcript{}}
+			p.wait = &waiter{r: r, in: in, peers: peers}
+			p.wait.noteSend([]string{"m1", "w1"}, 1)
+			if tc.watch {
+				p.wait.watches = []*watch{{step: 1, sends: 1, onOK: peers.addressed, pats: []map[string]any{
+					{"kind": "receipt", "body": map[string]any{"for_id": "m1", "status": "accepted"}}}}}
+			}
+			p.endedAt = time.Second
+			for i, m := range tc.late {
+				m.seq, m.at = i+1, 2*time.Second
+				in.add(m, false)
+			}
+			p.late()
+			switch {
+			case tc.fail == "" && res.Outcome != report.Pass:
+				t.Errorf("%s: %s; want pass", res.Outcome, res.Message)
+			case tc.fail != "" && (res.Outcome != report.Fail || !strings.Contains(res.Message, tc.fail)):
+				t.Errorf("%s: %s; want a failure saying %q", res.Outcome, res.Message, tc.fail)
+			}
+		})
+	}
+}
+
+// An expect step ends as soon as the IUT's own answer rules its match out,
+// quoting that answer, long before the ceiling.
+func TestFailFast(t *testing.T) {
+	scs := loadSuites(t)
+	for _, tc := range []struct{ fault, scenario, answer string }{
+		{"accept-expired", "delivery.expired-refused", "receipt(accepted)"},
+		{"reopen-terminal", "lifecycle.terminal-is-final", "receipt(accepted)"},
+	} {
+		t.Run(tc.fault, func(t *testing.T) {
+			t.Parallel()
+			rep := runAgainst(t, "peer:"+tc.fault, config{Scenarios: scs, Select: regexp.MustCompile("^" + regexp.QuoteMeta(tc.scenario) + "$"),
+				Target: Target{StepTimeout: time.Minute}})
+			res := scenarioResult(t, rep, tc.scenario)
+			if res.Outcome != report.Fail || res.Duration.D() > 20*time.Second {
+				t.Fatalf("%s: %s after %s; want a failure well before the 1m ceiling", tc.scenario, res.Outcome, res.Duration.D())
+			}
+			quoted := slices.ContainsFunc(res.Steps, func(sr report.StepResult) bool {
+				return strings.Contains(sr.Message, "answered with "+tc.answer) && len(sr.Arrived) == 1
+			})
+			if !quoted {
+				t.Errorf("no step quotes the %s that ruled the match out: %+v", tc.answer, res.Steps)
+			}
+		})
+	}
+}
+
+// A peer that refuses every broken message rightly but copies the broken
+// members into its refusal receipts breaks a sender duty: it earns Core
+// Receiver, fails Core Sender, and each defect is counted once, in the
+// scenario that caused it, not again among the passive findings.
+func TestSenderDefectChargedOnce(t *testing.T) {
+	rep := runAgainst(t, "peer:refusal-copies-broken", config{Level: "core"})
+	claims := map[string]report.ClaimResult{}
+	for _, c := range rep.Claims {
+		claims[c.Name] = c
+	}
+	if !claims["Core Receiver"].Earned || claims["Core Sender"].Earned {
+		t.Fatalf("Core Receiver %v, Core Sender %v (%v); want Receiver earned, Sender not", claims["Core Receiver"].Earned,
+			claims["Core Sender"].Earned, claims["Core Sender"].Why)
+	}
+	charged := 0
+	for _, sc := range rep.Scenarios {
+		charged += len(sc.SenderFindings)
+		if sc.Claim == "core-receiver" && sc.Outcome == report.Fail {
+			t.Errorf("%s failed for what the IUT sent: %s", sc.ID, sc.Message)
+		}
+	}
+	if charged == 0 {
+		t.Fatal("no scenario carries the sender defect")
+	}
+	if rep.Passive.Invalid != 0 || rep.Passive.Charged == 0 {
+		t.Errorf("passive: %d invalid, %d charged; want the defects counted in their scenarios only", rep.Passive.Invalid, rep.Passive.Charged)
+	}
+}
