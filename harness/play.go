@@ -285,6 +285,7 @@ func (p *player) step(ctx context.Context, i int, st *scenario.Step) report.Step
 		p.sent++
 		return sr.Judged(report.Pass, "")
 	case st.Expect != nil:
+		p.wait.step = i
 		return p.wait.expect(ctx, st.Expect)
 	case st.ExpectSilence != nil:
 		return p.wait.silence(i, st.ExpectSilence)

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/internal/report"
@@ -44,7 +45,28 @@ func (p *player) disconnect() report.StepResult {
 	case n == 0:
 		return sr.Judged(report.Error, "disconnect: no connection at the broker is subscribed to the IUT's peer subject "+subject)
 	}
-	return sr.Judged(report.Pass, "")
+	// The step ends once the IUT listens again (its client resubscribed),
+	// so that what the scenario sends next reaches it: a greet it owes on
+	// reconnecting is then judged against its answer to that, not against
+	// a window (expect ... before).
+	ceiling := time.NewTimer(r.cfg.GreetTimeout)
+	defer ceiling.Stop()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		back, err := r.broker.Subscribed(subject, self)
+		switch {
+		case err != nil:
+			return sr.Judged(report.Error, "disconnect: "+err.Error())
+		case back:
+			return sr.Judged(report.Pass, "")
+		}
+		select {
+		case <-tick.C:
+		case <-ceiling.C:
+			return sr.Judged(report.Error, fmt.Sprintf("disconnect: the IUT did not subscribe to %s again within %s (--greet-timeout)", subject, r.cfg.GreetTimeout))
+		}
+	}
 }
 
 // setAside makes what the scenario received so far invisible to its later

@@ -387,7 +387,9 @@ func (r *runner) learnIUT(rep *report.Report, greet *message) error {
 	if body, ok := greet.env["body"].(map[string]any); ok {
 		rep.IUT.Card, _ = body["peer_card"].(map[string]any)
 	}
-	r.bus.track.trust.Store(advertises(rep.IUT.Card, "trust_modes_supported", trust.ProfileID))
+	// A peer takes the trust profile when its card lists the profile id in
+	// profiles_supported, as the trust pages signal it.
+	r.bus.track.trust.Store(advertises(rep.IUT.Card, "profiles_supported", trust.ProfileID))
 	return nil
 }
 

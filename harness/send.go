@@ -77,7 +77,7 @@ func (s *sender) greetAll(ctx context.Context) error {
 		profiles, modes := []any{agh.Protocol}, []any{"unverified"}
 		key := s.tctx.Peers[name].Key != nil
 		if key {
-			profiles, modes = append(profiles, trust.ProfileID), []any{trust.ProfileID}
+			profiles, modes = append(profiles, trust.ProfileID), []any{"verified"}
 		}
 		greet := &scenario.Send{From: name, To: "broadcast", Sign: key, Envelope: map[string]any{
 			"kind": "greet",

@@ -30,6 +30,10 @@ type waiter struct {
 	// latest send before the match to the match's arrival.
 	latencies []time.Duration
 	life      *life // the incarnation the scenario plays against
+	// step is the index of the step being played; matched the message
+	// each expect step matched, by step index (for before).
+	step    int
+	matched map[int]*message
 }
 
 // markSend starts the silence window of the next send: taken before
@@ -95,6 +99,9 @@ func (w *waiter) expect(ctx context.Context, e *scenario.Expect) report.StepResu
 		}
 	}
 	wantSubject, onOK := w.where(e.On)
+	if e.Before > 0 {
+		return w.before(sr, e, pats, onOK, wantSubject)
+	}
 	// The protocol sets no reply deadline: the step ends when its match
 	// arrives. The ceiling only ends a wait that can no longer succeed; a
 	// step's own timeout can raise it, never lower it.
@@ -112,6 +119,10 @@ func (w *waiter) expect(ctx context.Context, e *scenario.Expect) report.StepResu
 				w.tctx.Captures[name] = v
 			}
 			w.latencies = append(w.latencies, w.replyTime(hit))
+			if w.matched == nil {
+				w.matched = map[int]*message{}
+			}
+			w.matched[w.step] = hit
 			return sr.Judged(report.Pass, "")
 		}
 		if misplaced != nil {
@@ -422,4 +433,25 @@ func (w *waiter) answersLater(m *message, from int) bool {
 // published (see sent).
 func (w *waiter) noteSend(ids []string, times int) {
 	w.sends = append(w.sends, sent{after: w.mark, at: w.markedAt, ids: ids, times: times})
+}
+
+// before judges an expect step by order, not time: its match must have
+// arrived before the envelope step e.Before matched, whose arrival shows
+// the IUT had processed what came before it. Nothing is waited for.
+func (w *waiter) before(sr report.StepResult, e *scenario.Expect, pats []map[string]any, onOK func(*message) bool, subject string) report.StepResult {
+	proof := w.matched[e.Before-1]
+	if proof == nil {
+		return sr.Judged(report.Skip, fmt.Sprintf("could not tell: step %d saw no answer, so nothing shows the order", e.Before))
+	}
+	w.in.mu.Lock()
+	defer w.in.mu.Unlock()
+	for _, m := range w.in.msgs {
+		if m.seq <= w.floor || m.seq >= proof.seq || w.in.consumed[m.seq] || m.env == nil || !onOK(m) || !anyMatch(pats, m.env) {
+			continue
+		}
+		w.in.consumed[m.seq] = true
+		return sr.Judged(report.Pass, "")
+	}
+	sr.Arrived = []string{proof.describe()}
+	return sr.Judged(report.Fail, fmt.Sprintf("no %s on %s before the IUT's %s of step %d", expected(pats), subject, proof.label(), e.Before))
 }

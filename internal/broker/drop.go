@@ -102,3 +102,22 @@ func (b *Broker) Closed(cid uint64) (c Closure, ok bool) {
 	}
 	return c, true
 }
+
+// Subscribed reports whether a client connection other than except is
+// subscribed to subject (a literal subject, matched against each
+// subscription's wildcards): after DropClients, that a client is back.
+func (b *Broker) Subscribed(subject string, except uint64) (bool, error) {
+	if b == nil || b.srv == nil {
+		return false, errors.New("no embedded broker")
+	}
+	cz, err := b.srv.Connz(&server.ConnzOptions{State: server.ConnOpen, Subscriptions: true, Limit: 1 << 16})
+	if err != nil {
+		return false, fmt.Errorf("list connections: %w", err)
+	}
+	for _, c := range cz.Conns {
+		if c.Cid != except && subscribed(c.Subs, subject) {
+			return true, nil
+		}
+	}
+	return false, nil
+}

@@ -296,7 +296,7 @@ func (o *oracle) scenario(c *Case, d *draft) (*scenario.Scenario, error) {
 	claim, peers := "core-receiver", []any{map[string]any{"name": testPeer, "key": c.Sign}}
 	doc := map[string]any{"id": c.ID, "peers": peers, "claim": claim}
 	if c.Sign {
-		doc["claim"], doc["requires"] = "trust", map[string]any{"trust_mode": trust.ProfileID}
+		doc["claim"], doc["requires"] = "trust", map[string]any{"profile": trust.ProfileID}
 	}
 	send := map[string]any{"send": map[string]any{}} // the case's own: see scenario.BuildSend
 	switch c.Shape {

@@ -218,7 +218,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	defer fz.close()
 	iut := fz.sess.IUT()
 	rep.IUT.PeerID = iut.PeerID
-	takesTrust := advertises(iut.Card, "trust_modes_supported", trust.ProfileID)
+	takesTrust := advertises(iut.Card, "profiles_supported", trust.ProfileID)
 	seeds, err := loadSeeds(fam, takesTrust)
 	if err != nil {
 		return fz.fail(err)

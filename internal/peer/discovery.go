@@ -40,12 +40,12 @@ func (p *peer) peerCard() map[string]any {
 	if !p.cfg.NoControl {
 		profiles = append(profiles, control.Name)
 	}
-	if p.cfg.Key != nil {
-		profiles = append(profiles, trust.ProfileID) // it signs what it sends
-	}
-	// It verifies the proof of whatever it receives in either mode, so it
-	// takes verified senders as well as unverified ones.
-	modes := []any{trust.ProfileID, "unverified"}
+	// It verifies the proof of whatever it receives, signing or not, so it
+	// lists the trust profile and takes verified senders as well as
+	// unverified ones (the Peer Card signalling of the trust pages: the
+	// profile id in profiles_supported, the modes in trust_modes_supported).
+	profiles = append(profiles, trust.ProfileID)
+	modes := []any{"verified", "unverified"}
 	caps := make([]any, 0, len(p.catalog))
 	brief := make([]any, 0, len(p.catalog))
 	for _, c := range p.catalog {

@@ -376,6 +376,9 @@ func (sc *Scenario) check() []issue {
 			if u := st.Expect.Unobservable; u != nil {
 				patterns(i, u.AnyOf)
 			}
+			if b := st.Expect.Before; b != 0 && (b > i || sc.Steps[b-1].Expect == nil) {
+				bad("step %d: before: %d names no earlier expect step", i+1, b)
+			}
 			names := make([]string, 0, len(st.Expect.Capture))
 			for name := range st.Expect.Capture {
 				names = append(names, name)

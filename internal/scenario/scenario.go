@@ -157,6 +157,11 @@ type Expect struct {
 	AnyOf   []map[string]any  `json:"any_of,omitempty"`
 	Timeout Duration          `json:"timeout,omitempty"`
 	Capture map[string]string `json:"capture,omitempty"` // name → JSON pointer
+	// Before, a step number (from 1) of an earlier expect step, judges
+	// order instead of time: the match must have arrived before the
+	// envelope that step matched (its answer is the proof the IUT had
+	// processed what came before). Nothing is waited for.
+	Before int `json:"before,omitempty"`
 	// Unobservable names what shows, instead of the expected envelope,
 	// that the behaviour the rest of the scenario judges cannot be seen
 	// with this IUT: the scenario then ends as skip, never as a pass.
