@@ -190,6 +190,9 @@ func (p *peer) refusal(res agh.Result, env map[string]any) (string, []rules.Find
 	if reason == "" && p.faults[faultRejectVerified] && env["proof"] != nil {
 		reason = "verification_failed"
 	}
+	if reason == "" && p.faults[faultRequireProof] && env["proof"] == nil && env["kind"] != "greet" {
+		reason = "verification_failed"
+	}
 	if p.faults[faultProfileBadProof] && slices.ContainsFunc(all, func(f rules.Finding) bool { return f.Rule == trust.RuleProfileUnsupported }) {
 		reason = "verification_failed"
 	}
