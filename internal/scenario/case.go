@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/base64"
@@ -8,10 +9,13 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aghcheck/aghcheck/fixtures"
 	"github.com/aghcheck/aghcheck/internal/agh"
@@ -147,6 +151,11 @@ func (f *Family) derive(fsys fs.FS, corpus Corpus, file string) ([]Case, error) 
 		switch {
 		case !isObject:
 			c.Send = Send{To: pl.pos.Send, RawBase64: base64.StdEncoding.EncodeToString(raw)}
+			if t, ok := f.templatedRaw(raw); ok {
+				// The bytes carry the case's own identities and a fresh ts,
+				// so that only the rule under test can cause a refusal.
+				c.Send = Send{To: pl.pos.Send, Raw: &t}
+			}
 		case corpus.Shape == "opening":
 			c.Send, err = f.opening(corpus, fix, broken, over, pl.pos)
 		default:
@@ -486,7 +495,14 @@ func (f *Family) judge(c *Case, raw []byte) error {
 	now := time.Now()
 	ctx, tp := standIn(f.Peer, c.Corpus.Sign, now)
 	live := raw
-	if c.Send.RawBase64 == "" {
+	switch {
+	case c.Send.Raw != nil:
+		txt, err := ctx.RenderString(*c.Send.Raw)
+		if err != nil {
+			return err
+		}
+		live = []byte(txt)
+	case c.Send.RawBase64 == "":
 		env, err := ctx.Compose(&c.Send, tp, "msg_judge")
 		if err != nil {
 			return err
@@ -569,4 +585,46 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// rawMember finds a top-level-looking member "name": value in JSON text
+// (the value a string, a number or a literal).
+var rawMember = regexp.MustCompile(`"([a-z_]+)"(\s*:\s*)("(?:[^"\\]|\\.)*"|-?[0-9][0-9.eE+-]*|null|true|false)`)
+
+// templatedRaw is a bytes fixture as a templated raw send: every identity
+// the family rewrites ("id": ..., "ts": ...) replaced by the case's own
+// template, and each byte that is not UTF-8 written {{byte.HH}}, so the
+// bytes stay as broken as the fixture's. ok is false when the bytes carry
+// no such member (nothing to make the case's own) or already hold a
+// template.
+func (f *Family) templatedRaw(raw []byte) (string, bool) {
+	if bytes.Contains(raw, []byte("{{")) {
+		return "", false
+	}
+	var text strings.Builder
+	for len(raw) > 0 {
+		r, n := utf8.DecodeRune(raw)
+		if r == utf8.RuneError && n <= 1 {
+			fmt.Fprintf(&text, "{{byte.%02x}}", raw[0])
+			raw = raw[1:]
+			continue
+		}
+		text.Write(raw[:n])
+		raw = raw[n:]
+	}
+	replaced := false
+	out := rawMember.ReplaceAllStringFunc(text.String(), func(m string) string {
+		sm := rawMember.FindStringSubmatch(m)
+		tmpl, ok := f.Rewrite[sm[1]].(string)
+		if !ok || sm[3] == "null" {
+			return m
+		}
+		replaced = true
+		v := strconv.Quote(tmpl)
+		if !strings.HasPrefix(sm[3], `"`) {
+			v = tmpl // a number stays a number: {{now}}
+		}
+		return `"` + sm[1] + `"` + sm[2] + v
+	})
+	return out, replaced
 }
