@@ -129,13 +129,15 @@ func (w *waiter) expect(ctx context.Context, e *scenario.Expect) report.StepResu
 			sr.Arrived = []string{misplaced.describe()}
 			return sr.Judged(report.Fail, fmt.Sprintf("the expected %s arrived on %s, not on %s", misplaced.label(), misplaced.subject, wantSubject))
 		}
-		if m := w.ruledOut(pats); m != nil {
-			sr.Arrived = []string{m.describe()}
-			return sr.Judged(report.Fail, ruledOutMessage(m, pats))
-		}
 		if m := w.earliest(unobs, onOK); m != nil {
 			sr.Arrived = []string{m.describe()}
 			return sr.Judged(report.Skip, fmt.Sprintf("not observable: %s (the IUT sent %s)", e.Unobservable.Because, m.label()))
+		}
+		// What the step declares unobservable comes first: an answer
+		// that rules the match out may be exactly that.
+		if m := w.ruledOut(pats); m != nil {
+			sr.Arrived = []string{m.describe()}
+			return sr.Judged(report.Fail, ruledOutMessage(m, pats))
 		}
 		select {
 		case <-w.in.notify:

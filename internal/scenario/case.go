@@ -132,7 +132,7 @@ func (f *Family) derive(fsys fs.FS, corpus Corpus, file string) ([]Case, error) 
 	case isObject && corpus.Shape == "opening":
 		kind = agh.Str(f.Opening, "kind")
 	case isObject:
-		kind = agh.Str(fix, "kind")
+		kind = f.positionKey(fix)
 	}
 	if isObject {
 		if broken = over.Broken; len(broken) == 0 {
@@ -181,6 +181,21 @@ func bytesRule(ids []string) bool {
 	})
 }
 
+// positionKey is the position a fixture of this kind is placed at: its
+// kind, or kind/type where the family places the types of a kind apart
+// (whois/response: an answer nobody asked for).
+func (f *Family) positionKey(fix map[string]any) string {
+	kind := agh.Str(fix, "kind")
+	if body, ok := fix["body"].(map[string]any); ok {
+		if t, ok := body["type"].(string); ok {
+			if _, placed := f.Positions[kind+"/"+t]; placed {
+				return kind + "/" + t
+			}
+		}
+	}
+	return kind
+}
+
 type placement struct {
 	name string // "" for the position itself, else the variant's name
 	pos  Position
@@ -204,6 +219,9 @@ func (f *Family) placements(kind string) []placement {
 		v := pos.Variants[name]
 		if len(v.Accepted) == 0 {
 			v.Accepted = pos.Accepted
+		}
+		if v.Survive == "" {
+			v.Survive = pos.Survive
 		}
 		v.Variants = nil
 		out = append(out, placement{name, v})

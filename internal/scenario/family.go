@@ -60,6 +60,9 @@ type Family struct {
 	Accepted []map[string]any `json:"accepted"`
 	// Cases adjusts single fixtures, by file name without .json.
 	Overrides map[string]CaseOverride `json:"cases,omitempty"`
+	// SurviveSteps are the steps of a case at a Survive position: the
+	// broken message, then proof that the peer still serves.
+	SurviveSteps []map[string]any `json:"survive_steps,omitempty"`
 	// Steps every case plays. A step {broken: {}} is the broken message;
 	// when: answered / silent keeps a step only when the message does /
 	// does not carry a usable work context (agh.Answerable); strings may
@@ -89,6 +92,12 @@ type Position struct {
 	// Variants play the same fixture again elsewhere, as the case
 	// FAMILY.RULES.what.NAME (e.g. a whois on broadcast too).
 	Variants map[string]Position `json:"variants,omitempty"`
+	// Survive, when set, says why nothing a correct peer does with a
+	// message of this kind shows whether it took it (a greet it stores, a
+	// receipt for work it does not know): its cases are played for
+	// survival (the family's survive_steps, PEER-SURVIVES-INPUT alone), so
+	// that no pass claims the rule was judged.
+	Survive string `json:"survive,omitempty"`
 }
 
 // CaseOverride adjusts how one fixture is played.
@@ -101,6 +110,9 @@ type CaseOverride struct {
 	// Skip, when set, is why the fixture is not played.
 	Skip string `json:"skip,omitempty"`
 }
+
+// survives is the requirement a survival case checks.
+const survives = "PEER-SURVIVES-INPUT"
 
 type familyFile struct {
 	Suite  string  `json:"suite,omitempty"`
@@ -238,6 +250,11 @@ func (f *Family) check() []string {
 			bad("corpus %s: shape %q: want fixture or opening", c.Dir, c.Shape)
 		}
 	}
+	for kind, p := range f.Positions {
+		if p.Survive != "" && len(f.SurviveSteps) == 0 {
+			bad("position %s plays for survival, but the family has no survive_steps", kind)
+		}
+	}
 	if _, ok := f.Positions["other"]; !ok {
 		bad(`positions: "other" is required (unknown kinds, bytes that are not an object)`)
 	}
@@ -271,7 +288,13 @@ func (f *Family) check() []string {
 func (f *Family) scenario(c Case) (map[string]any, error) {
 	vars := c.vars(f)
 	var steps []any
-	for _, st := range f.Steps {
+	plan, requirements, title, desc := f.Steps, c.Requirements, f.Title, f.Description
+	if c.Position.Survive != "" {
+		plan, requirements = f.SurviveSteps, []string{survives}
+		title = "{{case.rules}} ({{case.what}}): survived, not observable as a refusal"
+		desc = "Fixture {{case.fixture}}, played at the IUT for survival: " + c.Position.Survive + "."
+	}
+	for _, st := range plan {
 		switch st["when"] {
 		case "answered":
 			if !c.Answered {
@@ -298,18 +321,18 @@ func (f *Family) scenario(c Case) (map[string]any, error) {
 		}
 		steps = append(steps, out)
 	}
-	title, err := substitute(f.Title, vars)
+	shown, err := substitute(title, vars)
 	if err != nil {
 		return nil, fmt.Errorf("title: %w", err)
 	}
 	sc := map[string]any{
-		"id": c.ID, "title": title, "level": f.Level, "claim": c.Claim,
-		"requirements": c.Requirements,
+		"id": c.ID, "title": shown, "level": f.Level, "claim": c.Claim,
+		"requirements": requirements,
 		"peers":        []any{map[string]any{"name": f.Peer, "key": c.Corpus.Sign}},
 		"steps":        steps,
 	}
-	if f.Description != "" {
-		if sc["description"], err = substitute(f.Description, vars); err != nil {
+	if desc != "" {
+		if sc["description"], err = substitute(desc, vars); err != nil {
 			return nil, fmt.Errorf("description: %w", err)
 		}
 	}

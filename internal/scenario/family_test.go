@@ -238,6 +238,13 @@ func TestReceiverFamilyClassChecks(t *testing.T) {
 		if c.Skip != "" || sc == nil {
 			continue
 		}
+		if c.Position.Survive != "" {
+			// Played for survival: nothing shows a refusal's class.
+			if !slices.Equal(sc.Requirements, []string{survives}) {
+				t.Errorf("%s: a survival case cites %v, want %s alone", c.ID, sc.Requirements, survives)
+			}
+			continue
+		}
 		want, level := []string{"DELIV-FAILURE-CLASSES"}, "SHOULD"
 		if slices.Contains(c.Rules, "CAP-DIGEST") {
 			want, level = []string{"CAP-DIGEST"}, "MUST"
@@ -454,4 +461,42 @@ func FuzzFamily(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A broken greet, whois response, receipt or trace for work the peer does
+// not know changes nothing a correct peer shows: such a case is played for
+// survival and cites no rule of the message, so no pass claims the rule
+// was judged (a peer that validates none of these kinds earns nothing from
+// them).
+func TestUnobservableKindsPlayedForSurvival(t *testing.T) {
+	set := LoadFS(suites.FS(), ".", "embedded:")
+	if err := set.Err(); err != nil {
+		t.Fatal(err)
+	}
+	played := map[string]*Scenario{}
+	for _, sc := range set.Scenarios {
+		played[sc.ID] = sc
+	}
+	n := 0
+	for _, c := range receiverCases(t) {
+		sc := played[c.ID]
+		if c.Skip != "" || sc == nil {
+			continue
+		}
+		response := false
+		if c.Kind == "whois" {
+			body, _ := c.Send.Envelope["body"].(map[string]any)
+			response = body["type"] == "response"
+		}
+		if c.Kind != "greet" && c.Kind != "receipt" && c.Kind != "trace" && !response {
+			continue
+		}
+		n++
+		if !slices.Equal(sc.Requirements, []string{survives}) {
+			t.Errorf("%s (a %s): cites %v, want %s alone", c.ID, c.Kind, sc.Requirements, survives)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no case of those kinds: the test sees nothing")
+	}
 }

@@ -137,7 +137,7 @@ func LoadFamily(fsys fs.FS, path string) (*Family, error) {
 // message of its kind, its identities made templates: the send step a
 // generator mutates.
 func (f *Family) Seed(fix map[string]any) (Send, error) {
-	return f.placed(fix, nil, f.placements(agh.Str(fix, "kind"))[0].pos)
+	return f.placed(fix, nil, f.placements(f.positionKey(fix))[0].pos)
 }
 
 // Corpus is the family's corpus whose messages are signed as sign says
@@ -167,6 +167,9 @@ func (f *Family) Mutant(id, what string, c Corpus, send Send, v Verdict) Case {
 		kind = "other"
 	}
 	out.Position = f.Positions[kind]
+	// The fuzzer's oracle decides what a receiver owes each mutant; a
+	// survival position is the scripted family's way out.
+	out.Position.Survive = ""
 	if v.Reason == "" {
 		out.Skip = "no receiver must refuse it"
 		return out
