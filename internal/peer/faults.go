@@ -47,6 +47,7 @@ const (
 	faultLenientJSON     = "lenient-json"
 	faultRefusalCopies   = "refusal-copies-broken"
 	faultRequireProof    = "require-proof"
+	faultShunOdd         = "shun-odd-sender"
 	// Faults of one behavioural requirement each.
 	faultNoAcceptedReceipt = "no-accepted-receipt"
 	faultClosedSilent      = "closed-in-silence"
@@ -128,6 +129,7 @@ var faultList = []Fault{
 	{faultStreamAck, "nats", "sends no accepted receipt for work that came with a NATS reply subject (a JetStream publish): the stream's ack stands in for it", []string{"NATS-JETSTREAM-ACK-NOT-RECEIPT"}},
 	{FaultEmit + "RULE-ID", "sender", "breaks the send-side rule RULE-ID in what it sends, as internal/peer/emit.yaml says (one data entry per rule)", nil},
 	{FaultOverlook + "RULE-ID", "receiver", "accepts a message that breaks only the catalogue rule RULE-ID (one fault per rule a receiver enforces)", nil},
+	{faultShunOdd, "receiver", "survives odd input but stops serving its sender: after a message it may take or refuse (anything the rule engine finds, a ts ahead of its clock) it ignores everything more from that sender", []string{"PEER-SURVIVES-INPUT"}},
 	{faultRequireProof, "envelope", "takes the trust profile as a condition: refuses every message without a proof with verification_failed", []string{"ENV-PROOF-NOT-REQUIRED"}},
 	{faultRefusalCopies, "sender", "refuses every broken message rightly, but its refusal receipts copy the refused envelope's broken members (ext, expires_at, trace_id, ...) as they came", []string{"ENV-EXT-OBJECT"}},
 	{faultRefuseSilent, "receiver", "refuses every broken message in silence, never with the refusal receipt a message with usable work context should get", []string{"DELIV-REFUSAL-RECEIPT"}},

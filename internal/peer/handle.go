@@ -46,6 +46,17 @@ func (p *peer) handle(subject string, raw []byte) {
 		return
 	}
 	from, _ := env["from"].(string)
+	if p.faults[faultShunOdd] {
+		if p.shunned[from] {
+			return
+		}
+		if odd(res, env) {
+			if p.shunned == nil {
+				p.shunned = map[string]bool{}
+			}
+			p.shunned[strings.Clone(from)] = true
+		}
+	}
 	kind, _ := env["kind"].(string)
 	id, _ := env["id"].(string)
 	to, _ := env["to"].(string)
@@ -360,4 +371,15 @@ func intField(env map[string]any, key string) (int64, bool) {
 		return int64(v), true
 	}
 	return 0, false
+}
+
+// odd reports whether a message is one a receiver may take or refuse but
+// must survive: anything the rule engine finds (a broken member, a repeated
+// one, a number past a double's range), or a ts ahead of the peer's clock.
+func odd(res agh.Result, env map[string]any) bool {
+	if len(res.Findings) > 0 {
+		return true
+	}
+	ts, ok := intField(env, "ts")
+	return ok && ts > time.Now().Unix()+60
 }

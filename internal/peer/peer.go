@@ -183,6 +183,9 @@ type peer struct {
 	inbox string
 	// deaf is set once garbage silenced the peer (faultDeafAfterGarbage).
 	deaf bool
+	// shunned are the senders of odd messages the peer ignores from then
+	// on (faultShunOdd).
+	shunned map[string]bool
 }
 
 type dedupKey struct{ from, id string }
