@@ -131,6 +131,9 @@ func (r *runner) newReport() *report.Report {
 	for i, sc := range r.cfg.Scenarios {
 		rep.Scenarios[i] = &report.ScenarioResult{ID: sc.ID, Title: sc.Title, Suite: sc.Suite, File: sc.File, Line: sc.Line, Level: sc.Level,
 			Claim: sc.Claim, Requirements: sc.Requirements}
+		if strings.HasPrefix(sc.File, "embedded:") { // proven.yaml covers the built-in suites
+			rep.Scenarios[i].ProvenBy = provenBy()[sc.ID]
+		}
 	}
 	return rep
 }
