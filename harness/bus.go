@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aghcheck/aghcheck/internal/agh"
+	"github.com/aghcheck/aghcheck/internal/requirements"
 )
 
 // Per-scenario inbox limits: a flooding IUT must not exhaust memory or
@@ -148,6 +149,11 @@ func (b *bus) check(m *message) {
 	}
 	res := CheckPublication(c, m.subject, m.raw)
 	m.env, m.findings = res.Envelope, res.Findings
+	if m.env != nil {
+		// The Envelope page's advice to senders, with the harness's clock.
+		ts, ok := unixOf(m.env["ts"])
+		m.findings = append(m.findings, requirements.SenderAdvice(m.env, ts, ok, b.now())...)
+	}
 	m.findings = append(m.findings, b.track.judge(m)...)
 }
 
@@ -257,4 +263,18 @@ func (b *bus) learn(kind, from, subject string) {
 	if b.iut == "" && kind == "greet" && subject == b.broadcast && from != "" {
 		b.iut = from
 	}
+}
+
+// unixOf reads a decoded integer member (ts) as seconds.
+func unixOf(v any) (int64, bool) {
+	switch n := v.(type) {
+	case json.Number:
+		i, err := n.Int64()
+		return i, err == nil
+	case int64:
+		return n, true
+	case float64:
+		return int64(n), n == float64(int64(n))
+	}
+	return 0, false
 }

@@ -4,7 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+
+	"github.com/aghcheck/aghcheck/internal/requirements"
+	"github.com/aghcheck/aghcheck/internal/rules"
+	"github.com/aghcheck/aghcheck/internal/workunit"
 )
 
 // Formats lists the formats Write knows, the default first.
@@ -116,6 +121,10 @@ level comes from, and how aghcheck judges it:
   everything the IUT publishes in every run (and ` + "`aghcheck monitor`" + ` on a
   live network);
 - **not judgeable**: nothing outside the peer can observe it (the reason is given);
+
+The last column says what applies a rule to everything the IUT itself sends,
+in every run: a defect found there is charged to Core Sender, once, in the
+scenario whose exchange caused it (or to the run's passive verdict).
 - **open**: judgeable, but nothing judges it yet: a scenario or fixture to build.
 
 A level comes only from a sentence that binds the peer. One whose subject is
@@ -139,10 +148,28 @@ which live clauses only scenarios scripting the IUT through ` + "`aghcheck.contr
 	for _, e := range t {
 		if e.Page != page {
 			page = e.Page
-			fmt.Fprintf(b, "\n## %s\n\n| Clause | Level | Status | Requirement | Level from | Judged by |\n| --- | --- | --- | --- | --- | --- |\n", page)
+			fmt.Fprintf(b, "\n## %s\n\n| Clause | Level | Status | Requirement | Level from | Judged by | On what the IUT sends |\n| --- | --- | --- | --- | --- | --- | --- |\n", page)
 		}
-		fmt.Fprintf(b, "| `%s` | %s | %s | %s | %s | %s |\n", e.Rule.ID, e.Rule.Severity.Level(), e.Status(), cell(e.Rule.Clause), cell(e.Rule.Basis), cell(e.evidence()))
+		fmt.Fprintf(b, "| `%s` | %s | %s | %s | %s | %s | %s |\n", e.Rule.ID, e.Rule.Severity.Level(), e.Status(), cell(e.Rule.Clause), cell(e.Rule.Basis), cell(e.evidence()), cell(sentBy(e.Rule)))
 	}
+}
+
+// sentBy says what applies a rule to everything the IUT sends, in every
+// run and under aghcheck monitor: the rule engine (every envelope), the
+// work-unit tracker (across envelopes), the harness's clock and advice,
+// or nothing ("—": a rule only a receiver's behaviour shows).
+func sentBy(r *rules.Rule) string {
+	switch {
+	case r.Profile == "agh" || r.Profile == rules.InputSyntax.Profile:
+		return "passive: every envelope"
+	case slices.Contains(workunit.Judged, r):
+		return "passive: the work-unit tracker"
+	case r == requirements.SenderIDUUID || r == requirements.SenderNullsExplicit || r == requirements.SenderTSClock:
+		return "passive: every envelope, with the harness's clock"
+	case r == requirements.NATSSubject:
+		return "passive: every publication's subject"
+	}
+	return "—"
 }
 
 // cell makes s safe inside a markdown table cell.

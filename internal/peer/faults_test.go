@@ -225,6 +225,30 @@ func TestFaultsChangeBehaviour(t *testing.T) {
 			r.send(q)
 			r.expect("whois")
 		}},
+		{faultRequireProof, nil, func(t *testing.T, r *rig) {
+			w := r.work("unsigned")
+			r.send(w)
+			wantReceipt(t, r.expect("receipt"), w, "rejected", "verification_failed")
+		}},
+		{faultShunOdd, nil, func(t *testing.T, r *rig) {
+			odd := r.work("from the future")
+			odd["ts"] = time.Now().Unix() + 3600
+			r.send(odd)
+			r.expect("receipt") // taken: it may be
+			r.expect("trace")
+			r.expect("trace")
+			r.send(r.work("and now?"))
+			r.silence() // its sender is shunned
+		}},
+		{faultRefusalCopies, nil, func(t *testing.T, r *rig) {
+			w := r.work("copied")
+			w["ext"] = []any{"not", "an", "object"}
+			r.send(w)
+			rc := r.expect("receipt")
+			if _, isList := rc["ext"].([]any); !isList {
+				t.Errorf("the refusal receipt does not copy the broken ext: %v", rc["ext"])
+			}
+		}},
 		{faultRejectVerified, []rigOpt{withTesterKey(testKey(0))}, func(t *testing.T, r *rig) {
 			w := r.work("signed")
 			r.send(w)

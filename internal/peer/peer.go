@@ -262,7 +262,7 @@ func (p *peer) peerSubject(peerID string) string {
 func (p *peer) envelope(kind string, body map[string]any) map[string]any {
 	return map[string]any{
 		"protocol":     agh.Protocol,
-		"id":           "msg_" + randid.Hex(16),
+		"id":           randid.UUID(), // UUIDs are RECOMMENDED (Envelope, id)
 		"workspace_id": p.cfg.Workspace,
 		"kind":         kind,
 		"channel":      p.cfg.Channel,

@@ -350,3 +350,13 @@ func (o *obs) describe() string {
 	}
 	return o.kind
 }
+
+// Judged are the rules the tracker applies to what a peer sends (the
+// clause inventory lists them as judged on the IUT's traffic).
+var Judged = []*rules.Rule{
+	requirements.DelivForIDKnown, requirements.DelivIDUnique, requirements.DelivReplyToKnown,
+	requirements.DiscGreetHeartbeat, requirements.DiscWhoisReplyToKnown, requirements.LifeCancelIdempotent,
+	requirements.LifeContainer, requirements.LifeCorrelation, requirements.LifeNoInvention,
+	requirements.LifeNonParticipant, requirements.LifeParticipants, requirements.LifeTerminal,
+	requirements.LifeTransitions,
+}
