@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 
 	"github.com/aghcheck/aghcheck/internal/broker"
+	"github.com/aghcheck/aghcheck/internal/brokertest"
 	"github.com/aghcheck/aghcheck/internal/peer"
 	"github.com/aghcheck/aghcheck/internal/report"
 )
@@ -89,18 +90,7 @@ func TestAttachWithBadCredentialsIsHarnessError(t *testing.T) {
 // its endpoint. It is shut down when the test ends.
 func startPasswordServer(t *testing.T) broker.Endpoint {
 	t.Helper()
-	srv, err := server.NewServer(&server.Options{
-		Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true,
-		Username: "ci", Password: "s3cret",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.Start()
-	t.Cleanup(srv.Shutdown)
-	if !srv.ReadyForConnections(5 * time.Second) {
-		t.Fatal("nats-server not ready")
-	}
+	srv := brokertest.Start(t, &server.Options{Username: "ci", Password: "s3cret"})
 	return broker.Endpoint{URL: srv.ClientURL(), User: "ci", Password: "s3cret"}
 }
 
