@@ -20,6 +20,7 @@ import (
 // harness did not start (--nats-url with user credentials, --iut-peer): the
 // way a user certifies a peer that runs elsewhere.
 func TestAttachToRunningPeer(t *testing.T) {
+	t.Parallel()
 	ep := startPasswordServer(t)
 
 	const ws, ch, id = "ws_attach", "builders", "remote-peer.session-1"
@@ -70,6 +71,7 @@ func TestAttachToRunningPeer(t *testing.T) {
 
 // Attaching with the wrong credentials is a harness error, not an IUT failure.
 func TestAttachWithBadCredentialsIsHarnessError(t *testing.T) {
+	t.Parallel()
 	ep := startPasswordServer(t)
 	ep.Password = "wrong"
 	rep, err := Run(context.Background(), Config{
@@ -126,6 +128,7 @@ func TestAttachIgnoresOtherWorkspaces(t *testing.T) {
 // awaited for a new greet, then gone; what it could not play is an error
 // and the run is incomplete.
 func TestAttachedPeerThatLeavesIsNamed(t *testing.T) {
+	t.Parallel()
 	ep := startPasswordServer(t)
 	const ws, ch, id = "ws_leave", "builders", "leaving-peer.session-1"
 	ctx, cancel := context.WithCancel(context.Background())
@@ -173,6 +176,7 @@ func TestAttachedPeerThatLeavesIsNamed(t *testing.T) {
 // greet it sent before the run. A peer that sends nothing is named with
 // the flags that would tell the run where it is.
 func TestAttachFindsThePeer(t *testing.T) {
+	t.Parallel()
 	ep := startPasswordServer(t)
 	const ws, ch, id = "ws_alpha", "builders", "my-agent.peer-1"
 	ctx, cancel := context.WithCancel(context.Background())
