@@ -142,7 +142,6 @@ func TestGradeControlOnlyRequirementIsACaveat(t *testing.T) {
 // that need it are skipped, their requirements are listed as unexercised,
 // and every claim is still earned.
 func TestPeerWithoutControlExtensionEarnsClaims(t *testing.T) {
-	t.Parallel()
 	rep := runAgainst(t, "plain-peer", Config{})
 	dump(t, rep)
 	if rep.Error != "" {

@@ -138,7 +138,6 @@ func dump(t *testing.T, rep *report.Report) {
 }
 
 func TestReferencePeerPassesEverything(t *testing.T) {
-	t.Parallel()
 	rep := runAgainst(t, "peer", Config{})
 	dump(t, rep)
 	if rep.Error != "" {

@@ -14,7 +14,6 @@ import (
 // cut short are errors, never failures blamed on the IUT, no claim is
 // earned and Run reports a harness error (exit status 2).
 func TestInterruptedRunBlamesNobody(t *testing.T) {
-	t.Parallel()
 	cfg := Config{Scenarios: loadSuites(t), Command: selfIUT(t), Env: []string{"AGHCHECK_TEST_IUT=silent"},
 		GreetTimeout: 10 * time.Second, Parallel: 2, StepTimeout: time.Second}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -50,7 +49,6 @@ func TestInterruptedRunBlamesNobody(t *testing.T) {
 
 // Interrupted while waiting for the greet: the report says so in words.
 func TestInterruptedBeforeGreet(t *testing.T) {
-	t.Parallel()
 	cfg := Config{Scenarios: loadSuites(t), Command: []string{"sh", "-c", "exec sleep 30"}, GreetTimeout: 20 * time.Second}
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)

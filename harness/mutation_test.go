@@ -180,7 +180,7 @@ func TestMutationScore(t *testing.T) {
 		}
 	}
 	ms := mutants(t, live)
-	sem := make(chan struct{}, 16)
+	sem := make(chan struct{}, 8)
 	var wg sync.WaitGroup
 	for _, m := range ms {
 		wg.Add(1)

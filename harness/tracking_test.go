@@ -15,7 +15,6 @@ import (
 // (owned) also fails that scenario. (The correct peer giving no finding at
 // all is TestReferencePeerPassesEverything.)
 func TestTrackerCatchesFaults(t *testing.T) {
-	t.Parallel()
 	all := loadSuites(t)
 	for _, tc := range []struct {
 		fault, scenario, rule string

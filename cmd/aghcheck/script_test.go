@@ -97,7 +97,9 @@ func genBad(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(w.Flush())
 }
 
-// waitFile FILE waits (at most ten seconds) until FILE holds a line.
+// waitFile FILE waits (at most thirty seconds: a ceiling for a loaded,
+// shared machine, where starting aghcheck and its IUT under -race can take
+// more than ten) until FILE holds a line.
 func waitFile(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: waitfile FILE")
@@ -106,8 +108,8 @@ func waitFile(ts *testscript.TestScript, neg bool, args []string) {
 		b, err := os.ReadFile(ts.MkAbs(args[0]))
 		return err == nil && strings.HasSuffix(string(b), "\n")
 	}
-	if !testwait.Until(10*time.Second, written) {
-		ts.Fatalf("%s: nothing written within 10s", args[0])
+	if !testwait.Until(30*time.Second, written) {
+		ts.Fatalf("%s: nothing written within 30s", args[0])
 	}
 }
 
