@@ -17,9 +17,13 @@ build:
 	$(GO) build -ldflags "-X github.com/aghcheck/aghcheck/internal/buildinfo.stamped=$(VERSION)" -o $(BIN) ./cmd/aghcheck
 
 ## test: the one command CI runs (.ci/run): vet, race-enabled tests, docs in sync.
+# -parallel 4: the parallel tests of harness and cmd/aghcheck (conformance
+# runs, testscript scripts) mostly wait on a peer, a silence window or a
+# timeout, not on a core; the default (GOMAXPROCS, 2 on a small CI machine)
+# would play them two at a time.
 test:
 	$(GO) vet $(PKGS)
-	$(GO) test -race -count=1 -p 4 $(PKGS)
+	$(GO) test -race -count=1 -p 4 -parallel 4 $(PKGS)
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem $(PKGS)

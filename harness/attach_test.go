@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 
 	"github.com/aghcheck/aghcheck/internal/broker"
+	"github.com/aghcheck/aghcheck/internal/brokertest"
 	"github.com/aghcheck/aghcheck/internal/peer"
 	"github.com/aghcheck/aghcheck/internal/report"
 )
@@ -19,6 +20,7 @@ import (
 // harness did not start (--nats-url with user credentials, --iut-peer): the
 // way a user certifies a peer that runs elsewhere.
 func TestAttachToRunningPeer(t *testing.T) {
+	t.Parallel()
 	ep := startPasswordServer(t)
 
 	const ws, ch, id = "ws_attach", "builders", "remote-peer.session-1"
@@ -69,6 +71,7 @@ func TestAttachToRunningPeer(t *testing.T) {
 
 // Attaching with the wrong credentials is a harness error, not an IUT failure.
 func TestAttachWithBadCredentialsIsHarnessError(t *testing.T) {
+	t.Parallel()
 	ep := startPasswordServer(t)
 	ep.Password = "wrong"
 	rep, err := runConfig(context.Background(), config{Target: Target{External: &ep, IUTPeer: "nobody.session-1",
@@ -88,18 +91,7 @@ func TestAttachWithBadCredentialsIsHarnessError(t *testing.T) {
 // its endpoint. It is shut down when the test ends.
 func startPasswordServer(t *testing.T) broker.Endpoint {
 	t.Helper()
-	srv, err := server.NewServer(&server.Options{
-		Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true,
-		Username: "ci", Password: "s3cret",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.Start()
-	t.Cleanup(srv.Shutdown)
-	if !srv.ReadyForConnections(5 * time.Second) {
-		t.Fatal("nats-server not ready")
-	}
+	srv := brokertest.Start(t, &server.Options{Username: "ci", Password: "s3cret"})
 	return broker.Endpoint{URL: srv.ClientURL(), User: "ci", Password: "s3cret"}
 }
 
@@ -135,6 +127,7 @@ func TestAttachIgnoresOtherWorkspaces(t *testing.T) {
 // awaited for a new greet, then gone; what it could not play is an error
 // and the run is incomplete.
 func TestAttachedPeerThatLeavesIsNamed(t *testing.T) {
+	t.Parallel()
 	ep := startPasswordServer(t)
 	const ws, ch, id = "ws_leave", "builders", "leaving-peer.session-1"
 	ctx, cancel := context.WithCancel(context.Background())
@@ -183,6 +176,7 @@ func TestAttachedPeerThatLeavesIsNamed(t *testing.T) {
 // greet it sent before the run. A peer that sends nothing is named with
 // the flags that would tell the run where it is.
 func TestAttachFindsThePeer(t *testing.T) {
+	t.Parallel()
 	ep := startPasswordServer(t)
 	const ws, ch, id = "ws_alpha", "builders", "my-agent.peer-1"
 	ctx, cancel := context.WithCancel(context.Background())

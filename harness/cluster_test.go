@@ -13,8 +13,10 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 
 	"github.com/aghcheck/aghcheck/internal/broker"
+	"github.com/aghcheck/aghcheck/internal/brokertest"
 	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/scenario"
+	"github.com/aghcheck/aghcheck/internal/testwait"
 )
 
 // Credentials of the test deployments: clients and routes both authenticate.
@@ -37,20 +39,15 @@ func (n *node) start(t *testing.T) {
 	if err := n.boot(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { n.srv.Shutdown() })
+	t.Cleanup(n.stop) // the server of the last boot, after any restart
 }
 
 // boot starts the node's server (again, after stop, on the same ports: a
 // restart comes back where the clients look for it).
 func (n *node) boot() error {
-	srv, err := server.NewServer(n.opts)
+	srv, err := brokertest.Boot(n.opts)
 	if err != nil {
-		return fmt.Errorf("%s: %w", n.name, err)
-	}
-	srv.Start()
-	if !srv.ReadyForConnections(10 * time.Second) {
-		srv.Shutdown()
-		return fmt.Errorf("%s not ready", n.name)
+		return err
 	}
 	n.opts.Port = srv.Addr().(*net.TCPAddr).Port
 	n.srv = srv
@@ -61,22 +58,19 @@ func (n *node) boot() error {
 // then waits until a client named like prefix is back on it.
 func (n *node) restart(down time.Duration, prefix string) error {
 	n.stop()
+	// Not a wait for anything: down is how long the outage lasts, the
+	// condition the test puts the clients in.
 	time.Sleep(down)
 	if err := n.boot(); err != nil {
 		return err
 	}
-	for deadline := time.Now().Add(10 * time.Second); !n.hosts(prefix); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s did not reconnect to %s", prefix, n.name)
-		}
+	if !testwait.Until(10*time.Second, func() bool { return n.hosts(prefix) }) {
+		return fmt.Errorf("%s did not reconnect to %s", prefix, n.name)
 	}
 	return nil
 }
 
-func (n *node) stop() {
-	n.srv.Shutdown()
-	n.srv.WaitForShutdown()
-}
+func (n *node) stop() { brokertest.Stop(n.srv) }
 
 func (n *node) url() string { return n.srv.ClientURL() }
 
@@ -134,7 +128,7 @@ func startCluster(t *testing.T, names ...string) []*node {
 		nodes[i] = &node{name: name, opts: o}
 		nodes[i].start(t)
 	}
-	waitFor(t, "a full mesh of routes and a JetStream meta leader", 20*time.Second, func() bool {
+	testwait.Eventually(t, 20*time.Second, func() bool {
 		leader := false
 		for _, n := range nodes {
 			if n.srv.NumRemotes() != len(nodes)-1 || !n.srv.JetStreamIsCurrent() {
@@ -143,20 +137,8 @@ func startCluster(t *testing.T, names ...string) []*node {
 			leader = leader || n.srv.JetStreamIsLeader()
 		}
 		return leader
-	})
+	}, "a full mesh of routes and a JetStream meta leader")
 	return nodes
-}
-
-// waitFor polls cond until it holds, failing the test after limit.
-func waitFor(t *testing.T, what string, limit time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s after %s", what, limit)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // jetStreamLast orders the scenarios so that those publishing through

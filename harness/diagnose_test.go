@@ -13,6 +13,7 @@ import (
 // by the broker; the harness never sees the message, but the report says
 // what happened: a failing passive finding and the disconnect.
 func TestOversizePublishIsReported(t *testing.T) {
+	t.Parallel()
 	rep := runAgainst(t, "oversize", config{Target: Target{StepTimeout: 500 * time.Millisecond}, Select: regexp.MustCompile(`^kinds\.greet`)})
 	if rep.Error != "" {
 		t.Fatal(rep.Error)
@@ -70,6 +71,7 @@ func TestRelatedToTheExchange(t *testing.T) {
 // While the IUT has not greeted, Config.Waiting hears how the wait goes,
 // with the IUT's latest stderr line, and once more when it ends.
 func TestWaitingReportsTheWait(t *testing.T) {
+	t.Parallel()
 	var waits []Wait
 	cfg := config{Target: Target{Command: []string{"sh", "-c", "echo dialing the broker >&2; sleep 0.8; exit 3"},
 		GreetTimeout: 10 * time.Second, Waiting: func(w Wait) { waits = append(waits, w) }}, Scenarios: loadSuites(t),

@@ -27,6 +27,7 @@ func receiverScenarios(t *testing.T, ids ...string) []*scenario.Scenario {
 // passes every generated case without a warning (so every refusal receipt
 // the family expects arrived, in the right class).
 func TestReceiverFamilyAgainstReferencePeer(t *testing.T) {
+	t.Parallel()
 	fam := receiverScenarios(t)
 	if len(fam) < 120 {
 		t.Fatalf("only %d receiver cases", len(fam))
@@ -47,6 +48,7 @@ func TestReceiverFamilyAgainstReferencePeer(t *testing.T) {
 // Faults of the reference peer that accept a broken message, or refuse it
 // in the wrong class, fail the cases that play that message, and only those.
 func TestReceiverFamilyCatchesFaults(t *testing.T) {
+	t.Parallel()
 	cases := receiverScenarios(t, "receiver.SAY-TEXT.blank", "receiver.CAP-DIGEST.mismatch",
 		"receiver.ENV-PROTOCOL.v1", "receiver.ENV-FROM-GRAMMAR.space", "receiver.TRUST-PROOF-ALG.alg-eddsa")
 	for _, tc := range []struct {

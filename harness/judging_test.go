@@ -52,6 +52,7 @@ func welcome(cfg peer.Config) (func(), error) {
 // SHOULD of the lifecycle), keeps every claim: the steps that ask for the
 // receipt warn, every MUST part of their scenarios passes.
 func TestTracesOnlyPeerKeepsItsClaims(t *testing.T) {
+	t.Parallel()
 	rep := runAgainst(t, "peer:no-accepted-receipt", config{})
 	dump(t, rep)
 	if rep.Error != "" {
@@ -81,6 +82,7 @@ func TestTracesOnlyPeerKeepsItsClaims(t *testing.T) {
 // A peer that drops everything is silent too: no silence step earns it
 // credit, and no requirement only silence can show passes.
 func TestDroppingPeerEarnsNoCreditForSilence(t *testing.T) {
+	t.Parallel()
 	rep := runAgainst(t, "silent", config{Target: Target{StepTimeout: 300 * time.Millisecond}})
 	if rep.Error != "" {
 		t.Fatal(rep.Error)
@@ -121,6 +123,7 @@ func TestDroppingPeerEarnsNoCreditForSilence(t *testing.T) {
 // wants strangers), and the discovery traffic those greets cause (here: the
 // IUT asks every newcomer who it is) breaks no scenario.
 func TestTestPeersGreet(t *testing.T) {
+	t.Parallel()
 	rep := runAgainst(t, "welcoming-peer", config{})
 	dump(t, rep)
 	if s := rep.Summary; !s.Passed || s.Claim != "Full Peer" || s.Fail+s.Warn+s.Error > 0 {

@@ -25,36 +25,42 @@ func outcomes(rep *report.Report) map[string]report.Outcome {
 // same slow peer with a MUST fault still fails for it.
 func TestSlowPeerEarnsTheSameVerdicts(t *testing.T) {
 	t.Parallel() // it mostly waits on the slow peer
-	// At once, the reference peer passes every scenario
-	// (TestReferencePeerPassesEverything): so must it, late.
-	slow := runAgainst(t, "peer:slow:300ms", config{Target: Target{StepTimeout: 10 * time.Second}, Parallel: 1000})
-	if slow.Error != "" {
-		t.Fatal(slow.Error)
-	}
-	for id, got := range outcomes(slow) {
-		if got != report.Pass {
-			t.Errorf("%s: %s when slow, pass at once", id, got)
+	// The full slow run and the runs with a fault are independent: side by side.
+	t.Run("full-suite", func(t *testing.T) {
+		t.Parallel()
+		// At once, the reference peer passes every scenario
+		// (TestReferencePeerPassesEverything): so must it, late.
+		slow := runAgainst(t, "peer:slow:300ms", config{Target: Target{StepTimeout: 10 * time.Second}, Parallel: 1000})
+		if slow.Error != "" {
+			t.Fatal(slow.Error)
 		}
-	}
-	if slow.Summary.Claim != "Full Peer" {
-		dump(t, slow)
-		t.Errorf("slow peer earned %q, want Full Peer; events %+v", slow.Summary.Claim, slow.IUT.Events)
-	}
-	l := slow.Summary.Latency
-	if l == nil || l.Median.D() < 300*time.Millisecond || l.Count == 0 {
-		t.Errorf("run latency %+v, want a median of at least the peer's 300ms delay", l)
-	}
-
+		for id, got := range outcomes(slow) {
+			if got != report.Pass {
+				t.Errorf("%s: %s when slow, pass at once", id, got)
+			}
+		}
+		if slow.Summary.Claim != "Full Peer" {
+			dump(t, slow)
+			t.Errorf("slow peer earned %q, want Full Peer; events %+v", slow.Summary.Claim, slow.IUT.Events)
+		}
+		l := slow.Summary.Latency
+		if l == nil || l.Median.D() < 300*time.Millisecond || l.Count == 0 {
+			t.Errorf("run latency %+v, want a median of at least the peer's 300ms delay", l)
+		}
+	})
 	for _, c := range []struct{ fault, scenario string }{
 		{"accept-expired", "delivery.expired-refused"},
 		{"reopen-terminal", "lifecycle.terminal-is-final"},
 		{"emit:RECEIPT-REASON-REQUIRED", "receiver.RECEIPT-REASON-REQUIRED.rejected"},
 	} {
-		rep := runAgainst(t, "peer:slow:300ms,"+c.fault, config{Target: Target{StepTimeout: 3 * time.Second}, Parallel: 1000,
-			Select: regexp.MustCompile(`^` + regexp.QuoteMeta(c.scenario) + `$`)})
-		if o := outcomes(rep)[c.scenario]; o != report.Fail {
-			t.Errorf("slow peer with %s: %s %s, want fail", c.fault, c.scenario, o)
-		}
+		t.Run(c.fault, func(t *testing.T) {
+			t.Parallel()
+			rep := runAgainst(t, "peer:slow:300ms,"+c.fault, config{Target: Target{StepTimeout: 3 * time.Second}, Parallel: 1000,
+				Select: regexp.MustCompile(`^` + regexp.QuoteMeta(c.scenario) + `$`)})
+			if o := outcomes(rep)[c.scenario]; o != report.Fail {
+				t.Errorf("slow peer with %s: %s %s, want fail", c.fault, c.scenario, o)
+			}
+		})
 	}
 }
 
@@ -66,8 +72,19 @@ func TestKillerIsNamedAndTheRunGoesOn(t *testing.T) {
 	t.Parallel() // it mostly waits for the IUT to come back
 	dir := t.TempDir()
 	some := regexp.MustCompile(`^(kinds|delivery|receiver\.(WHOIS|ENV-ID|ENV-KIND))`)
-	correct := runAgainst(t, "peer", config{Select: some})
+	// The correct peer's run only gives the pass count to compare with: it
+	// runs beside the faulty one (they share nothing but the machine).
+	var correct *report.Report
+	correctDone := make(chan struct{})
+	go func() {
+		defer close(correctDone)
+		correct = runAgainst(t, "peer", config{Select: some})
+	}()
 	rep := runAgainst(t, "peer:disconnect-on:whois-query-type", config{Target: Target{GreetTimeout: 3 * time.Second, BackTimeout: 300 * time.Millisecond}, Select: some, ReproDir: dir})
+	<-correctDone
+	if correct == nil {
+		t.FailNow() // runAgainst said why
+	}
 	if rep.Error != "" {
 		t.Fatal(rep.Error)
 	}
@@ -118,19 +135,27 @@ func TestKillerIsNamedAndTheRunGoesOn(t *testing.T) {
 	if err := set.Err(); err != nil || len(set.Scenarios) == 0 {
 		t.Fatalf("reproducers do not load: %v (%d scenarios)", err, len(set.Scenarios))
 	}
-	replay := runAgainst(t, "peer:disconnect-on:whois-query-type", config{Target: Target{GreetTimeout: 3 * time.Second, BackTimeout: 300 * time.Millisecond}, Scenarios: set.Scenarios})
-	if replay.Summary.Fail != len(set.Scenarios) {
-		t.Errorf("replayed against the faulty peer: %+v, want every reproducer to fail", replay.Summary)
-	}
-	replay = runAgainst(t, "peer", config{Scenarios: set.Scenarios})
-	if replay.Summary.Pass != len(set.Scenarios) {
-		t.Errorf("replayed against the correct peer: %+v, want every reproducer to pass", replay.Summary)
-	}
+	// The two replays are independent runs: side by side.
+	t.Run("replay-faulty", func(t *testing.T) {
+		t.Parallel()
+		replay := runAgainst(t, "peer:disconnect-on:whois-query-type", config{Target: Target{GreetTimeout: 3 * time.Second, BackTimeout: 300 * time.Millisecond}, Scenarios: set.Scenarios})
+		if replay.Summary.Fail != len(set.Scenarios) {
+			t.Errorf("replayed against the faulty peer: %+v, want every reproducer to fail", replay.Summary)
+		}
+	})
+	t.Run("replay-correct", func(t *testing.T) {
+		t.Parallel()
+		replay := runAgainst(t, "peer", config{Scenarios: set.Scenarios})
+		if replay.Summary.Pass != len(set.Scenarios) {
+			t.Errorf("replayed against the correct peer: %+v, want every reproducer to pass", replay.Summary)
+		}
+	})
 }
 
 // A peer that drops its connection after each greet and comes back: the
 // disconnects are named, and no failure rests on "nothing arrived".
 func TestDropIsNamed(t *testing.T) {
+	t.Parallel()
 	rep := runAgainst(t, "peer:drop-after-greet:250ms,slow:100ms", config{Parallel: 2,
 		Select: regexp.MustCompile(`^(delivery|lifecycle|kinds)\.`)})
 	if rep.Error != "" {
@@ -152,6 +177,7 @@ func TestDropIsNamed(t *testing.T) {
 
 // A process that exits, and one that goes deaf, are named as such.
 func TestExitAndDeafnessAreNamed(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ mode, kind, cause string }{
 		{"peer:crash-on:garbage", report.LifeExited, "exit status"},
 		{"peer:deaf-after:10", report.LifeDeaf, "probe"},

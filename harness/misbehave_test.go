@@ -70,14 +70,17 @@ func misbehave(ctx context.Context, name string, cfg peer.Config) int {
 			nc.Flush()
 		}
 	case "oversize":
-		// Greets, then publishes one message over the broker's max payload
-		// on a raw connection (nats.go would refuse to send it).
-		nc.Publish(bcast, greet)
-		nc.Flush()
+		// Publishes one message over the broker's max payload on a raw
+		// connection (nats.go would refuse to send it), then greets. Before
+		// the greet, so that it has happened by the time the run (which
+		// starts on the greet) is judged: after it, a short run could end
+		// before the IUT got round to it.
 		if err := rawOversize(cfg, bcast); err != nil {
 			fmt.Fprintln(os.Stderr, "iut:", err)
 			return 2
 		}
+		nc.Publish(bcast, greet)
+		nc.Flush()
 		<-ctx.Done()
 	case "garbage":
 		// Greets, then answers every directed message with bytes that are

@@ -164,6 +164,7 @@ var sanity = []string{"lifecycle.work-completes", "kinds.whois-directed-answered
 // TestReferencePeerPassesEverything and
 // TestPeerWithoutControlExtensionEarnsClaims.
 func TestMutationScore(t *testing.T) {
+	t.Parallel()
 	all := loadSuites(t)
 	live := map[string][]*scenario.Scenario{}
 	for _, sc := range all {
@@ -175,7 +176,7 @@ func TestMutationScore(t *testing.T) {
 		}
 	}
 	ms := mutants(t, live)
-	sem := make(chan struct{}, 6)
+	sem := make(chan struct{}, 8)
 	var wg sync.WaitGroup
 	for _, m := range ms {
 		wg.Add(1)

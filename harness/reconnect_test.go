@@ -16,6 +16,7 @@ const reconnectScenario = "nats.greet-after-reconnect"
 // gets the SHOULD's warning; the scenario runs after every other one, and
 // neither an outage nor a broker disconnect is put on the IUT.
 func TestGreetAfterReconnect(t *testing.T) {
+	t.Parallel()
 	sel := regexp.MustCompile(`^(` + regexp.QuoteMeta(reconnectScenario) + `|lifecycle\.work-completes|kinds\.whois-directed-answered)$`)
 	for _, tc := range []struct {
 		mode string

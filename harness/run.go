@@ -107,9 +107,24 @@ func runConfig(ctx context.Context, cfg config) (*report.Report, error) {
 	}
 	r.current().cancel(nil) // stop watching: the run is over
 
-	// Let the last publications arrive before judging the IUT as a sender.
+	// Judge the IUT as a sender only once everything the broker delivered
+	// before now has been through the bus (a fixed pause would leave what
+	// arrives after it unjudged, and wait for nothing otherwise). The flush
+	// is a round trip: the broker writes to a connection in order, so every
+	// message it routed to the harness before the PONG is then queued at its
+	// subscription. Barrier runs its function once each async subscription
+	// has handled what was queued before it (nats.go delivers a
+	// subscription's messages one at a time, in order): then bus.receive
+	// has returned for all of them. Bounded, in case a callback is stuck or
+	// the connection went down in between.
 	_ = r.nc.Flush()
-	time.Sleep(20 * time.Millisecond)
+	handled := make(chan struct{})
+	if r.nc.Barrier(func() { close(handled) }) == nil {
+		select {
+		case <-handled:
+		case <-time.After(5 * time.Second):
+		}
+	}
 	r.judgeLate()
 	r.passive(rep)
 	r.link.report(rep, cfg.Strict)

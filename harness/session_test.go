@@ -12,6 +12,7 @@ import (
 // A session plays batch after batch against one IUT, each judged as a
 // run judges it, and hands out what the passive judge found per batch.
 func TestSessionPlaysBatches(t *testing.T) {
+	t.Parallel()
 	all := loadSuites(t)
 	pick := func(ids ...string) []*scenario.Scenario {
 		var out []*scenario.Scenario

@@ -15,6 +15,7 @@ import (
 // environment, is identified by its greet, can be dropped by the embedded
 // broker like a spawned one, and is stopped before the broker closes.
 func TestStartInProcess(t *testing.T) {
+	t.Parallel()
 	var env []string
 	stopped, peerErr := false, make(chan error, 1)
 	cfg := config{Target: Target{Start: func(e []string) (func(), error) {

@@ -14,6 +14,7 @@ import (
 // never passed. The peer ignoring containers is caught without the
 // extension too.
 func TestUnscriptedLifecycle(t *testing.T) {
+	t.Parallel()
 	sel := regexp.MustCompile(`^lifecycle\.(cancel-idempotent|container-binding-unscripted|non-participant-unscripted)$`)
 	for _, tc := range []struct {
 		mode string

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/aghcheck/aghcheck/internal/iutenv"
 	"os"
 	"os/exec"
 	"strings"
@@ -14,7 +13,10 @@ import (
 	"time"
 
 	"github.com/aghcheck/aghcheck/internal/agh"
+	"github.com/aghcheck/aghcheck/internal/brokertest"
+	"github.com/aghcheck/aghcheck/internal/iutenv"
 	"github.com/aghcheck/aghcheck/internal/peer"
+	"github.com/aghcheck/aghcheck/internal/testwait"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 )
@@ -84,15 +86,7 @@ func TestPeerUsageErrors(t *testing.T) {
 
 // With no flags the peer reads the IUT environment; flags win over it.
 func TestPeerEnvAndFlags(t *testing.T) {
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true, Authorization: "tok"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Start()
-	if !s.ReadyForConnections(5 * time.Second) {
-		t.Fatal("server not ready")
-	}
-	defer func() { s.Shutdown(); s.WaitForShutdown() }()
+	s := brokertest.Start(t, &server.Options{Authorization: "tok"})
 
 	t.Setenv(iutenv.NATSURL, s.ClientURL())
 	t.Setenv(iutenv.NATSToken, "tok")
@@ -160,15 +154,7 @@ func TestPeerHelperProcess(t *testing.T) {
 
 // A real peer process stops cleanly, exit 0, on SIGTERM and SIGINT.
 func TestPeerSignals(t *testing.T) {
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Start()
-	if !s.ReadyForConnections(5 * time.Second) {
-		t.Fatal("server not ready")
-	}
-	defer func() { s.Shutdown(); s.WaitForShutdown() }()
+	s := brokertest.Start(t, nil)
 	nc, err := nats.Connect(s.ClientURL())
 	if err != nil {
 		t.Fatal(err)
@@ -218,15 +204,7 @@ func TestPeerSignals(t *testing.T) {
 // prints an error with its stack trace, leaves the broker and lingers
 // until signalled.
 func TestPeerDies(t *testing.T) {
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Start()
-	if !s.ReadyForConnections(5 * time.Second) {
-		t.Fatal("server not ready")
-	}
-	defer func() { s.Shutdown(); s.WaitForShutdown() }()
+	s := brokertest.Start(t, nil)
 	nc, err := nats.Connect(s.ClientURL())
 	if err != nil {
 		t.Fatal(err)
@@ -287,10 +265,8 @@ func TestPeerDies(t *testing.T) {
 	})
 	t.Run("disconnect-on", func(t *testing.T) {
 		cmd, exited, stderr := start(t, "disconnect-on:garbage")
-		for deadline := time.Now().Add(10 * time.Second); !strings.Contains(stderr.String(), "msg=\"connection closed for good"); time.Sleep(20 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("the peer did not close its connection:\n%s", stderr.String())
-			}
+		if !testwait.Until(10*time.Second, func() bool { return strings.Contains(stderr.String(), "msg=\"connection closed for good") }) {
+			t.Fatalf("the peer did not close its connection:\n%s", stderr.String())
 		}
 		cz, err := s.Connz(&server.ConnzOptions{})
 		if err != nil {

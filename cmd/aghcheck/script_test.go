@@ -16,6 +16,7 @@ import (
 
 	"github.com/aghcheck/aghcheck/internal/proctest"
 	"github.com/aghcheck/aghcheck/internal/schematest"
+	"github.com/aghcheck/aghcheck/internal/testwait"
 )
 
 var updateScripts = flag.Bool("update-scripts", false, "rewrite the expected outputs in testdata/script/*.txtar")
@@ -96,18 +97,19 @@ func genBad(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(w.Flush())
 }
 
-// waitFile FILE waits (at most ten seconds) until FILE holds a line.
+// waitFile FILE waits (at most thirty seconds: a ceiling for a loaded,
+// shared machine, where starting aghcheck and its IUT under -race can take
+// more than ten) until FILE holds a line.
 func waitFile(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: waitfile FILE")
 	}
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if b, err := os.ReadFile(ts.MkAbs(args[0])); err == nil && strings.HasSuffix(string(b), "\n") {
-			return
-		}
-		if time.Now().After(deadline) {
-			ts.Fatalf("%s: nothing written within 10s", args[0])
-		}
+	written := func() bool {
+		b, err := os.ReadFile(ts.MkAbs(args[0]))
+		return err == nil && strings.HasSuffix(string(b), "\n")
+	}
+	if !testwait.Until(30*time.Second, written) {
+		ts.Fatalf("%s: nothing written within 30s", args[0])
 	}
 }
 
@@ -121,11 +123,9 @@ func deadPID(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
 	ts.Check(err)
-	for deadline := time.Now().Add(10 * time.Second); proctest.Running(pid); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-			ts.Fatalf("process %d still runs 10s later", pid)
-		}
+	if !testwait.Until(10*time.Second, func() bool { return !proctest.Running(pid) }) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		ts.Fatalf("process %d still runs 10s later", pid)
 	}
 }
 

@@ -10,13 +10,15 @@ import (
 func TestValidFixtures(t *testing.T) {
 	c := mustChecker(t, Options{})
 	for _, f := range fixtureFiles(t, "valid") {
-		res := checkFile(t, c, f)
-		if len(res.Findings) != 0 {
-			t.Errorf("%s: %s", filepath.Base(f), dump(res.Findings))
-		}
-		if res.Trust != "unverified" {
-			t.Errorf("%s: trust %q", filepath.Base(f), res.Trust)
-		}
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			res := checkFile(t, c, f)
+			if len(res.Findings) != 0 {
+				t.Errorf("%s: %s", filepath.Base(f), dump(res.Findings))
+			}
+			if res.Trust != "unverified" {
+				t.Errorf("%s: trust %q", filepath.Base(f), res.Trust)
+			}
+		})
 	}
 }
 
@@ -25,6 +27,8 @@ func TestValidFixtures(t *testing.T) {
 func TestInvalidFixtures(t *testing.T) {
 	c := mustChecker(t, Options{})
 	for _, f := range fixtureFiles(t, "invalid") {
-		fixturetest.Exactly(t, f, checkFile(t, c, f).Findings)
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			fixturetest.Exactly(t, f, checkFile(t, c, f).Findings)
+		})
 	}
 }

@@ -31,26 +31,28 @@ func TestSeedExamples(t *testing.T) {
 		t.Errorf("%d seed fixtures, %d expectations", len(files), len(seedExpectations))
 	}
 	for _, f := range files {
-		name := filepath.Base(f)
-		want, ok := seedExpectations[name]
-		if !ok {
-			t.Errorf("%s: no expectation", name)
-			continue
-		}
-		res := checkFile(t, c, f)
-		if got := ids(res.Findings); !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: rules %v, want %v%s", name, got, want, dump(res.Findings))
-		}
-		// With the erratum's flag on, every seed example is clean.
-		if res := checkFile(t, lax, f); len(res.Findings) != 0 {
-			t.Errorf("%s with errata flags: %s", name, dump(res.Findings))
-		}
-		if strings.HasPrefix(name, "001-capability") {
-			for _, fd := range res.Findings {
-				if fd.Rule.ID == "CAP-DIGEST" && RefusalReason(res.Findings) != "verification_failed" {
-					t.Errorf("capability digest mismatch refuses with %q", RefusalReason(res.Findings))
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			name := filepath.Base(f)
+			want, ok := seedExpectations[name]
+			if !ok {
+				t.Errorf("%s: no expectation", name)
+				return
+			}
+			res := checkFile(t, c, f)
+			if got := ids(res.Findings); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: rules %v, want %v%s", name, got, want, dump(res.Findings))
+			}
+			// With the erratum's flag on, every seed example is clean.
+			if res := checkFile(t, lax, f); len(res.Findings) != 0 {
+				t.Errorf("%s with errata flags: %s", name, dump(res.Findings))
+			}
+			if strings.HasPrefix(name, "001-capability") {
+				for _, fd := range res.Findings {
+					if fd.Rule.ID == "CAP-DIGEST" && RefusalReason(res.Findings) != "verification_failed" {
+						t.Errorf("capability digest mismatch refuses with %q", RefusalReason(res.Findings))
+					}
 				}
 			}
-		}
+		})
 	}
 }

@@ -23,30 +23,34 @@ func TestTrustFixturesThroughEngine(t *testing.T) {
 	// the trust page's example: erratum 3, clean under null-as-absent.
 	lax := mustChecker(t, Options{FullSchema: true, Errata: Errata{NullAsAbsent: true}})
 	for _, f := range glob("valid") {
-		res := c.CheckBytes(mustRead(t, f))
-		if got := ids(res.Findings); res.Trust != "verified" || (len(got) > 0 && (len(got) != 1 || got[0] != RuleNullOptional.ID)) {
-			t.Errorf("%s: trust %s%s", filepath.Base(f), res.Trust, dump(res.Findings))
-		}
-		if res := lax.CheckBytes(mustRead(t, f)); res.Trust != "verified" || len(res.Findings) != 0 {
-			t.Errorf("%s under null-as-absent: trust %s%s", filepath.Base(f), res.Trust, dump(res.Findings))
-		}
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			res := c.CheckBytes(mustRead(t, f))
+			if got := ids(res.Findings); res.Trust != "verified" || (len(got) > 0 && (len(got) != 1 || got[0] != RuleNullOptional.ID)) {
+				t.Errorf("%s: trust %s%s", filepath.Base(f), res.Trust, dump(res.Findings))
+			}
+			if res := lax.CheckBytes(mustRead(t, f)); res.Trust != "verified" || len(res.Findings) != 0 {
+				t.Errorf("%s under null-as-absent: trust %s%s", filepath.Base(f), res.Trust, dump(res.Findings))
+			}
+		})
 	}
 	for _, f := range glob("invalid") {
-		name := filepath.Base(f)
-		want, _, _ := strings.Cut(name, "__")
-		if want == "TRUST-PROOF-OBJECT" {
-			want = RuleProof.ID
-		}
-		res := c.CheckBytes(mustRead(t, f))
-		found := false
-		for _, fd := range res.Findings {
-			found = found || fd.Rule.ID == want
-		}
-		if !found || res.Valid(false) {
-			t.Errorf("%s: no %s%s", name, want, dump(res.Findings))
-		}
-		if res.Envelope != nil && res.Trust != "rejected" {
-			t.Errorf("%s: trust %q", name, res.Trust)
-		}
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			name := filepath.Base(f)
+			want, _, _ := strings.Cut(name, "__")
+			if want == "TRUST-PROOF-OBJECT" {
+				want = RuleProof.ID
+			}
+			res := c.CheckBytes(mustRead(t, f))
+			found := false
+			for _, fd := range res.Findings {
+				found = found || fd.Rule.ID == want
+			}
+			if !found || res.Valid(false) {
+				t.Errorf("%s: no %s%s", name, want, dump(res.Findings))
+			}
+			if res.Envelope != nil && res.Trust != "rejected" {
+				t.Errorf("%s: trust %q", name, res.Trust)
+			}
+		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aghcheck/aghcheck/internal/proctest"
+	"github.com/aghcheck/aghcheck/internal/testwait"
 )
 
 func TestSplit(t *testing.T) {
@@ -76,10 +77,8 @@ func TestStopKillsWholeGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(p.Stdout(), "child=") && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	// Fails below, naming what was read, if no pid comes.
+	testwait.Until(5*time.Second, func() bool { return strings.Contains(p.Stdout(), "child=") })
 	var child int
 	for _, line := range strings.Split(p.Stdout(), "\n") {
 		if v, ok := strings.CutPrefix(line, "child="); ok {
@@ -95,8 +94,9 @@ func TestStopKillsWholeGroup(t *testing.T) {
 	if !p.StoppedByHarness() {
 		t.Error("not marked as stopped by the harness")
 	}
-	time.Sleep(50 * time.Millisecond)
-	if proctest.Running(child) {
+	// Stop returns once the group was killed; the grandchild's death (and
+	// its reaping by init) may take a moment more.
+	if !testwait.Until(5*time.Second, func() bool { return !proctest.Running(child) }) {
 		syscall.Kill(child, syscall.SIGKILL)
 		t.Fatal("grandchild survived Stop")
 	}

@@ -10,17 +10,8 @@ import (
 	"time"
 
 	"github.com/aghcheck/aghcheck/internal/proctest"
+	"github.com/aghcheck/aghcheck/internal/testwait"
 )
-
-// waitFor polls cond for up to ten seconds.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
-}
 
 // A grandchild that starts its own session escapes the process-group kill;
 // once its parent has exited it is no longer below the IUT either. Stop
@@ -33,26 +24,26 @@ func TestStopKillsEscapedDescendant(t *testing.T) {
 		t.Fatal(err)
 	}
 	var child int
-	waitFor(t, "the grandchild's pid", func() bool {
+	testwait.Eventually(t, 10*time.Second, func() bool {
 		_, v, ok := strings.Cut(p.Stdout(), "child=")
 		child, _ = strconv.Atoi(strings.TrimSpace(v))
 		return ok && child > 0 && strings.HasSuffix(v, "\n")
-	})
+	}, "the grandchild's pid")
 	defer syscall.Kill(child, syscall.SIGKILL)
-	waitFor(t, "the watcher to record the grandchild", func() bool {
+	testwait.Eventually(t, 10*time.Second, func() bool {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		_, ok := p.tracked[child]
 		return ok
-	})
+	}, "the watcher to record the grandchild")
 	// Its parent (the subshell) exits: the grandchild is reparented.
 	parent := proctest.Parent(child)
 	if err := os.WriteFile(release, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the grandchild to lose its parent", func() bool { return proctest.Parent(child) != parent })
+	testwait.Eventually(t, 10*time.Second, func() bool { return proctest.Parent(child) != parent }, "the grandchild to lose its parent")
 	p.Stop(100 * time.Millisecond)
-	waitFor(t, "the escaped grandchild to die", func() bool { return !proctest.Running(child) })
+	testwait.Eventually(t, 10*time.Second, func() bool { return !proctest.Running(child) }, "the escaped grandchild to die")
 }
 
 // A recorded pid that now names another process (same pid, other start

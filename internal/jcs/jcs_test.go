@@ -51,29 +51,31 @@ var rfcNumbers = []struct {
 
 func TestRFC8785Numbers(t *testing.T) {
 	for _, tc := range rfcNumbers {
-		u, err := strconv.ParseUint(tc.bits, 16, 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f := math.Float64frombits(u)
-		got, err := Canonicalize(f)
-		if tc.want == "" {
-			if !errors.Is(err, ErrNumber) {
-				t.Errorf("%s: want ErrNumber, got %q, %v", tc.bits, got, err)
+		t.Run(tc.bits, func(t *testing.T) {
+			u, err := strconv.ParseUint(tc.bits, 16, 64)
+			if err != nil {
+				t.Fatal(err)
 			}
-			continue
-		}
-		if err != nil || string(got) != tc.want {
-			t.Errorf("%s: got %q, %v; want %q", tc.bits, got, err, tc.want)
-		}
-		// The canonical text must read back as the same double, and as a
-		// json.Number it must canonicalize to itself.
-		if back, _ := strconv.ParseFloat(tc.want, 64); back != f && !(f == 0 && back == 0) {
-			t.Errorf("%s: %q does not round-trip", tc.bits, tc.want)
-		}
-		if again, err := Canonicalize(json.Number(tc.want)); err != nil || string(again) != tc.want {
-			t.Errorf("%s: json.Number(%q) -> %q, %v", tc.bits, tc.want, again, err)
-		}
+			f := math.Float64frombits(u)
+			got, err := Canonicalize(f)
+			if tc.want == "" {
+				if !errors.Is(err, ErrNumber) {
+					t.Errorf("%s: want ErrNumber, got %q, %v", tc.bits, got, err)
+				}
+				return
+			}
+			if err != nil || string(got) != tc.want {
+				t.Errorf("%s: got %q, %v; want %q", tc.bits, got, err, tc.want)
+			}
+			// The canonical text must read back as the same double, and as a
+			// json.Number it must canonicalize to itself.
+			if back, _ := strconv.ParseFloat(tc.want, 64); back != f && !(f == 0 && back == 0) {
+				t.Errorf("%s: %q does not round-trip", tc.bits, tc.want)
+			}
+			if again, err := Canonicalize(json.Number(tc.want)); err != nil || string(again) != tc.want {
+				t.Errorf("%s: json.Number(%q) -> %q, %v", tc.bits, tc.want, again, err)
+			}
+		})
 	}
 }
 

@@ -26,14 +26,16 @@ func TestDecodeValues(t *testing.T) {
 		{`123456789012345678901234567890`, json.Number("123456789012345678901234567890")},
 	}
 	for _, tc := range tests {
-		v, fs, ok := Decode([]byte(tc.in))
-		if !ok || len(fs) != 0 {
-			t.Errorf("Decode(%s): ok=%v findings=%v", tc.in, ok, fs)
-			continue
-		}
-		if !reflect.DeepEqual(v, tc.want) {
-			t.Errorf("Decode(%s) = %#v, want %#v", tc.in, v, tc.want)
-		}
+		t.Run(tc.in, func(t *testing.T) {
+			v, fs, ok := Decode([]byte(tc.in))
+			if !ok || len(fs) != 0 {
+				t.Errorf("Decode(%s): ok=%v findings=%v", tc.in, ok, fs)
+				return
+			}
+			if !reflect.DeepEqual(v, tc.want) {
+				t.Errorf("Decode(%s) = %#v, want %#v", tc.in, v, tc.want)
+			}
+		})
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/aghcheck/aghcheck/internal/control"
 	"github.com/aghcheck/aghcheck/internal/jsonx"
 	"github.com/aghcheck/aghcheck/internal/peer"
+	"github.com/aghcheck/aghcheck/internal/testwait"
 )
 
 const (
@@ -32,6 +33,7 @@ type collector struct {
 	findings []Finding
 	ticked   chan struct{}
 	final    *Summary
+	last     atomic.Pointer[Summary] // of the latest tick
 }
 
 func newCollector() *collector { return &collector{ticked: make(chan struct{}, 1)} }
@@ -42,7 +44,8 @@ func (c *collector) Finding(f Finding) {
 	c.mu.Unlock()
 }
 
-func (c *collector) Tick(*Summary) {
+func (c *collector) Tick(s *Summary) {
+	c.last.Store(s)
 	select {
 	case c.ticked <- struct{}{}:
 	default:
@@ -79,6 +82,7 @@ func watch(t *testing.T, faults ...string) (d *driver, sink *collector, stop fun
 	sink = newCollector()
 	stop = startMonitor(t, b, sink)
 	d = newDriver(t, b)
+	d.sink = sink
 	startPeer(t, b, d, faults...)
 	return d, sink, stop
 }
@@ -130,6 +134,10 @@ func startPeer(t *testing.T, b *broker.Broker, d *driver, faults ...string) {
 type driver struct {
 	nc  *nats.Conn
 	got chan map[string]any
+	// seen counts what the broker delivered on the monitor's subject, to
+	// tell when the monitor (sink) has judged as much.
+	seen atomic.Uint64
+	sink *collector
 }
 
 func newDriver(t *testing.T, b *broker.Broker) *driver {
@@ -150,6 +158,9 @@ func newDriver(t *testing.T, b *broker.Broker) *driver {
 		}); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if _, err := nc.Subscribe(Subject(testWS, ""), func(*nats.Msg) { d.seen.Add(1) }); err != nil {
+		t.Fatal(err)
 	}
 	if err := nc.Flush(); err != nil {
 		t.Fatal(err)
@@ -226,8 +237,32 @@ func (d *driver) awaitReceipt(t *testing.T, forID string) map[string]any {
 	})
 }
 
-// settle gives the peer time to publish what it would publish, and the monitor to judge it.
-func settle() { time.Sleep(300 * time.Millisecond) }
+// settle waits until the reference peer has published all it will in
+// answer to what was sent so far, and the monitor has judged all of that.
+// The peer handles its messages one at a time, in order, publishing as it
+// goes: its answer to a whois sent now comes after every earlier reaction.
+// Once the driver has that answer, a Barrier on the driver's connection
+// lets the counting subscription catch up with it; the monitor has judged
+// everything up to the answer when it has judged as many messages.
+func (d *driver) settle(t *testing.T) {
+	t.Helper()
+	req := d.send(t, "whois", nil, map[string]any{"type": "request", "query": refPeer})
+	d.await(t, func(env map[string]any) bool { return env["kind"] == "whois" && env["reply_to"] == req["id"] })
+	counted := make(chan struct{})
+	if err := d.nc.Barrier(func() { close(counted) }); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-counted:
+	case <-time.After(wait):
+		t.Fatal("the driver's subscriptions did not catch up")
+	}
+	n := d.seen.Load()
+	testwait.Eventually(t, wait, func() bool {
+		s := d.sink.last.Load()
+		return s != nil && s.Judged+uint64(s.Dropped) >= n
+	}, "the monitor to judge the %d messages the broker delivered", n)
+}
 
 // Scripts drive the reference peer through the behaviour its faults break.
 var scripts = map[string]func(t *testing.T, d *driver){
@@ -238,7 +273,7 @@ var scripts = map[string]func(t *testing.T, d *driver){
 		d.awaitTrace(t, work, "completed")
 		late := d.work(t, "thread_monitor_one", work, nil)
 		d.awaitReceipt(t, late["id"].(string))
-		settle()
+		d.settle(t)
 	},
 	// Cancel working work twice: one cancellation only.
 	"cancel twice": func(t *testing.T, d *driver) {
@@ -249,7 +284,7 @@ var scripts = map[string]func(t *testing.T, d *driver){
 		d.send(t, "receipt", where, map[string]any{"for_id": open["id"], "status": "canceled"})
 		d.awaitTrace(t, work, "canceled")
 		d.send(t, "receipt", where, map[string]any{"for_id": open["id"], "status": "canceled"})
-		settle()
+		d.settle(t)
 	},
 	// Work waits for input; the same work_id from another thread must not resume it.
 	"continue from another container": func(t *testing.T, d *driver) {
@@ -258,7 +293,7 @@ var scripts = map[string]func(t *testing.T, d *driver){
 			map[string]any{"state": "needs_input", "message": "which branch?"}})
 		d.awaitTrace(t, work, "needs_input")
 		d.work(t, "thread_monitor_elsewhere", work, nil)
-		settle()
+		d.settle(t)
 	},
 	"whois": func(t *testing.T, d *driver) {
 		req := d.send(t, "whois", nil, map[string]any{"type": "request", "query": refPeer})
@@ -375,12 +410,8 @@ func TestMonitorReportsDrops(t *testing.T) {
 		t.Fatal(err)
 	}
 	close(sink.release)
-	deadline := time.Now().Add(wait)
-	for s := sink.last.Load(); s == nil || s.Delivered < n; s = sink.last.Load() {
-		if time.Now().After(deadline) {
-			t.Fatalf("the broker never delivered all %d messages: %+v", n, s)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !testwait.Until(wait, func() bool { s := sink.last.Load(); return s != nil && s.Delivered >= n }) {
+		t.Fatalf("the broker never delivered all %d messages: %+v", n, sink.last.Load())
 	}
 	cancel()
 	s := <-done

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/aghcheck/aghcheck/internal/testwait"
 )
 
 // slowBy is the delay of the slow peer under test.
@@ -63,14 +65,10 @@ var livenessFaultCases = []faultCase{
 	}},
 	{faultDisconnectOn + "garbage", nil, func(t *testing.T, r *rig) {
 		r.toPeer([]byte(`{"protocol":`))
-		for deadline := time.Now().Add(wait); ; time.Sleep(10 * time.Millisecond) {
-			if open, closed := peerConns(t, r.srv); len(open) == 0 && len(closed) == 1 {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("the peer's connection did not close")
-			}
-		}
+		testwait.Eventually(t, wait, func() bool {
+			open, closed := peerConns(t, r.srv)
+			return len(open) == 0 && len(closed) == 1
+		}, "the peer's connection to close")
 		select {
 		case err := <-r.done:
 			t.Fatalf("Run returned %v; the process must linger until signalled", err)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/aghcheck/aghcheck/internal/agh"
+	"github.com/aghcheck/aghcheck/internal/testwait"
 	"github.com/nats-io/nats-server/v2/server"
 )
 
@@ -63,12 +64,8 @@ func dropPeer(t *testing.T, r *rig) {
 	if err := r.srv.DisconnectClientByID(old); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(wait); ; time.Sleep(10 * time.Millisecond) {
-		if cid := peerConn(); cid != 0 && cid != old {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the peer did not reconnect")
-		}
-	}
+	testwait.Eventually(t, wait, func() bool {
+		cid := peerConn()
+		return cid != 0 && cid != old
+	}, "the peer to reconnect")
 }

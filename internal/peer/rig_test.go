@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/aghcheck/aghcheck/internal/agh"
+	"github.com/aghcheck/aghcheck/internal/brokertest"
 	"github.com/aghcheck/aghcheck/internal/trust"
 )
 
@@ -37,19 +38,7 @@ func startServer(t testing.TB) *server.Server {
 
 func startServerOn(t testing.TB, port int) *server.Server {
 	t.Helper()
-	s, err := server.NewServer(&server.Options{
-		Host: "127.0.0.1", Port: port, NoLog: true, NoSigs: true,
-		Authorization: testToken, MaxPayload: 1 << 20,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Start()
-	if !s.ReadyForConnections(5 * time.Second) {
-		t.Fatal("nats-server not ready")
-	}
-	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
-	return s
+	return brokertest.Start(t, &server.Options{Port: port, Authorization: testToken, MaxPayload: 1 << 20})
 }
 
 // logWriter sends the peer's log lines to the test log.

@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/aghcheck/aghcheck/internal/agh"
+	"github.com/aghcheck/aghcheck/internal/testwait"
 	"github.com/aghcheck/aghcheck/internal/trust"
 )
 
@@ -124,13 +125,9 @@ func TestNoGoroutineLeft(t *testing.T) {
 		r.srv.Shutdown()
 		r.srv.WaitForShutdown()
 	}()
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<16)
-			t.Fatalf("%d goroutines left (had %d):\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testwait.Until(5*time.Second, func() bool { return runtime.NumGoroutine() <= before }) {
+		buf := make([]byte, 1<<16)
+		t.Fatalf("%d goroutines left (had %d):\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
 	}
 }
 

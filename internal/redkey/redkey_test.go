@@ -154,15 +154,17 @@ func TestTemplates(t *testing.T) {
 		t.Fatalf("%d templates, want %d", len(files), len(want))
 	}
 	for _, file := range files {
-		raw, _ := os.ReadFile(file)
-		var got []string
-		for _, f := range detectAndCheck(t, ps, raw) {
-			got = append(got, f.Rule.ID)
-		}
-		sort.Strings(got)
-		if w := want[filepath.Base(file)]; !reflect.DeepEqual(got, w) {
-			t.Errorf("%s: got %v, want %v", filepath.Base(file), got, w)
-		}
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			raw, _ := os.ReadFile(file)
+			var got []string
+			for _, f := range detectAndCheck(t, ps, raw) {
+				got = append(got, f.Rule.ID)
+			}
+			sort.Strings(got)
+			if w := want[filepath.Base(file)]; !reflect.DeepEqual(got, w) {
+				t.Errorf("%s: got %v, want %v", filepath.Base(file), got, w)
+			}
+		})
 	}
 }
 

@@ -21,21 +21,23 @@ func TestRenderRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, sc := range set.Scenarios {
-		y, err := sc.YAML()
-		if err != nil {
-			t.Fatalf("%s: %v", sc.ID, err)
-		}
-		file := "scenarios:\n  - " + strings.ReplaceAll(strings.TrimSuffix(string(y), "\n"), "\n", "\n    ") + "\n"
-		back, probs := scenario.Parse("shown.yaml", []byte(file), sc.Suite)
-		if len(probs) > 0 || len(back) != 1 {
-			t.Errorf("%s: the shown definition does not load: %v\n%s", sc.ID, probs, file)
-			continue
-		}
-		want, _ := sc.JSON()
-		got, _ := back[0].JSON()
-		if !bytes.Equal(got, want) && !huge(want) {
-			t.Errorf("%s: the shown definition loads as another scenario:\n%s\nwant\n%s", sc.ID, got, want)
-		}
+		t.Run(sc.ID, func(t *testing.T) {
+			y, err := sc.YAML()
+			if err != nil {
+				t.Fatalf("%s: %v", sc.ID, err)
+			}
+			file := "scenarios:\n  - " + strings.ReplaceAll(strings.TrimSuffix(string(y), "\n"), "\n", "\n    ") + "\n"
+			back, probs := scenario.Parse("shown.yaml", []byte(file), sc.Suite)
+			if len(probs) > 0 || len(back) != 1 {
+				t.Errorf("%s: the shown definition does not load: %v\n%s", sc.ID, probs, file)
+				return
+			}
+			want, _ := sc.JSON()
+			got, _ := back[0].JSON()
+			if !bytes.Equal(got, want) && !huge(want) {
+				t.Errorf("%s: the shown definition loads as another scenario:\n%s\nwant\n%s", sc.ID, got, want)
+			}
+		})
 	}
 }
 

@@ -330,19 +330,21 @@ func companionFiles(t testing.TB) map[string][]byte {
 // names the rule Evaluate must report.
 func TestFixtureNames(t *testing.T) {
 	for _, fx := range fixtures() {
-		dir, base := filepath.Split(fx.name)
-		rule, _, hasRule := strings.Cut(strings.TrimSuffix(base, ".json"), "__")
-		if hasRule != (fx.ruleID != "") || (hasRule && rule != fx.ruleID) {
-			t.Errorf("%s: name does not match expected rule %q", fx.name, fx.ruleID)
-		}
-		if wantDir := map[State]string{Verified: "valid/", Unverified: "unverified/", Rejected: "invalid/"}[fx.state]; dir != wantDir {
-			t.Errorf("%s: state %s belongs in %s", fx.name, fx.state, wantDir)
-		}
-		if hasRule {
-			if _, ok := rules.Lookup(rule); !ok {
-				t.Errorf("%s: rule %s is not registered", fx.name, rule)
+		t.Run(fx.name, func(t *testing.T) {
+			dir, base := filepath.Split(fx.name)
+			rule, _, hasRule := strings.Cut(strings.TrimSuffix(base, ".json"), "__")
+			if hasRule != (fx.ruleID != "") || (hasRule && rule != fx.ruleID) {
+				t.Errorf("%s: name does not match expected rule %q", fx.name, fx.ruleID)
 			}
-		}
+			if wantDir := map[State]string{Verified: "valid/", Unverified: "unverified/", Rejected: "invalid/"}[fx.state]; dir != wantDir {
+				t.Errorf("%s: state %s belongs in %s", fx.name, fx.state, wantDir)
+			}
+			if hasRule {
+				if _, ok := rules.Lookup(rule); !ok {
+					t.Errorf("%s: rule %s is not registered", fx.name, rule)
+				}
+			}
+		})
 	}
 }
 

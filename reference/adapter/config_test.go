@@ -254,11 +254,13 @@ func TestScriptRefusesBadRef(t *testing.T) {
 		{"has neither v0.0.5 nor commit cd4b1551", []string{"REF=" + emptyRepo, "BASELINE=", "WRITE_BASELINE=" + filepath.Join(notGit, "new.yaml")}},
 	}
 	for _, tt := range tests {
-		code, stdout, stderr := runScript(t, tt.env...)
-		lines := strings.Split(strings.TrimSpace(stderr), "\n")
-		if code != 2 || len(lines) != 1 || !strings.Contains(lines[0], tt.want) || stdout != "" {
-			t.Errorf("%v: exit %d, stderr %q stdout %q, want exit 2 and one line containing %q", tt.env, code, stderr, stdout, tt.want)
-		}
+		t.Run(tt.want, func(t *testing.T) {
+			code, stdout, stderr := runScript(t, tt.env...)
+			lines := strings.Split(strings.TrimSpace(stderr), "\n")
+			if code != 2 || len(lines) != 1 || !strings.Contains(lines[0], tt.want) || stdout != "" {
+				t.Errorf("%v: exit %d, stderr %q stdout %q, want exit 2 and one line containing %q", tt.env, code, stderr, stdout, tt.want)
+			}
+		})
 	}
 }
 
