@@ -35,9 +35,9 @@ import (
 
 	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/internal/baseline"
+	"github.com/aghcheck/aghcheck/internal/catalogue"
 	"github.com/aghcheck/aghcheck/internal/iut"
 	"github.com/aghcheck/aghcheck/internal/report"
-	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/reporter"
 	"github.com/aghcheck/aghcheck/suites"
@@ -206,7 +206,7 @@ func newRun(cfg Config) (*run, error) {
 		isScenario := func(id string) bool {
 			return slices.ContainsFunc(scs, func(sc *scenario.Scenario) bool { return sc.ID == id })
 		}
-		isRule := func(id string) bool { _, ok := rules.Lookup(id); return ok }
+		isRule := func(id string) bool { _, ok := catalogue.Lookup(id); return ok }
 		if err := r.known.CheckIDs(isScenario, isRule); err != nil {
 			return nil, err
 		}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/aghcheck/aghcheck/internal/catalogue"
 	"github.com/aghcheck/aghcheck/internal/golden"
 	"github.com/aghcheck/aghcheck/internal/peer"
 	"github.com/aghcheck/aghcheck/internal/report"
@@ -62,7 +63,7 @@ func mutants(t *testing.T, live map[string][]*scenario.Scenario) []*mutant {
 			t.Errorf("fault %s names no requirement it breaks", f.Name)
 		}
 		for _, id := range f.Requirements {
-			if _, ok := rules.Lookup(id); !ok {
+			if _, ok := catalogue.Lookup(id); !ok {
 				t.Errorf("fault %s breaks unknown rule %s", f.Name, id)
 			}
 			broken[id] = true
@@ -167,7 +168,7 @@ func TestMutationScore(t *testing.T) {
 	live := map[string][]*scenario.Scenario{}
 	for _, sc := range all {
 		for _, id := range sc.Requirements {
-			if r, ok := rules.Lookup(id); ok && r.Severity == rules.Note {
+			if r, ok := catalogue.Lookup(id); ok && r.Severity == rules.Note {
 				continue // a MAY permits: a peer that does not offer it breaks nothing
 			}
 			if id == requirements.PeerSurvives.ID {

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/aghcheck/aghcheck/internal/baseline"
+	"github.com/aghcheck/aghcheck/internal/catalogue"
 	"github.com/aghcheck/aghcheck/internal/report"
-	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/reporter"
 )
@@ -29,7 +29,7 @@ func loadBaseline(path string, scs []*scenario.Scenario, strict bool, warn io.Wr
 	isScenario := func(id string) bool {
 		return slices.ContainsFunc(scs, func(sc *scenario.Scenario) bool { return sc.ID == id })
 	}
-	isRule := func(id string) bool { _, ok := rules.Lookup(id); return ok }
+	isRule := func(id string) bool { _, ok := catalogue.Lookup(id); return ok }
 	if err := b.CheckIDs(isScenario, isRule); err != nil {
 		return nil, &exitError{code: exitUsageErr, err: fmt.Errorf("--baseline: %w", err)}
 	}

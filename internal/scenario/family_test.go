@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/aghcheck/aghcheck/fixtures"
+	"github.com/aghcheck/aghcheck/internal/catalogue"
 	"github.com/aghcheck/aghcheck/internal/golden"
 	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/suites"
@@ -82,7 +83,7 @@ func TestReceiverFamilyCoversTheCorpora(t *testing.T) {
 			}
 			ids, _, _ := fixtures.Name(file)
 			must := slices.ContainsFunc(ids, func(id string) bool {
-				r, ok := rules.Lookup(id)
+				r, ok := catalogue.Lookup(id)
 				return ok && r.Severity == rules.Error
 			})
 			switch {
@@ -205,7 +206,7 @@ func TestReceiverFamilyClassIsTheCatalogues(t *testing.T) {
 		if c.Skip != "" || len(c.Rules) != 1 || !slices.Equal(c.Breaks, c.Rules) {
 			continue
 		}
-		r, _ := rules.Lookup(c.Rules[0])
+		r, _ := catalogue.Lookup(c.Rules[0])
 		if c.Reason != r.Reason {
 			t.Errorf("%s: reason %q, the catalogue says %q", c.ID, c.Reason, r.Reason)
 		}
