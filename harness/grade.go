@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/aghcheck/aghcheck/internal/catalogue"
 	"github.com/aghcheck/aghcheck/internal/control"
 	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/rules"
@@ -109,7 +110,7 @@ func judgeClaim(rep *report.Report, claim string, inLevel bool, controlOnly map[
 	}
 	var untested []string
 	for id, rv := range verdicts {
-		if r, ok := rules.Lookup(id); !ok || r.Severity != rules.Error || rv.outcome != report.Skip {
+		if r, ok := catalogue.Lookup(id); !ok || r.Severity != rules.Error || rv.outcome != report.Skip {
 			continue
 		}
 		switch {
@@ -354,7 +355,7 @@ func exercised(verdicts map[string]verdict, passive map[string]bool) ([]string, 
 			continue
 		}
 		g := report.RequirementGap{ID: id, Level: "MUST", Reason: strings.Join(rv.why, "; ")}
-		if r, ok := rules.Lookup(id); ok {
+		if r, ok := catalogue.Lookup(id); ok {
 			g.Level = r.Severity.Level()
 		}
 		if g.Reason == "" {
@@ -401,7 +402,7 @@ func requirementTable(rep *report.Report) []report.RequirementResult {
 		rr := byID[id]
 		if rr == nil {
 			rr = &report.RequirementResult{ID: id, Level: level, Outcome: report.Skip}
-			if r, ok := rules.Lookup(id); ok {
+			if r, ok := catalogue.Lookup(id); ok {
 				rr.Level = r.Severity.Level()
 			}
 			byID[id] = rr

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/aghcheck/aghcheck/internal/catalogue"
 	"github.com/aghcheck/aghcheck/internal/golden"
 	"github.com/aghcheck/aghcheck/internal/peer"
 	"github.com/aghcheck/aghcheck/internal/report"
@@ -63,7 +64,7 @@ func mutants(t *testing.T, live map[string][]*scenario.Scenario) []*mutant {
 			t.Errorf("fault %s names no requirement it breaks", f.Name)
 		}
 		for _, id := range f.Requirements {
-			if _, ok := rules.Lookup(id); !ok {
+			if _, ok := catalogue.Lookup(id); !ok {
 				t.Errorf("fault %s breaks unknown rule %s", f.Name, id)
 			}
 			broken[id] = true
@@ -169,7 +170,7 @@ func TestMutationScore(t *testing.T) {
 	live := map[string][]*scenario.Scenario{}
 	for _, sc := range all {
 		for _, id := range sc.Requirements {
-			if r, ok := rules.Lookup(id); ok && r.Severity == rules.Note {
+			if r, ok := catalogue.Lookup(id); ok && r.Severity == rules.Note {
 				continue // a MAY permits: a peer that does not offer it breaks nothing
 			}
 			live[id] = append(live[id], sc)
@@ -259,7 +260,7 @@ func proveRest(t *testing.T, all []*scenario.Scenario, ms []*mutant, matrix map[
 		go func() {
 			defer wg.Done()
 			for _, id := range sc.Requirements {
-				if r, ok := rules.Lookup(id); ok && r.Profile == "agh" && try(sc, peer.Fault{Name: peer.FaultOverlook + id}) {
+				if r, ok := catalogue.Lookup(id); ok && r.Profile == "agh" && try(sc, peer.Fault{Name: peer.FaultOverlook + id}) {
 					return
 				}
 			}

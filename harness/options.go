@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/aghcheck/aghcheck/internal/catalogue"
 	"io/fs"
 	"os"
 	"regexp"
@@ -15,7 +16,6 @@ import (
 	"github.com/aghcheck/aghcheck/internal/iut"
 	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/requirements"
-	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/suites"
 )
@@ -184,7 +184,7 @@ func (o Options) loadBaseline(scs []*scenario.Scenario) (*baseline.Baseline, err
 	isScenario := func(id string) bool {
 		return slices.ContainsFunc(scs, func(sc *scenario.Scenario) bool { return sc.ID == id })
 	}
-	isRule := func(id string) bool { _, ok := rules.Lookup(id); return ok }
+	isRule := func(id string) bool { _, ok := catalogue.Lookup(id); return ok }
 	if err := b.CheckIDs(isScenario, isRule); err != nil {
 		return nil, &OptionError{Option: "baseline", Err: err}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aghcheck/aghcheck/internal/catalogue"
 	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/rules"
 )
@@ -40,7 +41,7 @@ func TestTrackerCatchesFaults(t *testing.T) {
 				passive = passive || f.Rule == tc.rule
 			}
 			want := report.Fail
-			if r, _ := rules.Lookup(tc.rule); r.Severity == rules.Warning {
+			if r, _ := catalogue.Lookup(tc.rule); r.Severity == rules.Warning {
 				want = report. // a SHOULD (cancel idempotence) warns
 						Warn
 			}

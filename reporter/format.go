@@ -58,7 +58,7 @@ type Options struct {
 	// Record fills in the self-certification record (run record-json and
 	// record-yaml).
 	Record RecordInput
-	// Rules is the catalogue a SARIF log describes (default rules.All()).
+	// Rules is the catalogue a SARIF log describes (default: the whole catalogue, catalogue.All()).
 	Rules []*rules.Rule
 }
 

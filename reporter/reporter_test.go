@@ -16,8 +16,6 @@ import (
 var ruleAdvice = &rules.Rule{ID: "TEST-ADVICE", Profile: "test", Severity: rules.Warning,
 	Clause: "A test document SHOULD carry advice.", Source: "reporter tests"}
 
-func init() { rules.Register(ruleAdvice) }
-
 // sample is a small run covering every shape a document result takes.
 func sample(strict bool) ([]validate.Document, validate.Summary) {
 	docs := []validate.Document{

@@ -11,9 +11,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aghcheck/aghcheck/internal/catalogue"
 	"github.com/aghcheck/aghcheck/internal/iut"
 	"github.com/aghcheck/aghcheck/internal/report"
-	"github.com/aghcheck/aghcheck/internal/rules"
 )
 
 // The HTML report is one self-contained file (inline CSS and a few lines of
@@ -203,7 +203,7 @@ func htmlRequirements(list []report.RequirementResult, detailed map[string]bool)
 	out := make([]htmlReq, 0, len(list))
 	for _, r := range list {
 		h := htmlReq{RequirementResult: r}
-		if rule, ok := rules.Lookup(r.ID); ok {
+		if rule, ok := catalogue.Lookup(r.ID); ok {
 			h.Clause = rule.Clause
 		}
 		for _, id := range r.Scenarios {

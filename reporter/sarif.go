@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/aghcheck/aghcheck/internal/catalogue"
 	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/validate"
 )
@@ -106,13 +107,13 @@ func (r *sarifReporter) start() error {
 	r.bw = bufio.NewWriterSize(r.w, 64<<10)
 	r.enc = json.NewEncoder(&r.buf)
 	r.enc.SetEscapeHTML(false)
-	catalogue := r.o.Rules
-	if catalogue == nil {
-		catalogue = rules.All()
+	described := r.o.Rules
+	if described == nil {
+		described = catalogue.All()
 	}
-	r.index = make(map[string]int, len(catalogue))
-	list := make([]sarifRule, len(catalogue))
-	for i, rule := range catalogue {
+	r.index = make(map[string]int, len(described))
+	list := make([]sarifRule, len(described))
+	for i, rule := range described {
 		r.index[rule.ID] = i
 		list[i] = toSARIFRule(rule)
 	}

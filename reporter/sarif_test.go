@@ -11,6 +11,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/aghcheck/aghcheck/internal/catalogue"
 	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/validate"
 )
@@ -55,7 +56,7 @@ func checkSARIF(t *testing.T, log []byte) {
 // the driver lists every rule with its clause; each result points at its
 // rule, file, line and JSON pointer.
 func TestSARIF(t *testing.T) {
-	for _, o := range []Options{{}, {Quiet: true}, {Strict: true}, {Rules: rules.All(), Version: "1.2.3"}} {
+	for _, o := range []Options{{}, {Quiet: true}, {Strict: true}, {Rules: catalogue.All(), Version: "1.2.3"}} {
 		checkSARIF(t, render(t, "sarif", o))
 	}
 	var empty bytes.Buffer
@@ -106,7 +107,7 @@ func TestSARIF(t *testing.T) {
 	if err := json.Unmarshal(empty.Bytes(), &log); err != nil {
 		t.Fatal(err)
 	}
-	all := rules.All()
+	all := catalogue.All()
 	if got := log.Runs[0].Tool.Driver.Rules; len(got) != len(all) || got[0].ID != all[0].ID || !strings.Contains(got[0].Help.Text, all[0].Clause) {
 		t.Errorf("driver rules: %d of %d, first %+v", len(got), len(all), got[0])
 	}

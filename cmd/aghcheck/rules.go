@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	_ "github.com/aghcheck/aghcheck/internal/agh" // registers the agh rules
+	"github.com/aghcheck/aghcheck/internal/catalogue"
 	"github.com/aghcheck/aghcheck/internal/coverage"
 	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/reporter"
@@ -67,13 +67,13 @@ judged yet). docs/coverage.md is its markdown form.`,
 	cmd.Flags().StringVar(&profile, "profile", "", "only the rules of this profile (e.g. agh, agh-trust, input)")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(reporter.Rules.Names(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("profile", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return reporter.RuleProfiles(rules.All()), cobra.ShellCompDirectiveNoFileComp
+		return reporter.RuleProfiles(catalogue.All()), cobra.ShellCompDirectiveNoFileComp
 	})
 	return cmd
 }
 
 func selectRules(profile string) ([]*rules.Rule, error) {
-	all := rules.All()
+	all := catalogue.All()
 	if profile == "" {
 		return all, nil
 	}

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aghcheck/aghcheck/internal/rules"
+	"github.com/aghcheck/aghcheck/internal/catalogue"
 )
 
 func TestRulesCommand(t *testing.T) {
-	all := rules.All()
+	all := catalogue.All()
 	code, out, errOut := runCLI(t, "", "rules")
 	if code != 0 || errOut != "" {
 		t.Fatalf("rules: exit %d, %q", code, errOut)
@@ -48,7 +48,7 @@ func TestRulesDocUpToDate(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, r := range rules.All() {
+	for _, r := range catalogue.All() {
 		if !strings.Contains(out, "| `"+r.ID+"` |") {
 			t.Errorf("markdown lacks %s", r.ID)
 		}

@@ -193,7 +193,7 @@ func TestRefusalReasonOrder(t *testing.T) {
 			t.Errorf("RefusalReason(%s) = %q, want %q", dump(tc.fs), got, tc.want)
 		}
 	}
-	for _, r := range rules.All() {
+	for _, r := range Rules() {
 		if r.Profile == "agh" && r.Reason != "" && !IsReasonCode(r.Reason) {
 			t.Errorf("%s refuses with unregistered reason %q", r.ID, r.Reason)
 		}

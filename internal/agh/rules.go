@@ -23,7 +23,7 @@ var (
 	aghRules = rules.Declarer{Profile: "agh", Reason: ReasonMalformed}
 )
 
-// rule declares r in the catalogue and records its validation stage.
+// rule declares r among the agh rules and records its validation stage.
 func rule(stage int, r rules.Rule) *rules.Rule {
 	d := aghRules.Declare(r)
 	stageOf[d] = stage
@@ -332,3 +332,6 @@ var (
 		Source: "AGH Signature Verification §local policy",
 		Basis:  `Signature Verification §Trust chains and policy: local policy "MAY allow, deny, pin, or annotate" a key; under such a policy a refused envelope is rejected, and §Trust states: "Receiver MUST stop normal routing"`})
 )
+
+// Rules returns the envelope rules of profile agh, for the catalogue.
+func Rules() []*rules.Rule { return aghRules.Rules() }

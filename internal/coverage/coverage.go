@@ -22,6 +22,7 @@ import (
 
 	"github.com/aghcheck/aghcheck/fixtures"
 	"github.com/aghcheck/aghcheck/internal/agh"
+	"github.com/aghcheck/aghcheck/internal/catalogue"
 	"github.com/aghcheck/aghcheck/internal/control"
 	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/scenario"
@@ -185,7 +186,7 @@ func Build() (Table, error) {
 	var t Table
 	rank := map[string]int{}
 	var unplaced []string
-	for _, r := range rules.All() {
+	for _, r := range catalogue.All() {
 		if !InScope(r) {
 			continue
 		}

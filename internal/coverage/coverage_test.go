@@ -9,6 +9,7 @@ import (
 
 	"github.com/aghcheck/aghcheck/fixtures"
 	"github.com/aghcheck/aghcheck/internal/agh"
+	"github.com/aghcheck/aghcheck/internal/catalogue"
 	"github.com/aghcheck/aghcheck/internal/fixturetest"
 	"github.com/aghcheck/aghcheck/internal/rules"
 )
@@ -35,7 +36,7 @@ func TestEveryClauseHasAStatus(t *testing.T) {
 			t.Errorf("%s: no page", e.Rule.ID)
 		}
 	}
-	for _, r := range rules.All() {
+	for _, r := range catalogue.All() {
 		if InScope(r) && !in[r.ID] {
 			t.Errorf("clause %s missing from the inventory", r.ID)
 		}

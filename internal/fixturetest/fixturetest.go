@@ -34,18 +34,16 @@ func IDs(fs []rules.Finding) []string {
 }
 
 // Exactly fails t unless got fires exactly the rules the fixture name
-// promises, each of which must be in the catalogue.
+// promises. That every promised id is in the rule catalogue is checked by
+// package catalogue's tests over the whole fixture tree: this package serves
+// the declaring packages' own tests, which cannot import the catalogue that
+// imports them.
 func Exactly(t testing.TB, name string, got []rules.Finding) {
 	t.Helper()
 	want, ok := Want(name)
 	if !ok {
 		t.Errorf("%s: an invalid fixture is named RULE-ID[+RULE-ID...]__what.json", filepath.Base(name))
 		return
-	}
-	for _, id := range want {
-		if _, known := rules.Lookup(id); !known {
-			t.Errorf("%s: %s is not in the rule catalogue", filepath.Base(name), id)
-		}
 	}
 	if ids := IDs(got); !slices.Equal(ids, want) {
 		var b strings.Builder

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aghcheck/aghcheck/internal/agh"
+	"github.com/aghcheck/aghcheck/internal/catalogue"
 	"github.com/aghcheck/aghcheck/internal/jsonx"
 	"github.com/aghcheck/aghcheck/internal/requirements"
 	"github.com/aghcheck/aghcheck/internal/rules"
@@ -332,7 +333,7 @@ func (o *oracle) scenario(c *Case, d *draft) (*scenario.Scenario, error) {
 		check := []any{scenario.Listening}
 		if c.Accept != "" {
 			check, reqs = []any{c.Accept}, append(reqs, c.Accept)
-			if r, ok := rules.Lookup(c.Accept); ok {
+			if r, ok := catalogue.Lookup(c.Accept); ok {
 				level = r.Severity.Level()
 			}
 		}

@@ -83,3 +83,6 @@ var (
 		Clause: "authentication.signature MUST be the HMAC-SHA256, under the supplied key, of the canonical envelope content (RFC 8785 JCS of the document without authentication.signature).",
 		Source: seedSchema + " authentication.signature; aghcheck canonical envelope content (docs/formats.md)"})
 )
+
+// Rules returns the Olympus envelope rules, for the catalogue.
+func Rules() []*rules.Rule { return olympusRules.Rules() }

@@ -158,8 +158,13 @@ func TestOversized(t *testing.T) {
 }
 
 func TestRulesRegistered(t *testing.T) {
+	// The package's own list is what the catalogue takes from it.
+	c, err := rules.NewCatalogue(Rules())
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, r := range []*rules.Rule{RuleSchema, RuleSenderPersona, RuleAttachmentPath, RuleSignature} {
-		got, ok := rules.Lookup(r.ID)
+		got, ok := c.Lookup(r.ID)
 		if !ok || got != r || got.Profile != "olympus" || got.Severity != rules.Error || got.Source == "" {
 			t.Errorf("rule %s not registered as an olympus error with a source", r.ID)
 		}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/aghcheck/aghcheck/internal/agh"
-	"github.com/aghcheck/aghcheck/internal/rules"
+	"github.com/aghcheck/aghcheck/internal/catalogue"
 )
 
 // exchanges drives an offline peer through what the mutation test's
@@ -47,7 +47,7 @@ func TestEmitPatches(t *testing.T) {
 	for _, id := range ids {
 		t.Run(id, func(t *testing.T) {
 			e, _ := Emit(id)
-			if _, ok := rules.Lookup(id); !ok {
+			if _, ok := catalogue.Lookup(id); !ok {
 				t.Fatalf("%s is no catalogue rule", id)
 			}
 			want := append([]string{id}, e.Also...)

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/aghcheck/aghcheck/internal/rules"
+	"github.com/aghcheck/aghcheck/internal/catalogue"
 )
 
 // Fault is one deliberate misbehaviour of the reference peer. Every fault
@@ -184,7 +184,7 @@ func parseFaults(names []string) (faultSet, error) {
 		if ids, ok := strings.CutPrefix(n, FaultOverlook); ok {
 			known = true
 			for _, id := range strings.Split(ids, "+") {
-				_, found := rules.Lookup(id)
+				_, found := catalogue.Lookup(id)
 				known = known && found
 				fs[FaultOverlook+id] = true
 			}

@@ -104,7 +104,7 @@ func TestEveryRuleHasAnInvalidFixture(t *testing.T) {
 	for _, f := range append(files, more...) {
 		have[strings.SplitN(filepath.Base(f), "__", 2)[0]] = true
 	}
-	for _, r := range rules.All() {
+	for _, r := range Rules() {
 		if (r.Profile == wireProfile || r.Profile == cardProfile) && !have[r.ID] {
 			t.Errorf("rule %s has no invalid fixture", r.ID)
 		}
@@ -295,7 +295,7 @@ func TestRegistry(t *testing.T) {
 
 func TestRulesRegistered(t *testing.T) {
 	n := 0
-	for _, r := range rules.All() {
+	for _, r := range Rules() {
 		if r.Profile != wireProfile && r.Profile != cardProfile {
 			continue
 		}

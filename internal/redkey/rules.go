@@ -113,3 +113,6 @@ var (
 		Clause: "A card that routes escalations or declares output types SHOULD be validated with the registry of known slugs (--registry): without one, route_to and output_types are not checked.",
 		Source: seed + " §Field Rules (real role, agent and output contract slugs); aghcheck --registry"})
 )
+
+// Rules returns the RedKey wire and card rules, for the catalogue.
+func Rules() []*rules.Rule { return append(wireRules.Rules(), cardRules.Rules()...) }

@@ -11,6 +11,10 @@ import (
 // different level whose clause names the flag that asks for it, and run
 // --errata finds it by name.
 func TestReadings(t *testing.T) {
+	c, err := rules.NewCatalogue(Rules())
+	if err != nil {
+		t.Fatal(err)
+	}
 	seen := map[string]bool{}
 	for _, r := range Readings() {
 		if seen[r.Name] || r.Name == "" || r.Description == "" || len(r.Swap) == 0 {
@@ -18,8 +22,8 @@ func TestReadings(t *testing.T) {
 		}
 		seen[r.Name] = true
 		for from, to := range r.Swap {
-			a, okA := rules.Lookup(from)
-			b, okB := rules.Lookup(to)
+			a, okA := c.Lookup(from)
+			b, okB := c.Lookup(to)
 			if !okA || !okB {
 				t.Errorf("%s swaps %s for %s: both must be in the catalogue", r.Name, from, to)
 				continue
@@ -39,7 +43,7 @@ func TestReadings(t *testing.T) {
 	if len(seen) == 0 {
 		t.Fatal("no readings")
 	}
-	_, err := LookupReading("null-as-absent")
+	_, err = LookupReading("null-as-absent")
 	if err == nil || !strings.Contains(err.Error(), "capability-catalog-required") {
 		t.Errorf("an envelope erratum is not a live reading, and the error names the known ones: %v", err)
 	}

@@ -1,7 +1,7 @@
-// Package requirements registers the behavioural requirements only a live
+// Package requirements declares the behavioural requirements only a live
 // run can judge (work lifecycle, delivery, discovery, extensions, NATS
-// subjects, trust as a receiver) in the one rule catalogue, next to the
-// envelope rules of package agh, so scenarios, reports and docs/rules.md
+// subjects, trust as a receiver); package catalogue puts them in the one rule
+// catalogue, next to the envelope rules of package agh, so scenarios, reports and docs/rules.md
 // cite them by the same stable ids.
 package requirements
 
@@ -169,3 +169,15 @@ var (
 		Source: trustSrc,
 		Basis:  `Conformance Levels §Trust conformance: a Trust-level receiver MUST "classify valid baseline proofs as verified"; NATS binding §Route tokens: in verified mode the route token "MUST use the fingerprint suffix from from."`})
 )
+
+// Rules returns every requirement this package declares, of every profile,
+// for the catalogue. A new declarer belongs in this list too: the scenario
+// loader refuses a scenario citing a rule the catalogue lacks, so one left
+// out shows in the scenario tests.
+func Rules() []*rules.Rule {
+	var out []*rules.Rule
+	for _, d := range []*rules.Declarer{&lifecycle, &delivery, &discovery, &extensions, &natsRules, &trustRules, &conformance, &optional} {
+		out = append(out, d.Rules()...)
+	}
+	return out
+}

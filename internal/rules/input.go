@@ -34,3 +34,6 @@ var (
 	InputUnknownFormat = input.Declare(Rule{ID: "INPUT-UNKNOWN-FORMAT",
 		Clause: "A document MUST be recognisable as one of the supported formats (force one with --profile).", Source: "aghcheck profile detection"})
 )
+
+// InputRules returns the rules about the bytes themselves, for the catalogue.
+func InputRules() []*Rule { return input.Rules() }

@@ -1,14 +1,14 @@
-// Package rules holds the one catalogue of every check aghcheck performs and
-// the finding model every checker reports with. A rule lives here once, with a
-// stable id, so the validator, the live harness, the reports and docs/rules.md
-// all speak of the same thing.
+// Package rules holds the rule and finding model every checker reports with,
+// and the Catalogue type that checks a set of rules. A rule is declared once,
+// with a stable id, by the package that checks it; package catalogue builds
+// the one catalogue from those packages' lists, so the validator, the live
+// harness, the reports and docs/rules.md all speak of the same thing.
 package rules
 
 import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 	"unicode/utf8"
 )
 
@@ -122,46 +122,26 @@ func New(r *Rule, pointer, expected, found string) Finding {
 	return Finding{Rule: r, Pointer: pointer, Expected: expected, Found: found}
 }
 
-var (
-	mu      sync.RWMutex
-	byID    = map[string]*Rule{}
-	ordered []*Rule
-)
-
-// Register adds complete rules to the catalogue; checker packages declare
-// theirs through a Declarer, in package-level var initialisers, so that
-// importing them is enough. It panics on a duplicate or malformed rule: that
-// is a programming error caught by any test.
-func Register(rs ...*Rule) {
-	mu.Lock()
-	defer mu.Unlock()
-	for _, r := range rs {
-		if r.ID == "" || r.Profile == "" || r.Clause == "" || (r.Severity != Error && r.Severity != Warning && r.Severity != Note) {
-			panic(fmt.Sprintf("rules: incomplete rule %+v", *r))
-		}
-		if _, dup := byID[r.ID]; dup {
-			panic("rules: duplicate rule id " + r.ID)
-		}
-		byID[r.ID] = r
-		ordered = append(ordered, r)
-	}
-}
-
 // Declarer declares the rules of one profile. Every package states a rule
 // the same way, as a keyed Rule literal holding what is particular to it;
-// the declarer fills in the rest and registers it, so a rule is in the
-// catalogue the moment it exists.
+// the declarer fills in the rest and keeps the rule in its list, which the
+// package hands to the catalogue (package catalogue). The declarer keeps the
+// list, rather than each package naming its rules a second time, so that a
+// declared rule cannot be left out of the catalogue by a forgotten line.
 type Declarer struct {
 	Profile string
 	// Reason is the receipt reason_code of a MUST rule that names none
 	// ("" leaves such rules without one).
 	Reason string
+
+	declared []*Rule
 }
 
 // Declare completes r with the declarer's profile, severity Error unless r
-// sets one, and d.Reason for an Error rule without a reason; it registers
-// the rule and returns it.
-func (d Declarer) Declare(r Rule) *Rule {
+// sets one, and d.Reason for an Error rule without a reason; it adds the
+// rule to d's list and returns it. It checks nothing: NewCatalogue does, so
+// a malformed rule is refused in one place whoever declared it.
+func (d *Declarer) Declare(r Rule) *Rule {
 	r.Profile = d.Profile
 	if r.Severity == 0 {
 		r.Severity = Error
@@ -169,31 +149,57 @@ func (d Declarer) Declare(r Rule) *Rule {
 	if r.Reason == "" && r.Severity == Error {
 		r.Reason = d.Reason
 	}
-	Register(&r)
+	d.declared = append(d.declared, &r)
 	return &r
 }
 
+// Rules returns the rules d declared, in the order it declared them.
+func (d *Declarer) Rules() []*Rule { return append([]*Rule(nil), d.declared...) }
+
+// Catalogue is a checked set of rules: every rule complete, every id once.
+// It is built once from explicit lists (see package catalogue) and only read
+// afterwards, so it needs no lock.
+type Catalogue struct {
+	byID    map[string]*Rule
+	ordered []*Rule // by profile, then id
+}
+
+// NewCatalogue builds a catalogue from the given lists. It refuses a rule
+// without an id, profile, clause or known severity, and an id declared
+// twice (within a list or across lists): either would make a report or
+// docs/rules.md speak of a rule ambiguously.
+func NewCatalogue(lists ...[]*Rule) (*Catalogue, error) {
+	c := &Catalogue{byID: map[string]*Rule{}}
+	for _, list := range lists {
+		for _, r := range list {
+			if r == nil || r.ID == "" || r.Profile == "" || r.Clause == "" || (r.Severity != Error && r.Severity != Warning && r.Severity != Note) {
+				return nil, fmt.Errorf("rules: incomplete rule %+v", r)
+			}
+			if prev, dup := c.byID[r.ID]; dup {
+				return nil, fmt.Errorf("rules: duplicate rule id %s (profiles %s and %s)", r.ID, prev.Profile, r.Profile)
+			}
+			c.byID[r.ID] = r
+			c.ordered = append(c.ordered, r)
+		}
+	}
+	sort.SliceStable(c.ordered, func(i, j int) bool {
+		if c.ordered[i].Profile != c.ordered[j].Profile {
+			return c.ordered[i].Profile < c.ordered[j].Profile
+		}
+		return c.ordered[i].ID < c.ordered[j].ID
+	})
+	return c, nil
+}
+
 // Lookup returns the rule with the given id.
-func Lookup(id string) (*Rule, bool) {
-	mu.RLock()
-	defer mu.RUnlock()
-	r, ok := byID[id]
+func (c *Catalogue) Lookup(id string) (*Rule, bool) {
+	r, ok := c.byID[id]
 	return r, ok
 }
 
-// All returns every registered rule ordered by profile, then id.
-func All() []*Rule {
-	mu.RLock()
-	out := append([]*Rule(nil), ordered...)
-	mu.RUnlock()
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Profile != out[j].Profile {
-			return out[i].Profile < out[j].Profile
-		}
-		return out[i].ID < out[j].ID
-	})
-	return out
-}
+// All returns every rule ordered by profile, then id; the slice is the
+// caller's to keep.
+func (c *Catalogue) All() []*Rule { return append([]*Rule(nil), c.ordered...) }
 
 // Clip shortens a value echoed in a finding, which people read: when s is
 // longer than keep bytes plus the ellipsis, it keeps at most keep bytes of

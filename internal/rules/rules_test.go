@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -23,33 +22,34 @@ func TestPointerEscapes(t *testing.T) {
 	}
 }
 
-func TestRegisterRefusesDuplicatesAndIncompleteRules(t *testing.T) {
-	for name, r := range map[string]*Rule{
-		"duplicate id":   {ID: InputSyntax.ID, Profile: "input", Severity: Error, Clause: "x"},
-		"no id":          {Profile: "input", Severity: Error, Clause: "x"},
-		"no clause":      {ID: "TEST-NO-CLAUSE", Profile: "input", Severity: Error},
-		"no severity":    {ID: "TEST-NO-SEVERITY", Profile: "input", Clause: "x"},
-		"no profile set": {ID: "TEST-NO-PROFILE", Severity: Warning, Clause: "x"},
+// TestCatalogueRefusesDuplicatesAndIncompleteRules: a malformed rule, or an
+// id declared twice in one list or across two, is refused with an error
+// naming it.
+func TestCatalogueRefusesDuplicatesAndIncompleteRules(t *testing.T) {
+	ok := &Rule{ID: "TEST-OK", Profile: "input", Severity: Error, Clause: "x"}
+	for name, lists := range map[string][][]*Rule{
+		"duplicate across lists": {InputRules(), {{ID: InputSyntax.ID, Profile: "agh", Severity: Error, Clause: "x"}}},
+		"duplicate in a list":    {{ok, {ID: ok.ID, Profile: "input", Severity: Warning, Clause: "y"}}},
+		"no id":                  {{{Profile: "input", Severity: Error, Clause: "x"}}},
+		"no clause":              {{{ID: "TEST-NO-CLAUSE", Profile: "input", Severity: Error}}},
+		"no severity":            {{{ID: "TEST-NO-SEVERITY", Profile: "input", Clause: "x"}}},
+		"no profile set":         {{{ID: "TEST-NO-PROFILE", Severity: Warning, Clause: "x"}}},
+		"nil rule":               {{nil}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			defer func() {
-				if recover() == nil {
-					t.Fatal("Register accepted it")
-				}
-			}()
-			Register(r)
+			if c, err := NewCatalogue(lists...); err == nil {
+				t.Fatalf("NewCatalogue accepted it: %d rules", len(c.All()))
+			}
 		})
 	}
 }
 
-var declarerRuns int
-
 // TestDeclarerDefaults: a declared rule gets the declarer's profile, Error
 // unless it says otherwise, and the default reason only when it is a MUST
-// without one; it is in the catalogue at once.
+// without one; it is in the declarer's list, in order, and nowhere else.
 func TestDeclarerDefaults(t *testing.T) {
-	declarerRuns++ // ids stay unique under -count
 	d := Declarer{Profile: "test-declarer", Reason: "malformed"}
+	var declared []*Rule
 	for _, tc := range []struct {
 		in         Rule
 		sev        Severity
@@ -59,24 +59,43 @@ func TestDeclarerDefaults(t *testing.T) {
 		{Rule{ID: "TEST-DECL-REASON", Clause: "x", Reason: "expired"}, Error, "expired"},
 		{Rule{ID: "TEST-DECL-SHOULD", Clause: "x", Severity: Warning}, Warning, ""},
 	} {
-		tc.in.ID += "-" + strconv.Itoa(declarerRuns)
 		r := d.Declare(tc.in)
+		declared = append(declared, r)
 		if r.Profile != d.Profile || r.Severity != tc.sev || r.Reason != tc.wantReason {
 			t.Errorf("%s: profile %q severity %v reason %q", tc.in.ID, r.Profile, r.Severity, r.Reason)
 		}
-		if got, ok := Lookup(tc.in.ID); !ok || got != r {
-			t.Errorf("%s: not registered as declared", tc.in.ID)
+	}
+	got := d.Rules()
+	if len(got) != len(declared) {
+		t.Fatalf("declarer lists %d rules, declared %d", len(got), len(declared))
+	}
+	for i := range got {
+		if got[i] != declared[i] {
+			t.Errorf("rule %d: listed %s, declared %s", i, got[i].ID, declared[i].ID)
 		}
+	}
+	c, err := NewCatalogue(InputRules(), d.Rules())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := c.Lookup("TEST-DECL-MUST"); !ok || r != declared[0] {
+		t.Error("a declared rule is not in a catalogue built from its declarer's list")
 	}
 }
 
 func TestCatalogueIsOrderedAndLookupable(t *testing.T) {
-	all := All()
-	if len(all) == 0 {
-		t.Fatal("empty catalogue")
+	extra := Declarer{Profile: "a-first"}
+	extra.Declare(Rule{ID: "ZZ-LAST-ID", Clause: "x"})
+	c, err := NewCatalogue(InputRules(), extra.Rules())
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := c.All()
+	if len(all) != len(InputRules())+1 || all[0].ID != "ZZ-LAST-ID" {
+		t.Fatalf("catalogue of %d rules starting %s: want the input rules after profile a-first", len(all), all[0].ID)
 	}
 	for i, r := range all {
-		got, ok := Lookup(r.ID)
+		got, ok := c.Lookup(r.ID)
 		if !ok || got != r {
 			t.Errorf("Lookup(%s) = %v, %v", r.ID, got, ok)
 		}
@@ -87,7 +106,7 @@ func TestCatalogueIsOrderedAndLookupable(t *testing.T) {
 			}
 		}
 	}
-	if _, ok := Lookup("NO-SUCH-RULE"); ok {
+	if _, ok := c.Lookup("NO-SUCH-RULE"); ok {
 		t.Error("Lookup found a rule that does not exist")
 	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/aghcheck/aghcheck/fixtures"
 	"github.com/aghcheck/aghcheck/internal/agh"
+	"github.com/aghcheck/aghcheck/internal/catalogue"
 	"github.com/aghcheck/aghcheck/internal/jsonx"
 	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/trust"
@@ -176,7 +177,7 @@ func (f *Family) derive(fsys fs.FS, corpus Corpus, file string) ([]Case, error) 
 // themselves (profile input) rather than the envelope they decode to.
 func bytesRule(ids []string) bool {
 	return slices.ContainsFunc(ids, func(id string) bool {
-		r, ok := rules.Lookup(id)
+		r, ok := catalogue.Lookup(id)
 		return ok && r.Profile == rules.InputSyntax.Profile
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/aghcheck/aghcheck/internal/catalogue"
 	"io/fs"
 	"path"
 	"slices"
@@ -83,7 +84,7 @@ func TestReceiverFamilyCoversTheCorpora(t *testing.T) {
 				}
 				ids, _, _ := fixtures.Name(file)
 				must := slices.ContainsFunc(ids, func(id string) bool {
-					r, ok := rules.Lookup(id)
+					r, ok := catalogue.Lookup(id)
 					return ok && r.Severity == rules.Error
 				})
 				switch {
@@ -210,7 +211,7 @@ func TestReceiverFamilyClassIsTheCatalogues(t *testing.T) {
 		if c.Skip != "" || len(c.Rules) != 1 || !slices.Equal(c.Breaks, c.Rules) {
 			continue
 		}
-		r, _ := rules.Lookup(c.Rules[0])
+		r, _ := catalogue.Lookup(c.Rules[0])
 		if c.Reason != r.Reason {
 			t.Errorf("%s: reason %q, the catalogue says %q", c.ID, c.Reason, r.Reason)
 		}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aghcheck/aghcheck/internal/catalogue"
 	"github.com/aghcheck/aghcheck/internal/rules"
 )
 
@@ -84,7 +85,7 @@ func (sc *Scenario) heardAfter(i int) bool {
 // scenario plays at a receiver, so a rule a receiver may tolerate (the
 // sender's MUST: rules.Rule.Tolerable) is advice there.
 func levelOf(id string) string {
-	r, ok := rules.Lookup(id)
+	r, ok := catalogue.Lookup(id)
 	switch {
 	case !ok:
 		return ""

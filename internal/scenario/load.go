@@ -17,11 +17,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"gopkg.in/yaml.v3"
 
-	"github.com/aghcheck/aghcheck/internal/rules"
+	"github.com/aghcheck/aghcheck/internal/catalogue"
 	"github.com/aghcheck/aghcheck/schemas"
-
-	// The behavioural requirement ids scenarios cite.
-	_ "github.com/aghcheck/aghcheck/internal/requirements"
 )
 
 // SchemaName is the scenario format's JSON Schema in package schemas.
@@ -290,7 +287,7 @@ func (sc *Scenario) check() []issue {
 	at := "" // what is being checked: the problems' place in the file
 	bad := func(format string, a ...any) { out = append(out, issue{at, fmt.Sprintf(format, a...)}) }
 	for j, id := range sc.Requirements {
-		if _, ok := rules.Lookup(id); !ok {
+		if _, ok := catalogue.Lookup(id); !ok {
 			at = "/requirements/" + strconv.Itoa(j)
 			bad("requirement %s is not a registered rule id (see `aghcheck rules`)", id)
 		}

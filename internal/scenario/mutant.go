@@ -16,6 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/aghcheck/aghcheck/internal/agh"
+	"github.com/aghcheck/aghcheck/internal/catalogue"
 	"github.com/aghcheck/aghcheck/internal/jsonx"
 	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/trust"
@@ -392,7 +393,7 @@ func RulesOf(fs []rules.Finding) []string { return sortedKeys(ruleIDs(fs)) }
 // profile): those it may tolerate are no requirement of a receiver's case.
 func owed(ids []string) []string {
 	return slices.DeleteFunc(slices.Clone(ids), func(id string) bool {
-		r, ok := rules.Lookup(id)
+		r, ok := catalogue.Lookup(id)
 		return ok && !agh.Owed(r, true)
 	})
 }

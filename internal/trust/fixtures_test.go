@@ -329,6 +329,10 @@ func companionFiles(t testing.TB) map[string][]byte {
 // TestFixtureNames keeps the naming convention honest: invalid/RULE__desc
 // names the rule Evaluate must report.
 func TestFixtureNames(t *testing.T) {
+	c, err := rules.NewCatalogue(rules.InputRules(), Rules())
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, fx := range fixtures() {
 		t.Run(fx.name, func(t *testing.T) {
 			dir, base := filepath.Split(fx.name)
@@ -340,8 +344,8 @@ func TestFixtureNames(t *testing.T) {
 				t.Errorf("%s: state %s belongs in %s", fx.name, fx.state, wantDir)
 			}
 			if hasRule {
-				if _, ok := rules.Lookup(rule); !ok {
-					t.Errorf("%s: rule %s is not registered", fx.name, rule)
+				if _, ok := c.Lookup(rule); !ok {
+					t.Errorf("%s: rule %s is not declared", fx.name, rule)
 				}
 			}
 		})

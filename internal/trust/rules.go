@@ -63,3 +63,6 @@ var (
 		Source: "AGH Signature Verification §Proof-stripping defense",
 		Basis:  `Signature Verification §Proof-stripping defense: "A message with that from value but without proof MUST be rejected."`})
 )
+
+// Rules returns the signature verification rules, for the catalogue.
+func Rules() []*rules.Rule { return trustRules.Rules() }

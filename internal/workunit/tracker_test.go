@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/aghcheck/aghcheck/internal/agh"
+	"github.com/aghcheck/aghcheck/internal/catalogue"
 	"github.com/aghcheck/aghcheck/internal/rules"
 )
 
@@ -137,7 +138,7 @@ func TestSequences(t *testing.T) {
 						t.Errorf("step %d (%s %s from %s): findings %v, want %v\n%v", i+1, st.Kind, st.ID, st.From, got, sorted(st.Expect), fs)
 					}
 					for _, f := range fs {
-						if _, ok := rules.Lookup(f.Rule.ID); !ok {
+						if _, ok := catalogue.Lookup(f.Rule.ID); !ok {
 							t.Errorf("step %d: finding cites %s, which is not in the catalogue", i+1, f.Rule.ID)
 						}
 					}

@@ -1,0 +1,73 @@
+package catalogue
+
+import (
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aghcheck/aghcheck/fixtures"
+	"github.com/aghcheck/aghcheck/internal/rules"
+)
+
+// TestEveryListIsInTheCatalogue: each declaring package's rules are in the
+// one catalogue, as the same values, so a checker's finding and the
+// catalogue never disagree on a rule.
+func TestEveryListIsInTheCatalogue(t *testing.T) {
+	n := 0
+	for _, list := range Lists() {
+		if len(list) == 0 {
+			t.Error("a declaring package hands the catalogue no rules")
+		}
+		for _, r := range list {
+			n++
+			if got, ok := Lookup(r.ID); !ok || got != r {
+				t.Errorf("%s: not in the catalogue as declared", r.ID)
+			}
+		}
+	}
+	if len(All()) != n {
+		t.Errorf("catalogue has %d rules, the lists %d", len(All()), n)
+	}
+}
+
+// TestDuplicateAcrossPackagesIsRefused: the catalogue refuses a rule that
+// one package declares with another's id.
+func TestDuplicateAcrossPackagesIsRefused(t *testing.T) {
+	stray := rules.Declarer{Profile: "test"}
+	stray.Declare(rules.Rule{ID: All()[len(All())-1].ID, Clause: "x"})
+	if _, err := rules.NewCatalogue(append(Lists(), stray.Rules())...); err == nil {
+		t.Fatal("a duplicate id across packages was accepted")
+	}
+}
+
+// TestFixtureNamesAreCatalogueRules: every fixture named after the rules it
+// breaks (RULE-ID[+RULE-ID...]__what.json) names rules of the catalogue.
+// The declaring packages' fixture tests cannot check this themselves: they
+// cannot import this package, which imports them.
+func TestFixtureNamesAreCatalogueRules(t *testing.T) {
+	root := filepath.Join("..", "..", "fixtures")
+	n := 0
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.Contains(d.Name(), "__") {
+			return err
+		}
+		ids, _, ok := fixtures.Name(d.Name())
+		if !ok {
+			return nil // not a named fixture; the corpus's own test says so
+		}
+		n++
+		for _, id := range ids {
+			if _, known := Lookup(id); !known {
+				t.Errorf("%s: %s is not in the rule catalogue", p, id)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Fatalf("no named fixtures under %s", root)
+	}
+}
