@@ -2,7 +2,7 @@ package harness
 
 import (
 	"encoding/json"
-	"fmt"
+	"github.com/aghcheck/aghcheck/internal/randid"
 	"strings"
 	"testing"
 	"time"
@@ -27,15 +27,13 @@ func welcome(cfg peer.Config) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	n := 0
 	_, err = nc.Subscribe(agh.BroadcastSubject(cfg.Workspace, cfg.Channel), func(m *nats.Msg) {
 		var g struct{ Kind, From string }
 		if json.Unmarshal(m.Data, &g) != nil || g.Kind != "greet" || g.From == cfg.PeerID {
 			return
 		}
-		n++
 		ask, _ := json.Marshal(map[string]any{
-			"protocol": agh.Protocol, "id": fmt.Sprintf("msg_welcome_%d", n), "workspace_id": cfg.Workspace,
+			"protocol": agh.Protocol, "id": randid.UUID(), "workspace_id": cfg.Workspace,
 			"kind": "whois", "channel": cfg.Channel, "from": cfg.PeerID, "to": g.From, "ts": time.Now().Unix(),
 			"proof": nil, "body": map[string]any{"type": "request", "query": g.From},
 		})
@@ -110,8 +108,8 @@ func TestDroppingPeerEarnsNoCreditForSilence(t *testing.T) {
 	// Its card lists no trust profile: the trust cases are not played, and
 	// the claim is not earned.
 	for _, sc := range rep.Scenarios {
-		if sc.Claim == "trust" && (sc.Outcome != report.Skip || !strings.Contains(sc.Message, "trust mode")) {
-			t.Errorf("%s: %s %q, want skipped for the trust mode it does not advertise", sc.ID, sc.Outcome, sc.Message)
+		if sc.Claim == "trust" && (sc.Outcome != report.Skip || !strings.Contains(sc.Message, "does not advertise profile agh-network.trust.ed25519-jcs/v1")) {
+			t.Errorf("%s: %s %q, want skipped for the trust profile it does not advertise", sc.ID, sc.Outcome, sc.Message)
 		}
 	}
 	if c := claim(rep, "Trust Peer"); c.Earned {

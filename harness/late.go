@@ -75,12 +75,18 @@ func (p *player) late() {
 	// What arrived late for the scenario's peers joins its transcript and
 	// its passive verdict.
 	var lateMsgs []*message
+	var errs, warns, ownErrs, ownWarns []string
 	for _, m := range p.received() {
 		if m.at > p.endedAt && p.peers.addressed(m) {
 			lateMsgs = append(lateMsgs, m)
 			p.log.received(m)
+			e, w, oe, ow := p.charge(m)
+			errs, warns = append(errs, e...), append(warns, w...)
+			ownErrs, ownWarns = append(ownErrs, oe...), append(ownWarns, ow...)
 		}
 	}
+	p.fold(errs, warns, false)
+	p.fold(ownErrs, ownWarns, true)
 	if len(lateMsgs) > 0 {
 		res.Exchanged = p.log.ordered()
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/internal/trust"
+	"github.com/aghcheck/aghcheck/internal/workunit"
 )
 
 // player plays one scenario: it runs the steps through a sender and a
@@ -311,17 +312,20 @@ func (p *player) step(ctx context.Context, i int, st *scenario.Step) report.Step
 func (p *player) judge() {
 	res := p.res
 	var errs, warns []string
+	var ownErrs, ownWarns []string
 	for _, m := range p.received() {
 		if !p.peers.addressed(m) && !p.in.wasConsumed(m) {
 			continue
 		}
-		e, w := p.charge(m)
+		e, w, oe, ow := p.charge(m)
 		errs, warns = append(errs, e...), append(warns, w...)
+		ownErrs, ownWarns = append(ownErrs, oe...), append(ownWarns, ow...)
 	}
 	if dropped := p.in.droppedCount(); dropped > 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("%d messages not kept for this scenario (inbox limit)", dropped))
 	}
-	p.fold(errs, warns)
+	p.fold(errs, warns, false)
+	p.fold(ownErrs, ownWarns, true)
 	if res.Outcome == report.Warn && p.r.cfg.Strict {
 		res.Outcome, res.StrictFail = report.Fail, true
 		if res.Message == "" && len(res.Notes) > 0 {
@@ -332,14 +336,25 @@ func (p *player) judge() {
 
 // charge records m's findings against the scenario, once (a message
 // already charged, to this scenario or another, is not charged again), and
-// returns them as lines, errors and warnings apart.
-func (p *player) charge(m *message) (errs, warns []string) {
+// returns them as lines, errors and warnings apart: those of the rule
+// engine (what an envelope is: a sender duty), and those of the work-unit
+// tracker (what the IUT did with the scenario's work: judged with the
+// scenario, as its steps are).
+func (p *player) charge(m *message) (errs, warns, ownErrs, ownWarns []string) {
 	if len(m.findings) == 0 || !m.charged.CompareAndSwap(false, true) {
-		return nil, nil
+		return nil, nil, nil, nil
 	}
 	res := p.res
 	for _, f := range m.findings {
 		s := fmt.Sprintf("IUT %s %s: %s", m.label(), m.id(), f)
+		if slices.Contains(workunit.Judged, f.Rule) {
+			if f.Rule.Severity == rules.Error {
+				ownErrs = append(ownErrs, s)
+			} else {
+				ownWarns = append(ownWarns, s)
+			}
+			continue
+		}
 		if f.Rule.Severity == rules.Error {
 			errs = append(errs, s)
 		} else {
@@ -352,14 +367,15 @@ func (p *player) charge(m *message) (errs, warns []string) {
 		}
 		res.SenderFindings[i].Count++
 	}
-	return errs, warns
+	return errs, warns, ownErrs, ownWarns
 }
 
 // fold applies charged findings to the scenario's outcome: a Core Sender
-// scenario is judged by them; any other only notes them.
-func (p *player) fold(errs, warns []string) {
+// scenario is judged by them, and so is any scenario by its own (the
+// tracker's); any other only notes a sender defect.
+func (p *player) fold(errs, warns []string, own bool) {
 	res := p.res
-	if p.sc.Claim != senderClaim {
+	if !own && p.sc.Claim != senderClaim {
 		for _, e := range errs {
 			res.Notes = append(res.Notes, "charged to Core Sender: "+e)
 		}
