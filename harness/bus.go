@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aghcheck/aghcheck/internal/agh"
@@ -86,7 +87,8 @@ type bus struct {
 	byToken  map[string]*inbox // route token → scenario
 	byPeer   map[string]*inbox // test peer id → scenario
 	all      map[*inbox]bool
-	passive  []*message // every IUT message (up to floodMax)
+	passive  []*message   // every IUT message (up to floodMax)
+	last     atomic.Int64 // when the latest message arrived (a time.Duration since start)
 	iutCount int
 	flooded  bool
 	dropped  int
@@ -159,6 +161,7 @@ func (b *bus) check(m *message) {
 
 func (b *bus) receive(subject string, data []byte) {
 	m := &message{at: time.Since(b.start), subject: subject, raw: bytes.Clone(data)}
+	b.last.Store(int64(m.at))
 	m.token = peerToken(subject, b.workspace, b.channel)
 	if !b.admit(m) {
 		return
@@ -200,6 +203,10 @@ func (b *bus) receive(subject string, data []byte) {
 		}
 	}
 }
+
+// lastHeard is when the IUT's latest message arrived (since the run
+// started).
+func (b *bus) lastHeard() time.Duration { return time.Duration(b.last.Load()) }
 
 func (b *bus) noteDropped(n int) {
 	b.mu.Lock()

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aghcheck/aghcheck/internal/agh"
+	"github.com/aghcheck/aghcheck/internal/randid"
 	"github.com/aghcheck/aghcheck/internal/report"
 )
 
@@ -31,14 +33,22 @@ func (f *finished) add(p *player) {
 }
 
 // judgeLate judges every finished scenario again on what arrived since it
-// ended, then stops routing to it.
-func (r *runner) judgeLate() {
+// ended, then stops routing to it. A scenario's verdict was copied into the
+// report when its attempt ended: the late verdict goes there.
+func (r *runner) judgeLate(rep *report.Report) {
 	r.finished.mu.Lock()
 	players := r.finished.players
 	r.finished.players = nil
 	r.finished.mu.Unlock()
+	byID := make(map[string]*report.ScenarioResult, len(rep.Scenarios))
+	for _, sc := range rep.Scenarios {
+		byID[sc.ID] = sc
+	}
 	for _, p := range players {
-		p.late()
+		if res := byID[p.res.ID]; res != nil && res.Outcome == p.res.Outcome && res.Message == p.res.Message {
+			p.res = res // the attempt whose verdict the report holds
+			p.late()
+		}
 		r.bus.unregister(p.in, p.peers)
 	}
 }
@@ -154,3 +164,69 @@ func (p *player) contradiction() (string, *message) {
 
 // endNow records when a scenario ended: what arrives later is late.
 func (p *player) endNow() { p.endedAt = time.Since(p.r.start) }
+
+// lastWord asks the IUT, once every scenario has been played, a directed
+// whois and waits for its answer: a peer processes what it receives in
+// order, so what it sent in answer to anything before the question has
+// been published by the time its answer comes, and the run judges it. The
+// wait is bounded (three times the slowest reply of the run, at least a
+// second, at most --step-timeout): a peer that leaves a directed whois
+// unanswered (a SHOULD) only loses what it sends later, unjudged, as it
+// would at any end.
+func (r *runner) lastWord(rep *report.Report) {
+	if r.iutID == "" {
+		return
+	}
+	id := "aghcheck-last." + r.tag
+	peers := newPeerSet()
+	peers.add(id)
+	in := newInbox()
+	r.bus.register(in, peers)
+	defer r.bus.unregister(in, peers)
+	msgID := randid.UUID()
+	env := map[string]any{
+		"protocol": agh.Protocol, "id": msgID, "workspace_id": r.ws, "channel": r.ch,
+		"kind": "whois", "from": id, "to": r.iutID, "ts": r.now().Unix(), "proof": nil,
+		"body": map[string]any{"type": "request", "query": r.iutID},
+	}
+	if r.publishHarness(agh.PeerSubject(r.ws, r.ch, r.iutID), env) != nil {
+		return
+	}
+	bound := time.Second
+	if l := runLatency(rep.Scenarios); l != nil {
+		bound = max(bound, 3*l.Max.D())
+	}
+	bound = min(bound, r.cfg.StepTimeout)
+	deadline := time.NewTimer(bound)
+	defer deadline.Stop()
+	for {
+		in.mu.Lock()
+		answered := slices.ContainsFunc(in.msgs, func(m *message) bool { return m.env != nil && m.env["reply_to"] == msgID })
+		in.mu.Unlock()
+		if answered {
+			break
+		}
+		select {
+		case <-in.notify:
+		case <-deadline.C:
+			return
+		}
+	}
+	// A peer that works apart from what it receives (work in a goroutine of
+	// its own) may still be reporting: the run ends once the IUT has been
+	// quiet for a moment (twice its median reply, at least 50 ms), within
+	// the same bound.
+	quiet := 50 * time.Millisecond
+	if l := runLatency(rep.Scenarios); l != nil {
+		quiet = max(quiet, 2*l.Median.D())
+	}
+	tick := time.NewTicker(quiet / 2)
+	defer tick.Stop()
+	for time.Since(r.start)-r.bus.lastHeard() < quiet {
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			return
+		}
+	}
+}

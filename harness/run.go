@@ -105,6 +105,7 @@ func runConfig(ctx context.Context, cfg config) (*report.Report, error) {
 	if err := ctx.Err(); err != nil {
 		return r.abort(rep, todo, interruption(ctx))
 	}
+	r.lastWord(rep)
 	r.current().cancel(nil) // stop watching: the run is over
 
 	// Judge the IUT as a sender only once everything the broker delivered
@@ -125,7 +126,7 @@ func runConfig(ctx context.Context, cfg config) (*report.Report, error) {
 		case <-time.After(5 * time.Second):
 		}
 	}
-	r.judgeLate()
+	r.judgeLate(rep)
 	r.passive(rep)
 	r.link.report(rep, cfg.Strict)
 	r.liveReport(rep)
