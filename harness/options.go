@@ -169,10 +169,12 @@ func (o Options) checkTarget() error {
 	return nil
 }
 
-// loadBaseline reads the baseline. Its ids must name a loaded scenario
-// (selected or not: a narrowed run leaves the others unjudged) or, after
-// passive:, a catalogue rule. Entries whose reason is still TODO are a
-// warning, an error under Strict.
+// loadBaseline reads the baseline. An id that names no loaded scenario
+// (selected or not: a narrowed run leaves the others unjudged) nor, after
+// passive:, a catalogue rule is retired (the scenario or rule was removed
+// or renamed): a warning here, and a stale entry in the report, which
+// fails the run. Entries whose reason is still TODO are a warning, an
+// error under Strict.
 func (o Options) loadBaseline(scs []*scenario.Scenario) (*baseline.Baseline, error) {
 	if o.Baseline == "" {
 		return nil, nil
@@ -181,30 +183,68 @@ func (o Options) loadBaseline(scs []*scenario.Scenario) (*baseline.Baseline, err
 	if err != nil {
 		return nil, &OptionError{Option: "baseline", Err: err}
 	}
+	warn := o.Warn
+	if warn == nil {
+		warn = func(s string) { fmt.Fprintln(os.Stderr, "aghcheck: warning:", s) }
+	}
 	isScenario := func(id string) bool {
 		return slices.ContainsFunc(scs, func(sc *scenario.Scenario) bool { return sc.ID == id })
 	}
 	isRule := func(id string) bool { _, ok := catalogue.Lookup(id); return ok }
-	if err := b.CheckIDs(isScenario, isRule); err != nil {
-		return nil, &OptionError{Option: "baseline", Err: err}
+	if retired := b.Retire(isScenario, isRule); len(retired) > 0 {
+		verb := "name"
+		if len(retired) == 1 {
+			verb = "names"
+		}
+		warn(fmt.Sprintf("--baseline: %s %s no scenario or rule (retired or renamed: see aghcheck list, aghcheck rules), so the run reports %s stale: %s",
+			entries(len(retired)), verb, them(len(retired)), strings.Join(retired, ", ")))
 	}
 	if todo := b.Unreasoned(); len(todo) > 0 {
-		what := "entries"
-		if len(todo) == 1 {
-			what = "entry"
-		}
-		msg := fmt.Sprintf("%d %s still without a reason (TODO), so nothing says why they are excused: %s; name the erratum or link the issue",
-			len(todo), what, strings.Join(todo, ", "))
+		msg := fmt.Sprintf("%s still without a reason (TODO), so nothing says why they are excused: %s; name the erratum or link the issue",
+			entries(len(todo)), strings.Join(todo, ", "))
 		if o.Strict {
 			return nil, optionErr("baseline", "%s (an error under --strict)", msg)
-		}
-		warn := o.Warn
-		if warn == nil {
-			warn = func(s string) { fmt.Fprintln(os.Stderr, "aghcheck: warning:", s) }
 		}
 		warn("--baseline: " + msg)
 	}
 	return b, nil
+}
+
+// entries counts baseline entries in words.
+func entries(n int) string {
+	if n == 1 {
+		return "1 entry"
+	}
+	return fmt.Sprintf("%d entries", n)
+}
+
+func them(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}
+
+// CheckBaseline checks Baseline against what o plays, starting nothing
+// (aghcheck list --baseline; make reference before it builds the runtime):
+// a file that is not a baseline is an *OptionError; the entries naming no
+// scenario or rule are returned (their ids), and warned about.
+func (o Options) CheckBaseline() ([]string, error) {
+	p, err := o.Preview()
+	if err != nil {
+		return nil, err
+	}
+	b, err := o.loadBaseline(p.cfg.Scenarios)
+	if err != nil || b == nil {
+		return nil, err
+	}
+	var retired []string
+	for _, e := range b.Entries {
+		if b.Retired(e.ID) {
+			retired = append(retired, e.ID)
+		}
+	}
+	return retired, nil
 }
 
 // Scenarios are every scenario loaded, in order, played or not.

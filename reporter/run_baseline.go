@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/aghcheck/aghcheck/internal/baseline"
@@ -62,9 +63,12 @@ func newRows(rep *report.Report) []baselineRow {
 	return rows
 }
 
-// staleWhy says why an entry no longer holds (m is nil for a passive rule
-// no longer broken).
-func staleWhy(m *report.BaselineMark) string {
+// staleWhy says why entry id of rep's baseline no longer holds (m is nil
+// for a passive rule no longer broken, or an id naming nothing).
+func staleWhy(rep *report.Report, id string, m *report.BaselineMark) string {
+	if rep.Baseline != nil && slices.Contains(rep.Baseline.Retired, id) {
+		return "retired: no scenario or rule has this id (removed or renamed, see aghcheck list): rename or remove the entry"
+	}
 	if m == nil {
 		return "the rule is no longer broken: remove the entry"
 	}
@@ -86,14 +90,14 @@ func writeRunBaseline(w io.Writer, p palette, rep *report.Report) {
 		case report.BaselineExpected:
 			fmt.Fprintf(w, "  %s %-46s %s  %s\n", p.outcome(report.ExpectedFail), r.id, r.mark.Reason, p.faint.Sprint(firstLine(r.message)))
 		case report.BaselineStale:
-			fmt.Fprintf(w, "  %s %-46s %s\n", p.red.Sprint("STALE"), r.id, staleWhy(r.mark))
+			fmt.Fprintf(w, "  %s %-46s %s\n", p.red.Sprint("STALE"), r.id, staleWhy(rep, r.id, r.mark))
 		default:
 			fmt.Fprintf(w, "  %s %-46s %s\n", p.faint.Sprint("-    "), r.id, p.faint.Sprint(fmt.Sprintf("not judged (%s)", r.mark.Actual)))
 		}
 	}
 	for _, id := range b.Stale {
 		if !marked[id] {
-			fmt.Fprintf(w, "  %s %-46s %s\n", p.red.Sprint("STALE"), id, staleWhy(nil))
+			fmt.Fprintf(w, "  %s %-46s %s\n", p.red.Sprint("STALE"), id, staleWhy(rep, id, nil))
 		}
 	}
 	for _, r := range newRows(rep) {
@@ -135,7 +139,7 @@ func junitBaseline(rep *report.Report, get func(string) *junitTestsuite) {
 		s.Tests++
 		s.Failures++
 		s.Cases = append(s.Cases, junitTestcase{Name: "stale: " + id, Classname: "baseline", Time: "0",
-			Failure: &junitFailure{Escaped: true, Message: "stale baseline entry " + id + ": " + staleWhy(marks[id]), Type: "baseline"}})
+			Failure: &junitFailure{Escaped: true, Message: "stale baseline entry " + id + ": " + staleWhy(rep, id, marks[id]), Type: "baseline"}})
 	}
 	for _, r := range warned {
 		s.Tests++

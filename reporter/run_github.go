@@ -72,7 +72,7 @@ func writeRunGitHub(w io.Writer, rep *report.Report) error {
 			marks[r.id] = r.mark
 		}
 		for _, id := range rep.Baseline.Stale {
-			b.WriteString(Annotation("error", "stale baseline entry "+id, staleWhy(marks[id])) + "\n")
+			b.WriteString(Annotation("error", "stale baseline entry "+id, staleWhy(rep, id, marks[id])) + "\n")
 		}
 	}
 	s := rep.Summary

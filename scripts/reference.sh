@@ -5,7 +5,8 @@
 #
 #   make reference REF=<working tree of github.com/compozy/agh>   # that tree, uncommitted changes included
 #   make reference REF=<git dir or working tree> REV=<commit, tag or branch>
-#   make reference REF=<bare git dir>       # the pinned release
+#   make reference REF=<git dir>            # its HEAD
+#   make reference REF=<git dir> REV=v0.0.5 # the pinned release
 #   make reference                          # the pinned release, cloned from the public repository
 #
 # Environment: REF, REV, GO (default go), BASELINE (default
@@ -25,8 +26,9 @@
 # Go module proxy; the runtime itself never does (the proxy refuses it).
 set -euo pipefail
 
-# The pin: what is tested when neither REV nor a working tree says
-# otherwise. Bumping it: docs/reference.md, "Bumping the pin".
+# The pin: the release the shipped baseline records, cloned when no REF is
+# given; REV=v0.0.5 names it in a copy of your own, which must agree on its
+# commit. Bumping it: docs/reference.md, "Bumping the pin".
 PIN_TAG=v0.0.5
 PIN_COMMIT=cd4b155166e332c542516b3bbc55adf65bf86ece
 REPO_URL=https://github.com/compozy/agh.git
@@ -41,7 +43,7 @@ REF=${REF:-}
 REV=${REV:-}
 # The adapter's files that go into the runtime's copy; stub.go and the tests
 # stay behind (stub.go is what the adapter is without the runtime).
-ADAPTER_FILES=(main.go config.go runtime.go)
+ADAPTER_FILES=(main.go config.go agent.go runtime.go)
 
 die() {
 	echo "reference: $*" >&2
@@ -75,15 +77,21 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/aghcheck-reference.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 start=$(date +%s)
+mkdir -p "$tmp/bin"
 
 # 1. The runtime's git directory: REF (a working tree or a git directory,
 #    bare or not), else a shallow clone of the pinned tag.
+cloned=""
 if [ -z "$REF" ]; then
 	if ! GIT_TERMINAL_PROMPT=0 git clone --quiet --bare --depth 1 --branch "$PIN_TAG" \
 		"$REPO_URL" "$tmp/agh.git" 2>"$tmp/clone.err"; then
 		die "cannot clone $REPO_URL ($(tail -n 1 "$tmp/clone.err")); pass a working tree or git dir of $MODULE: make reference REF=/path/to/agh"
 	fi
 	REF=$tmp/agh.git
+	cloned=1
+	g0=$(git --git-dir="$REF" rev-parse --verify --quiet "refs/tags/$PIN_TAG^{commit}" || true)
+	[ "$g0" = "$PIN_COMMIT" ] ||
+		die "$PIN_TAG in $REPO_URL is commit ${g0:-none}, not the pinned $PIN_COMMIT (docs/reference.md, \"Bumping the pin\")"
 fi
 [ -d "$REF" ] || die "REF=$REF is not a directory (want a working tree or git dir of $MODULE)"
 gitdir=$(git -C "$REF" rev-parse --absolute-git-dir 2>/dev/null) ||
@@ -110,18 +118,22 @@ elif [ -n "$top" ]; then
 	mode=tree
 	git -C "$top" status --porcelain --untracked-files=normal >"$tmp/status"
 	what="the working tree $top at commit $commit"
-else
-	# A git directory without REV: the pin. The tag, when the copy has it,
-	# must still name the pinned commit.
-	if tagged=$(g rev-parse --verify --quiet "refs/tags/$PIN_TAG^{commit}"); then
-		[ "$tagged" = "$PIN_COMMIT" ] ||
-			die "$PIN_TAG in $REF is commit $tagged, not the pinned $PIN_COMMIT (docs/reference.md, \"Bumping the pin\")"
-	fi
-	g cat-file -e "$PIN_COMMIT^{commit}" 2>/dev/null ||
-		die "REF=$REF has neither $PIN_TAG nor commit $PIN_COMMIT (fetch the tag, or pass REV=, or another copy of $MODULE)"
+elif [ -n "$cloned" ]; then
 	commit=$PIN_COMMIT
 	mode=pin
-	what="the pinned $PIN_TAG, commit $commit"
+	what="the pinned $PIN_TAG, commit $commit, cloned from $REPO_URL"
+else
+	# A git directory without REV: its HEAD, whatever it names.
+	commit=$(g rev-parse --verify --quiet "HEAD^{commit}") ||
+		die "REF=$REF has no HEAD commit (pass REV=<commit, tag or branch>, e.g. REV=$PIN_TAG)"
+	mode=rev
+	head=$(g symbolic-ref --quiet --short HEAD 2>/dev/null || echo "a detached HEAD")
+	what="commit $commit, the HEAD ($head) of the git directory $gitdir (REV=$PIN_TAG for the pinned release)"
+fi
+# The pinned tag, wherever it is asked for, must still name the pinned
+# commit: the shipped baseline records that commit's deviations.
+if [ "$REV" = "$PIN_TAG" ] && [ "$commit" != "$PIN_COMMIT" ]; then
+	die "$PIN_TAG in $REF is commit $commit, not the pinned $PIN_COMMIT (docs/reference.md, \"Bumping the pin\")"
 fi
 if [ "$mode" = tree ]; then
 	gomod=$(cat "$top/go.mod" 2>/dev/null || true)
@@ -143,7 +155,29 @@ if [ "$mode" = tree ] && [ -s "$tmp/status" ]; then
 	[ "$n" -le 20 ] || say "    … and $((n - 20)) more (git status in $top)"
 fi
 
-# 3. Its source into the temporary directory.
+# 3. aghcheck itself, from this repository, before the runtime: it checks
+#    the baseline's ids first (a renamed scenario would otherwise fail the
+#    run only after minutes of building).
+t=$(date +%s)
+ldflags=()
+[ -n "${VERSION:-}" ] && ldflags=(-ldflags "-X github.com/aghcheck/aghcheck/internal/buildinfo.stamped=$VERSION")
+(cd "$ROOT" && "$GO" build ${ldflags[@]+"${ldflags[@]}"} -o "$tmp/bin/aghcheck" ./cmd/aghcheck) || die "building aghcheck failed"
+say "built aghcheck in $(elapsed "$t")"
+if [ -n "$BASELINE" ]; then
+	# The ids against the built-in suites (a --suite of RUN_ARGS may add
+	# scenarios the baseline names: then only a warning).
+	if ! "$tmp/bin/aghcheck" list --baseline "$BASELINE" >/dev/null 2>"$tmp/list.err"; then
+		sed 's/^aghcheck: warning: /reference: /; s/^aghcheck: /reference: /' "$tmp/list.err" >&2
+		grep -q 'retired or renamed' "$tmp/list.err" || die "$BASELINE cannot be used"
+		if [ -z "${WRITE_BASELINE:-}" ] && [[ " ${RUN_ARGS:-} " != *" --suite"* ]]; then
+			say "exit 1: the baseline names retired ids (stale in any run); rename or remove them first"
+			exit 1
+		fi
+	fi
+	say "checked the baseline's ids: $BASELINE"
+fi
+
+# 4. Its source into the temporary directory.
 src=$tmp/agh
 mkdir -p "$src"
 if [ "$mode" = tree ]; then
@@ -175,7 +209,7 @@ else
 fi
 say "copied its source in $(elapsed "$start")"
 
-# 4. The adapter, built inside the runtime's module (its network package is
+# 5. The adapter, built inside the runtime's module (its network package is
 #    internal/). The first build downloads the runtime's dependencies.
 adapter_dir=$src/cmd/aghcheck-adapter
 mkdir -p "$adapter_dir" "$tmp/bin"
@@ -191,8 +225,13 @@ t=$(date +%s)
 	-o "$tmp/bin/aghcheck-adapter" "${ADAPTER_FILES[@]}") ||
 	die "building the adapter inside $MODULE $version failed (see above)"
 say "built the adapter in $(elapsed "$t")"
+if [ -n "${KEEP:-}" ]; then
+	mkdir -p "$KEEP" && cp "$tmp/bin/aghcheck-adapter" "$tmp/bin/aghcheck" "$KEEP/" || die "cannot copy the binaries to KEEP=$KEEP"
+	say "kept aghcheck-adapter and aghcheck in $KEEP"
+fi
 
-# 4b. GOTEST=1: the same suites from go test, the adapter in the test
+
+# 5b. GOTEST=1: the same suites from go test, the adapter in the test
 #     process (package aghtest). A Go workspace of the runtime's copy and
 #     this repository gives the test aghcheck's packages without touching
 #     the runtime's go.mod.
@@ -229,17 +268,6 @@ if [ -n "${GOTEST:-}" ]; then
 	set -e
 	say "go test exit $status after $(elapsed "$start") in all ($MODULE $version)"
 	exit "$status"
-fi
-
-# 5. aghcheck itself, from this repository.
-t=$(date +%s)
-ldflags=()
-[ -n "${VERSION:-}" ] && ldflags=(-ldflags "-X github.com/aghcheck/aghcheck/internal/buildinfo.stamped=$VERSION")
-(cd "$ROOT" && "$GO" build ${ldflags[@]+"${ldflags[@]}"} -o "$tmp/bin/aghcheck" ./cmd/aghcheck) || die "building aghcheck failed"
-say "built aghcheck in $(elapsed "$t")"
-if [ -n "${KEEP:-}" ]; then
-	mkdir -p "$KEEP" && cp "$tmp/bin/aghcheck-adapter" "$tmp/bin/aghcheck" "$KEEP/" || die "cannot copy the binaries to KEEP=$KEEP"
-	say "kept aghcheck-adapter and aghcheck in $KEEP"
 fi
 
 # 6. The run: every suite, judged against the baseline, every report naming

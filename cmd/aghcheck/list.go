@@ -35,8 +35,9 @@ type listEntry struct {
 
 func newListCmd() *cobra.Command {
 	var (
-		sf     suiteFlags
-		format string
+		sf       suiteFlags
+		format   string
+		baseline string
 	)
 	cmd := &cobra.Command{
 		Use:   "list",
@@ -45,7 +46,12 @@ func newListCmd() *cobra.Command {
 directories, filtered by --run and --level) and prints what would be played
 and what would be skipped, without starting a broker or an IUT. On a
 terminal each line is cut to its width; --format json gives every field.
-aghcheck show ID prints a scenario's definition.`,
+aghcheck show ID prints a scenario's definition.
+
+With --baseline FILE it also checks a baseline's ids against these
+scenarios (and the rules, for passive:RULE-ID), as run would before it
+starts: an entry that names none is retired (removed or renamed), named
+on stderr, and list exits 1; run would report it stale.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if format != "text" && format != "json" {
@@ -53,6 +59,21 @@ aghcheck show ID prints a scenario's definition.`,
 			}
 			plan, err := sf.preview()
 			if err != nil {
+				return err
+			}
+			var retired []string
+			if baseline != "" {
+				opts := sf.options()
+				opts.Baseline, opts.Warn = baseline, func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), "aghcheck: warning:", s) }
+				if retired, err = opts.CheckBaseline(); err != nil {
+					return usage(err)
+				}
+			}
+			// A retired entry fails the check once the list is out.
+			done := func(err error) error {
+				if err == nil && len(retired) > 0 {
+					return &exitError{code: exitInvalid}
+				}
 				return err
 			}
 			scs := plan.Scenarios()
@@ -65,11 +86,11 @@ aghcheck show ID prints a scenario's definition.`,
 				}
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
-				return enc.Encode(struct {
+				return done(enc.Encode(struct {
 					Level     string      `json:"level"`
 					Played    int         `json:"played"`
 					Scenarios []listEntry `json:"scenarios"`
-				}{plan.Level(), plan.Selected(), entries})
+				}{plan.Level(), plan.Selected(), entries}))
 			}
 			var table bytes.Buffer
 			tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
@@ -92,11 +113,12 @@ aghcheck show ID prints a scenario's definition.`,
 				fmt.Fprint(out, cut(line, width))
 			}
 			fmt.Fprintf(out, "\n%s, %d would be played at level %s\n", reporter.Plural(len(scs), "scenario"), plan.Selected(), plan.Level())
-			return nil
+			return done(nil)
 		},
 	}
 	sf.add(cmd)
 	cmd.Flags().StringVarP(&format, "format", "f", "text", "output `FORMAT`: text or json")
+	cmd.Flags().StringVar(&baseline, "baseline", "", "also check the ids of the baseline `FILE` (exit 1 when one names no scenario or rule)")
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion("text", "json"))
 	return cmd
 }

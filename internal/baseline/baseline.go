@@ -22,12 +22,8 @@ import (
 // broken by what the IUT published, as in passive:ENV-WORK-ID.
 const PassivePrefix = "passive:"
 
-// ErrMalformed marks a file that is not a baseline; ErrUnknownID an entry
-// naming no scenario or rule of the run. Both are usage errors.
-var (
-	ErrMalformed = errors.New("malformed baseline")
-	ErrUnknownID = errors.New("unknown id")
-)
+// ErrMalformed marks a file that is not a baseline: a usage error.
+var ErrMalformed = errors.New("malformed baseline")
 
 // Entry is one known deviation.
 type Entry struct {
@@ -38,7 +34,8 @@ type Entry struct {
 	// Reason says why: an erratum id or an issue link.
 	Reason string `yaml:"reason"`
 
-	line int
+	line    int
+	retired bool // names no scenario or rule any more (see Retire)
 }
 
 // Baseline is a loaded baseline file.
@@ -131,21 +128,29 @@ func (b *Baseline) Unreasoned() []string {
 	return out
 }
 
-// CheckIDs reports the entries naming neither a scenario (scenario says
-// whether an id is one) nor, after passive:, a rule (rule likewise).
-func (b *Baseline) CheckIDs(scenario, rule func(id string) bool) error {
-	var unknown []string
-	for _, e := range b.Entries {
+// Retire marks the entries naming neither a scenario (scenario says
+// whether an id is one) nor, after passive:, a rule (rule likewise), and
+// lists them as file:line: id. Such an entry is retired, not a usage
+// error: the scenario or rule was removed or renamed, the deviation it
+// recorded can no longer be seen, and Apply reports it stale, so the run
+// fails until the entry is removed or renamed.
+func (b *Baseline) Retire(scenario, rule func(id string) bool) []string {
+	var retired []string
+	for i := range b.Entries {
+		e := &b.Entries[i]
 		r, passive := strings.CutPrefix(e.ID, PassivePrefix)
-		if (passive && !rule(r)) || (!passive && !scenario(e.ID)) {
-			unknown = append(unknown, fmt.Sprintf("%s:%d: %s", b.File, e.line, e.ID))
+		e.retired = (passive && !rule(r)) || (!passive && !scenario(e.ID))
+		if e.retired {
+			retired = append(retired, fmt.Sprintf("%s:%d: %s", b.File, e.line, e.ID))
 		}
 	}
-	if len(unknown) > 0 {
-		return fmt.Errorf("%w %s (an id names a scenario, see aghcheck list, or passive:RULE-ID, see aghcheck rules)",
-			ErrUnknownID, strings.Join(unknown, ", "))
-	}
-	return nil
+	return retired
+}
+
+// Retired says whether id is an entry Retire found naming nothing.
+func (b *Baseline) Retired(id string) bool {
+	e := b.byID[id]
+	return e != nil && e.retired
 }
 
 // judge compares what a run had with what an entry records.
@@ -234,8 +239,12 @@ func (b *Baseline) Apply(rep *report.Report) {
 		if seen[e.ID] {
 			continue
 		}
-		// A rule the IUT no longer breaks; a scenario the run never had.
-		if strings.HasPrefix(e.ID, PassivePrefix) && rep.Error == "" && rep.Passive.Envelopes > 0 {
+		// A retired id; a rule the IUT no longer breaks; a scenario the
+		// run never had.
+		if e.retired {
+			sum.Stale = append(sum.Stale, e.ID)
+			sum.Retired = append(sum.Retired, e.ID)
+		} else if strings.HasPrefix(e.ID, PassivePrefix) && rep.Error == "" && rep.Passive.Envelopes > 0 {
 			sum.Stale = append(sum.Stale, e.ID)
 		} else {
 			sum.Unjudged = append(sum.Unjudged, e.ID)

@@ -274,17 +274,28 @@ func TestParseMalformed(t *testing.T) {
 	}
 }
 
-func TestCheckIDs(t *testing.T) {
+// An id that names nothing any more is retired: listed, and reported
+// stale by Apply (so the run fails), never a usage error.
+func TestRetire(t *testing.T) {
 	b := parse(t, "entries:\n  - {id: a.fails, outcome: fail, reason: r}\n  - {id: nope.gone, outcome: fail, reason: r}\n"+
 		"  - {id: \"passive:ENV-WORK-ID\", outcome: fail, reason: r}\n  - {id: \"passive:NO-SUCH-RULE\", outcome: fail, reason: r}\n")
 	scenarios := func(id string) bool { return id == "a.fails" }
 	rules := func(id string) bool { return id == "ENV-WORK-ID" }
-	err := b.CheckIDs(scenarios, rules)
-	if !errors.Is(err, ErrUnknownID) || !strings.Contains(err.Error(), "unknown id b.yaml:3: nope.gone, b.yaml:5: passive:NO-SUCH-RULE (") {
-		t.Fatalf("error %v", err)
+	got := b.Retire(scenarios, rules)
+	if want := []string{"b.yaml:3: nope.gone", "b.yaml:5: passive:NO-SUCH-RULE"}; !slices.Equal(got, want) {
+		t.Fatalf("retired %q, want %q", got, want)
 	}
-	if err := parse(t, "entries: [{id: a.fails, outcome: fail, reason: r}]").CheckIDs(scenarios, rules); err != nil {
-		t.Fatal(err)
+	if !b.Retired("nope.gone") || b.Retired("a.fails") || b.Retired("no.entry") {
+		t.Error("Retired does not follow Retire")
+	}
+	rep := &report.Report{Scenarios: []*report.ScenarioResult{{ID: "a.fails", Outcome: report.Fail}}}
+	b.Apply(rep)
+	if s := rep.Baseline; !slices.Equal(s.Retired, []string{"nope.gone", "passive:NO-SUCH-RULE"}) ||
+		!slices.Contains(s.Stale, "nope.gone") || !slices.Contains(s.Stale, "passive:NO-SUCH-RULE") || rep.Summary.Passed {
+		t.Errorf("applied: %+v, passed %v; want both retired ids stale and the run failed", s, rep.Summary.Passed)
+	}
+	if got := parse(t, "entries: [{id: a.fails, outcome: fail, reason: r}]").Retire(scenarios, rules); len(got) != 0 {
+		t.Fatalf("retired %q", got)
 	}
 }
 

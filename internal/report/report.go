@@ -294,7 +294,10 @@ type BaselineSummary struct {
 	File     string   `json:"file"`
 	Entries  int      `json:"entries"`
 	Expected int      `json:"expected"`
-	Stale    []string `json:"stale,omitempty"`    // ids of entries that no longer hold
+	Stale    []string `json:"stale,omitempty"` // ids of entries that no longer hold
+	// Retired are the stale entries naming no scenario or rule at all
+	// (removed or renamed): nothing can show their deviation any more.
+	Retired  []string `json:"retired,omitempty"`
 	Unjudged []string `json:"unjudged,omitempty"` // ids of entries this run could not judge
 	// New are the failures, errors and warnings the file does not record
 	// (scenario ids, passive:RULE-ID): each fails the run.

@@ -233,6 +233,8 @@ func TestScriptRefusesBadRef(t *testing.T) {
 	emptyRepo := t.TempDir()
 	git(t, emptyRepo, "init", "--quiet", "--bare")
 	other := fakeRuntime(t, "example.org/other")
+	pinless := fakeRuntime(t, "github.com/compozy/agh")
+	git(t, pinless, "tag", "v0.0.5")
 	absent := filepath.Join(notGit, "absent.yaml")
 	tests := []struct {
 		want string
@@ -240,7 +242,7 @@ func TestScriptRefusesBadRef(t *testing.T) {
 	}{
 		{"is not a directory", []string{"REF=" + filepath.Join(notGit, "absent")}},
 		{"is not a git working tree or git directory", []string{"REF=" + notGit}},
-		{"has neither v0.0.5 nor commit cd4b1551", []string{"REF=" + emptyRepo}},
+		{"has no HEAD commit (pass REV=<commit, tag or branch>, e.g. REV=v0.0.5)", []string{"REF=" + emptyRepo}},
 		{"REV=v0.0.4 needs REF=", []string{"REV=v0.0.4"}},
 		{"has no commit, tag or branch v0.0.4 (git fetch it there first)", []string{"REF=" + emptyRepo, "REV=v0.0.4"}},
 		{"the working tree " + other + " at commit", []string{"REF=" + other}},
@@ -251,7 +253,9 @@ func TestScriptRefusesBadRef(t *testing.T) {
 		{"BASELINE is empty", []string{"REF=" + emptyRepo, "BASELINE="}},
 		{"no baseline at " + absent + " (BASELINE= for none)", []string{"REF=" + emptyRepo, "BASELINE=" + absent, "WRITE_BASELINE=" + filepath.Join(notGit, "new.yaml")}},
 		// Writing without a baseline to lend reasons is fine: REF is next.
-		{"has neither v0.0.5 nor commit cd4b1551", []string{"REF=" + emptyRepo, "BASELINE=", "WRITE_BASELINE=" + filepath.Join(notGit, "new.yaml")}},
+		{"has no HEAD commit", []string{"REF=" + emptyRepo, "BASELINE=", "WRITE_BASELINE=" + filepath.Join(notGit, "new.yaml")}},
+		// REV=v0.0.5 must name the pinned commit the baseline records.
+		{"v0.0.5 in " + pinless + " is commit ", []string{"REF=" + pinless, "REV=v0.0.5"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
@@ -290,6 +294,24 @@ func TestScriptNamesWhatItTests(t *testing.T) {
 		"reference: building the adapter inside github.com/compozy/agh v9.9.9-1-g"+short(head)+" failed")
 	check("REV", []string{"REF=" + filepath.Join(dir, ".git"), "REV=v9.9.9"},
 		"reference: testing github.com/compozy/agh v9.9.9-0-g"+short(tagged)+": commit "+tagged+" (v9.9.9)\n")
+	// A git directory alone: its HEAD, said so; the baseline's ids are
+	// checked before the runtime's source is copied or built.
+	branch := git(t, dir, "symbolic-ref", "--short", "HEAD")
+	check("git dir", []string{"REF=" + filepath.Join(dir, ".git")},
+		"reference: testing github.com/compozy/agh v9.9.9-1-g"+short(head)+": commit "+head+", the HEAD ("+branch+") of the git directory "+filepath.Join(dir, ".git")+" (REV=v0.0.5 for the pinned release)\n",
+		"reference: checked the baseline's ids: ")
+
+	// A baseline naming a retired id stops the script (exit 1, as the run
+	// would for a stale entry) before the runtime is copied or built.
+	retired := filepath.Join(t.TempDir(), "retired.yaml")
+	if err := os.WriteFile(retired, []byte("entries: [{id: envelope.duplicate-member-refused, outcome: fail, reason: r}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runScript(t, "REF="+dir, "BASELINE="+retired)
+	if code != 1 || stdout != "" || !strings.Contains(stderr, retired+":1: envelope.duplicate-member-refused") ||
+		!strings.Contains(stderr, "the baseline names retired ids") || strings.Contains(stderr, "copied its source") {
+		t.Errorf("retired id: exit %d, stdout %q, stderr:\n%s\nwant exit 1 before the source is copied", code, stdout, stderr)
+	}
 
 	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("changed\n"), 0o644); err != nil {
 		t.Fatal(err)

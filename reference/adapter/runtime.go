@@ -56,14 +56,14 @@ type adapter struct {
 	cfg    config
 	router *network.Router
 	log    *log.Logger
-	// accepted holds the work ids the agent took on, so a continuation of
-	// work it already answered is not taken for new work. Work identity is
-	// the runtime's (workspace, work_id); the workspace is fixed here.
-	accepted map[string]bool
+	// works is the agent's own view of the work it took on, by work_id
+	// (work identity is the runtime's (workspace, work_id); the workspace
+	// is fixed here): what it last reported, and who opened it.
+	works map[string]*agentWork
 }
 
 func run(ctx context.Context, cfg config) error {
-	a := &adapter{cfg: cfg, log: log.New(os.Stderr, "", log.Lmicroseconds), accepted: map[string]bool{}}
+	a := &adapter{cfg: cfg, log: log.New(os.Stderr, "", log.Lmicroseconds), works: map[string]*agentWork{}}
 
 	registry, err := network.NewPeerRegistry(cfg.GreetInterval)
 	if err != nil {
@@ -75,6 +75,9 @@ func run(ctx context.Context, cfg config) error {
 	}
 	name := "aghcheck adapter for the AGH reference runtime " + runtimeVersion
 	card.DisplayName = &name
+	// The agent follows aghcheck's control scripts (agent.go); the
+	// runtime's router still decides what each message does to the work.
+	card.ProfilesSupported = append(card.ProfilesSupported, controlProfile)
 	local, err := registry.RegisterLocal(sessionID, cfg.Workspace, cfg.Channel, card, time.Now().UTC())
 	if err != nil {
 		return fmt.Errorf("join %s/%s: %w", cfg.Workspace, cfg.Channel, err)
@@ -172,32 +175,53 @@ func (a *adapter) receive(ctx context.Context, payload []byte) {
 	}
 }
 
-// serve plays the agent session: directed work opened at this peer gets an
-// accepted receipt, a working trace and a completed trace, each sent through
-// the runtime's Router.Send (so the runtime builds, validates and tracks
-// them). Anything else delivered is conversation the agent just reads.
+// serve plays the agent session for what the router delivered to it:
+// directed work opened at this peer, the initiator's continuations of it
+// and its cancel. What the agent answers is plan's (agent.go): by default
+// an accepted receipt, a working and a completed trace; what a control
+// script asks for when the message carries one. Each reply goes through
+// the runtime's Router.Send, so the runtime builds, validates and tracks
+// it, and refuses what its lifecycle does not allow.
 func (a *adapter) serve(ctx context.Context, env network.Envelope) {
 	if env.WorkID == nil || env.To == nil || *env.To != a.cfg.PeerID {
 		return
 	}
-	if env.Kind != network.KindSay && env.Kind != network.KindCapability {
+	w := a.works[*env.WorkID]
+	cancel := false
+	switch env.Kind {
+	case network.KindSay, network.KindCapability:
+	case network.KindReceipt:
+		body, err := env.DecodeBody()
+		rb, ok := body.(network.ReceiptBody)
+		if err != nil || !ok || rb.Status != network.ReceiptStatusCanceled || w == nil {
+			return
+		}
+		cancel = true
+	default:
 		return
 	}
-	if a.accepted[*env.WorkID] {
-		a.log.Printf("agent: %s continues work %s it already answered", env.ID, *env.WorkID)
+	if w != nil && env.From != w.initiator {
+		a.log.Printf("agent: %s on work %s is not from its initiator: read only", env.ID, *env.WorkID)
 		return
 	}
-	a.accepted[*env.WorkID] = true
-	replies := []struct {
-		kind network.Kind
-		body any
-	}{
-		{network.KindReceipt, network.ReceiptBody{ForID: env.ID, Status: network.ReceiptStatusAccepted}},
-		{network.KindTrace, network.TraceBody{State: network.WorkStateWorking, Message: "on it"}},
-		{network.KindTrace, network.TraceBody{State: network.WorkStateCompleted, Result: json.RawMessage(`{"done":true}`)}},
+	var script json.RawMessage
+	if v, ok := env.Ext[controlProfile]; ok {
+		script = v
+		if len(v) == 0 {
+			script = json.RawMessage("null")
+		}
 	}
+	replies, next := plan(w, cancel, script)
+	if w == nil {
+		w = &agentWork{initiator: env.From}
+		a.works[*env.WorkID] = w
+	}
+	if len(replies) == 0 {
+		a.log.Printf("agent: reads %s %s on work %s (%s)", env.Kind, env.ID, *env.WorkID, w.state)
+	}
+	w.state = next
 	for _, r := range replies {
-		body, err := json.Marshal(r.body)
+		kind, body, err := r.encode(env.ID)
 		if err != nil {
 			a.log.Printf("agent: %v", err)
 			return
@@ -205,7 +229,7 @@ func (a *adapter) serve(ctx context.Context, env network.Envelope) {
 		req := network.SendRequest{
 			SessionID:   sessionID,
 			Channel:     a.cfg.Channel,
-			Kind:        r.kind,
+			Kind:        kind,
 			To:          &env.From,
 			Surface:     env.Surface,
 			ThreadID:    env.ThreadID,
@@ -215,16 +239,45 @@ func (a *adapter) serve(ctx context.Context, env network.Envelope) {
 			CausationID: &env.ID,
 			Body:        body,
 		}
-		if r.kind == network.KindReceipt {
+		if kind == network.KindReceipt {
 			req.ReplyTo = &env.ID
 		}
 		sent, err := a.router.Send(ctx, req)
 		if err != nil {
-			a.log.Printf("agent: %s for work %s not sent: %v", r.kind, *env.WorkID, err)
+			a.log.Printf("agent: %s for work %s not sent: %v", describeReply(r), *env.WorkID, err)
 			return
 		}
-		a.log.Printf("agent: sent %s %s for work %s", r.kind, sent.ID, *env.WorkID)
+		a.log.Printf("agent: sent %s %s for work %s", describeReply(r), sent.ID, *env.WorkID)
 	}
+}
+
+// encode is the runtime's kind and body for r, a receipt acknowledging forID or a trace.
+func (r reply) encode(forID string) (network.Kind, json.RawMessage, error) {
+	var body any
+	kind := network.KindTrace
+	if r.Status != "" {
+		kind = network.KindReceipt
+		rb := network.ReceiptBody{ForID: forID, Status: network.ReceiptStatus(r.Status)}
+		if r.ReasonCode != "" {
+			code := network.ReasonCode(r.ReasonCode)
+			rb.ReasonCode = &code
+		}
+		if r.Detail != "" {
+			rb.Detail = &r.Detail
+		}
+		body = rb
+	} else {
+		body = network.TraceBody{State: network.WorkState(r.State), Message: r.Message, Result: r.Result, ArtifactRefs: r.ArtifactRefs}
+	}
+	b, err := json.Marshal(body)
+	return kind, b, err
+}
+
+func describeReply(r reply) string {
+	if r.Status != "" {
+		return "receipt(" + r.Status + ")"
+	}
+	return "trace(" + r.State + ")"
 }
 
 // describe is one log line for the router's decision on a payload.
