@@ -129,16 +129,6 @@ func judgeClaim(rep *report.Report, claim string, inLevel bool, controlOnly map[
 		v.why = append(v.why, "untested: "+id)
 	}
 	if claim == senderClaim {
-		for _, sc := range rep.Scenarios {
-			if sc.Claim == senderClaim {
-				continue // judged by its own outcome
-			}
-			for _, f := range sc.SenderFindings {
-				if f.Level == "MUST" || (rep.Strict && f.Level == "SHOULD") {
-					v.why = append(v.why, fmt.Sprintf("%s: the IUT sent an envelope breaking %s", sc.ID, f.Rule))
-				}
-			}
-		}
 		switch rep.Passive.Outcome {
 		case report.Fail:
 			v.why = append(v.why, passiveWhy(rep.Passive))
@@ -420,19 +410,6 @@ func requirementTable(rep *report.Report) []report.RequirementResult {
 			rr := get(id, "")
 			rr.Scenarios = append(rr.Scenarios, sc.ID)
 			worst(rr, verdicts[id].outcome)
-		}
-	}
-	for _, sc := range rep.Scenarios {
-		for _, pf := range sc.SenderFindings {
-			rr := get(pf.Rule, pf.Level)
-			if !slices.Contains(rr.Scenarios, sc.ID) {
-				rr.Scenarios = append(rr.Scenarios, sc.ID)
-			}
-			o := report.Fail
-			if pf.Level != "MUST" {
-				o = report.Warn
-			}
-			worst(rr, o)
 		}
 	}
 	for _, pf := range rep.Passive.Findings {

@@ -20,9 +20,11 @@ type message struct {
 	env      map[string]any // nil when not a JSON object
 	findings []rules.Finding
 	fromIUT  bool
-	// charged is set once a scenario took m's findings as its own (its
-	// exchange caused them): the run's passive verdict leaves m out.
-	charged atomic.Bool
+	// charged is set once a scenario's exchange caused m (chargedTo names
+	// it): the passive verdict attributes m's sender findings to it and
+	// leaves out the tracker's, which the scenario judged itself.
+	charged   atomic.Bool
+	chargedTo string
 }
 
 func (m *message) kind() string { s, _ := m.env["kind"].(string); return s }

@@ -2,12 +2,14 @@ package harness
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/aghcheck/aghcheck/internal/broker"
 	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/requirements"
 	"github.com/aghcheck/aghcheck/internal/rules"
+	"github.com/aghcheck/aghcheck/internal/workunit"
 )
 
 // passive grades everything the IUT published.
@@ -24,12 +26,15 @@ func (r *runner) passive(rep *report.Report) {
 	var order []string
 	errs, warns := 0, 0
 	for _, m := range b.passive {
-		if m.charged.Load() {
-			pr.Charged++ // a scenario's exchange caused it: charged there
-			continue
+		charged := m.charged.Load()
+		if charged && len(m.findings) > 0 {
+			pr.Charged++
 		}
 		bad := false
 		for _, f := range m.findings {
+			if charged && slices.Contains(workunit.Judged, f.Rule) {
+				continue // the scenario that caused it judged it
+			}
 			pf := byRule[f.Rule.ID]
 			if pf == nil {
 				pf = &report.PassiveFinding{Rule: f.Rule.ID, Level: f.Rule.Severity.Level(), Example: f.String()}
@@ -37,6 +42,9 @@ func (r *runner) passive(rep *report.Report) {
 				order = append(order, f.Rule.ID)
 			}
 			pf.Count++
+			if charged && !slices.Contains(pf.Scenarios, m.chargedTo) {
+				pf.Scenarios = append(pf.Scenarios, m.chargedTo)
+			}
 			if f.Severity(r.cfg.Strict) == rules.Error {
 				errs++
 				bad = true

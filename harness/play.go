@@ -344,6 +344,7 @@ func (p *player) charge(m *message) (errs, warns, ownErrs, ownWarns []string) {
 	if len(m.findings) == 0 || !m.charged.CompareAndSwap(false, true) {
 		return nil, nil, nil, nil
 	}
+	m.chargedTo = p.res.ID
 	res := p.res
 	for _, f := range m.findings {
 		s := fmt.Sprintf("IUT %s %s: %s", m.label(), m.id(), f)

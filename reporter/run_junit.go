@@ -46,7 +46,11 @@ func writeRunJUnit(w io.Writer, rep *report.Report) error {
 			c.Skipped = &junitSkipped{Message: sc.Message}
 			s.Skipped++
 		case report.ExpectedFail:
-			c.Skipped = junitExpected(sc.Baseline, sc.Message)
+			why := sc.Message
+			if why == "" && len(sc.Notes) > 0 {
+				why = sc.Notes[0] // a warning says why in its notes
+			}
+			c.Skipped = junitExpected(sc.Baseline, why)
 			s.Skipped++
 		case report.Warn:
 			c.SystemOut = runOut("WARN (SHOULD not met): " + sc.Message + "\n" + strings.Join(sc.Notes, "\n"))

@@ -273,7 +273,7 @@ func writePassive(w io.Writer, p palette, rep *report.Report) {
 	pv := rep.Passive
 	fmt.Fprintf(w, "Passive validation of everything the IUT published: %s  %s, %d invalid", p.outcome(pv.Outcome), Plural(pv.Envelopes, "envelope"), pv.Invalid)
 	if pv.Charged > 0 {
-		fmt.Fprintf(w, " (and %d charged to Core Sender in the scenarios whose exchange they answered)", pv.Charged)
+		fmt.Fprintf(w, " (%d of them answered a scenario's exchange: the finding names it)", pv.Charged)
 	}
 	if pv.Dropped > 0 {
 		fmt.Fprintf(w, ", %d dropped by the broker", pv.Dropped)
@@ -281,6 +281,9 @@ func writePassive(w io.Writer, p palette, rep *report.Report) {
 	fmt.Fprintln(w)
 	for _, f := range pv.Findings {
 		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("    %-6s %-28s ×%-4d %s", f.Level, f.Rule, f.Count, firstLine(f.Example)), " "))
+		if len(f.Scenarios) > 0 {
+			fmt.Fprintf(w, "           in the exchange of %s\n", strings.Join(f.Scenarios, ", "))
+		}
 	}
 }
 

@@ -202,9 +202,8 @@ type PassiveResult struct {
 	Outcome   Outcome `json:"outcome"`
 	Envelopes int     `json:"envelopes"`
 	Invalid   int     `json:"invalid"`
-	// Charged counts the invalid envelopes a scenario's exchange caused:
-	// their findings are that scenario's (ScenarioResult.SenderFindings),
-	// not counted again here.
+	// Charged counts the envelopes with findings a scenario's exchange
+	// caused (PassiveFinding.Scenarios names them).
 	Charged  int               `json:"charged,omitempty"`
 	Flooded  bool              `json:"flooded,omitempty"`
 	Dropped  int               `json:"dropped,omitempty"` // messages the broker dropped for the harness
@@ -221,6 +220,10 @@ type PassiveFinding struct {
 	// RunWide marks a finding about the IUT's traffic as a whole (a
 	// flood, a publish the broker refused), not about envelopes it sent.
 	RunWide bool `json:"run_wide,omitempty"`
+	// Scenarios are the scenarios whose exchange caused the envelopes
+	// with this finding (not their receiver verdict's: the defect is the
+	// sender's, counted here once).
+	Scenarios []string `json:"scenarios,omitempty"`
 	// Baseline is the --baseline entry naming this rule (passive:RULE).
 	Baseline *BaselineMark `json:"baseline,omitempty"`
 }
