@@ -95,6 +95,8 @@ type draft struct {
 	// (-1: not UTF-8); nil when they were not.
 	pre     *scenario.Send
 	bytesOp int
+	// unmutated: the seed itself, played first (fuzzer.seeds).
+	unmutated bool
 }
 
 type generator struct {
@@ -689,8 +691,9 @@ func (d *draft) rawOp(op bytesOp) bool {
 // notUTF8 puts a byte that is not UTF-8 into a string of the message, an
 // extension's (not an id: a decoder that repairs the byte would answer
 // under an id no one sent), written {{byte.ff}} so that the scenario file
-// stays text and the message carries the case's own identities: the IUT
-// must refuse it as its own work (INPUT-UTF8), not only survive it.
+// stays text and the message carries the case's own identities. A
+// receiver may take it or refuse it (INPUT-UTF8 binds the publisher), and
+// must survive it.
 func (d *draft) notUTF8() bool {
 	return d.rawOp(bytesOp{"not-utf8", "a byte that is not UTF-8 in an extension string", `"caf{{byte.ff}}"`, nil})
 }
