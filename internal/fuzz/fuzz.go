@@ -393,10 +393,13 @@ func (fz *fuzzer) seeds(seeds []seed) error {
 		d := &draft{seed: s, send: s.send, ops: []string{"unmutated"}, unmutated: true}
 		d.send.Envelope = jsonx.Copy(s.send.Envelope).(map[string]any)
 		d.send.Drop = slices.Clone(s.send.Drop)
-		if ext, _ := d.send.Envelope["ext"].(map[string]any); len(ext) > 0 {
-			// Its extensions are unknown to the IUT: taking it is what
-			// EXT-UNKNOWN-IGNORED asks.
-			d.accept = requirements.ExtUnknownIgnored.ID
+		if ext, _ := d.send.Envelope["ext"].(map[string]any); s.sign && len(ext) == 0 {
+			// Valid and verified: a peer that takes the trust profile
+			// must take it (a seed is signed only for such a peer). With
+			// an extension, a refusal could be the extension's: which
+			// rule it breaks is left open (DELIV-FAILURE-CLASSES, a
+			// SHOULD, still says it was refused).
+			d.accept = requirements.TrustRxAccept.ID
 		}
 		sr := &SeedResult{Seed: s.name}
 		fz.rep.Seeds = append(fz.rep.Seeds, sr)

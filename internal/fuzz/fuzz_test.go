@@ -151,9 +151,12 @@ func TestFaultyPeersFound(t *testing.T) {
 	}{
 		{"overlook:ENV-TS", "MUST", KindAcceptedInvalid, "ENV-TS", 188, 20},
 		{"one-failure-class", "SHOULD", KindWrongReason, requirements.DelivFailureClasses.ID, 1, 30},
-		{"reject-unknown-ext", "MUST", KindNotTaken, requirements.ExtUnknownIgnored.ID, 1, 150},
+		{"reject-unknown-ext", "MUST", KindNotTaken, requirements.ExtUnknownIgnored.ID, 103, 30},
 		{"whois-no-reply-to", "MUST", KindInvalidOutput, "WHOIS-RESPONSE-REPLY-TO", 1, 100},
 		{"broadcast-taken-as-addressed", "MUST", KindAcceptedMisrouted, requirements.NATSBroadcastNotAddressed.ID, 91, 20},
+		// Signed seeds, played unmutated first, refused: the seed's own
+		// finding, once.
+		{"reject-verified", "MUST", KindNotTaken, requirements.TrustRxAccept.ID, 1, 20},
 		// The same bytes published twice, taken twice.
 		{"no-dedupe", "SHOULD", KindReplayed, requirements.DelivDedupe.ID, 21, 20},
 	} {

@@ -493,13 +493,20 @@ func (g *generator) size(d *draft) bool {
 		sizes = append(sizes, agh.MaxEnvelopeSize+4<<10, oversize)
 	}
 	n := sizes[g.rng.IntN(len(sizes))]
-	if !d.put("/ext/org.example.blob", fmt.Sprintf("{{pad.%d}}", n), false) {
+	// The bytes go into the work's own text, not an extension: a refusal
+	// must be the size's, not an unknown extension's (EXT-UNKNOWN-IGNORED
+	// has cases of its own).
+	at := "/body/text"
+	if d.seed.kind == agh.KindCapability {
+		at = "/body/capability/summary"
+	}
+	if !d.put(at, fmt.Sprintf("{{pad.%d}}", n), false) {
 		return false
 	}
 	if n < agh.MaxEnvelopeSize {
 		d.accept = requirements.NATSPayload.ID
 	}
-	d.note(fmt.Sprintf("size@%d", n), fmt.Sprintf("add %d bytes of extension (org.example.blob)", n))
+	d.note(fmt.Sprintf("size@%d", n), fmt.Sprintf("pad %s to %d bytes", at, n))
 	return true
 }
 

@@ -63,8 +63,10 @@ func (p *peer) handle(subject string, raw []byte) {
 	// Someone else's directed traffic seen on the broadcast subject is not
 	// ours to judge.
 	if to != "" && to != p.self && subject != p.ownSubject {
-		if p.faults[faultReportOthersWork] && env["work_id"] != nil && (kind == agh.KindSay || kind == agh.KindCapability) {
-			p.receipt(env, containerOf(env), agh.StatusAccepted, "", "", true)
+		if c := containerOf(env); p.faults[faultReportOthersWork] && c != nil && env["work_id"] != nil && (kind == agh.KindSay || kind == agh.KindCapability) {
+			// Only work with a container: the fault is the misplaced
+			// receipt, not a crash on one without (aghcheck fuzz found it).
+			p.receipt(env, c, agh.StatusAccepted, "", "", true)
 		}
 		if !p.faults[faultBroadcastAddressed] {
 			return
