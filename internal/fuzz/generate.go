@@ -493,12 +493,14 @@ func (g *generator) size(d *draft) bool {
 		sizes = append(sizes, agh.MaxEnvelopeSize+4<<10, oversize)
 	}
 	n := sizes[g.rng.IntN(len(sizes))]
-	// The bytes go into the work's own text, not an extension: a refusal
-	// must be the size's, not an unknown extension's (EXT-UNKNOWN-IGNORED
-	// has cases of its own).
-	at := "/body/text"
+	// The bytes go into a member of the work's own body, not an
+	// extension (a refusal must be the size's, not an unknown
+	// extension's: EXT-UNKNOWN-IGNORED has cases of its own), and not one
+	// a peer echoes in its answer (the text: its answer would then be too
+	// large itself), as nats.max-payload does.
+	at := "/body/intent"
 	if d.seed.kind == agh.KindCapability {
-		at = "/body/capability/summary"
+		at = "/body/capability/outcome"
 	}
 	if !d.put(at, fmt.Sprintf("{{pad.%d}}", n), false) {
 		return false
