@@ -63,7 +63,7 @@ func TestOracleAsksOnlyDuties(t *testing.T) {
 // run has no finding.
 func TestCapabilityRefusingPeerNoFinding(t *testing.T) {
 	t.Parallel()
-	rep := run(t, Config{Seed: 1, Cases: 300, Target: harness.Target{StepTimeout: 2 * time.Second}}, "no-capability-work")
+	rep := run(t, Config{Seed: 1, Cases: 300, Target: harness.Target{StepTimeout: 10 * time.Second}}, "no-capability-work")
 	if len(rep.Findings) > 0 || rep.Failed() {
 		t.Fatalf("%d findings:%s", len(rep.Findings), describe(rep))
 	}
