@@ -113,11 +113,13 @@ export function check(env, now) {
     if (env[key] === undefined) bad(key);
   }
   for (const key of Object.keys(env)) if (!MEMBERS.has(key)) bad(key);
-  if (env.protocol !== undefined && env.protocol !== PROTOCOL) bad('protocol', 'unsupported_profile');
+  // A protocol string we do not speak is an unsupported profile; a value
+  // of another type names no profile at all: malformed.
+  if (env.protocol !== undefined && env.protocol !== PROTOCOL) bad('protocol', isString(env.protocol) ? 'unsupported_profile' : 'malformed');
   if (env.id !== undefined && !nonBlank(env.id)) bad('id');
   if (env.workspace_id !== undefined && (!nonBlank(env.workspace_id) || WORKSPACE_UNSAFE.test(env.workspace_id))) bad('workspace_id');
   if (env.kind === 'direct') bad('kind'); // direct is a surface, not a kind
-  else if (env.kind !== undefined && !KINDS.includes(env.kind)) bad('kind', 'unsupported_kind');
+  else if (env.kind !== undefined && !KINDS.includes(env.kind)) bad('kind', isString(env.kind) ? 'unsupported_kind' : 'malformed');
   if (env.channel !== undefined && !(isString(env.channel) && CHANNEL.test(env.channel))) bad('channel');
   if (env.from !== undefined && !(isString(env.from) && PEER_ID.test(env.from))) bad('from');
   if (present(env, 'to') && !(isString(env.to) && PEER_ID.test(env.to))) bad('to');

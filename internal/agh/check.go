@@ -2,6 +2,7 @@ package agh
 
 import (
 	"encoding/json"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -108,24 +109,85 @@ func isPeer(s string) bool {
 	return ValidPeerID(s) || (strings.IndexByte(s, '@') > 0 && trust.IsHandle(s))
 }
 
-// unixSeconds reads a JSON integer literal >= 0 that fits in int64. A
-// fraction or exponent ("1.0", "1e9") is refused even when integral: the
-// typed decoders of common peers reject it.
-func unixSeconds(v any) (int64, bool) {
-	switch n := v.(type) {
+// unixSeconds reads ts or expires_at as the Envelope page's schema types
+// it: a JSON integer (any number without a fractional part, "1e9" and
+// "1.0" included) not below 0. n is its value, saturated at MaxInt64 (a
+// time beyond int64 is far in the future); plain says it is written as a
+// plain integer literal that fits in int64, the one form every typed
+// decoder takes (ENV-TS-LITERAL).
+func unixSeconds(v any) (n int64, integral, plain bool) {
+	switch t := v.(type) {
 	case json.Number:
-		i, err := strconv.ParseInt(string(n), 10, 64)
-		return i, err == nil && i >= 0
+		if i, err := strconv.ParseInt(string(t), 10, 64); err == nil {
+			return max(i, 0), i >= 0, i >= 0
+		}
+		n, integral = numberSeconds(string(t))
+		return n, integral, false
 	case int64:
-		return n, n >= 0
+		return t, t >= 0, t >= 0
 	case int:
-		return int64(n), n >= 0
+		return int64(t), t >= 0, t >= 0
 	case float64:
-		if n >= 0 && n == float64(int64(n)) {
-			return int64(n), true
+		if t >= 0 && t == math.Trunc(t) && !math.IsInf(t, 0) {
+			if t >= 1<<63 {
+				return math.MaxInt64, true, false
+			}
+			return int64(t), true, true
 		}
 	}
-	return 0, false
+	return 0, false, false
+}
+
+// numberSeconds reads a JSON number literal that is not a plain int64:
+// whether it is integral and not negative (-0 is 0), and its value
+// saturated at MaxInt64. It works on the digits, so that "1e999999999"
+// costs no more than "1e9".
+func numberSeconds(lit string) (int64, bool) {
+	neg := strings.HasPrefix(lit, "-")
+	lit = strings.TrimPrefix(lit, "-")
+	mant, exp, hasExp := strings.Cut(strings.ToLower(lit), "e")
+	whole, frac, _ := strings.Cut(mant, ".")
+	digits := strings.TrimLeft(whole+frac, "0")
+	shift := -len(frac) // value = digits × 10^(shift + exponent)
+	trimmed := strings.TrimRight(digits, "0")
+	shift += len(digits) - len(trimmed)
+	if trimmed == "" {
+		return 0, true // zero, however written
+	}
+	if neg {
+		return 0, false
+	}
+	e, big := 0, false
+	if hasExp {
+		x, err := strconv.Atoi(exp)
+		if err != nil {
+			// Past int: only its sign matters (a fraction or a huge time).
+			if strings.HasPrefix(exp, "-") {
+				return 0, false
+			}
+			big = true
+		}
+		e = x
+	}
+	if !big && e > 1<<22 {
+		big = true // no message is long enough to hold a fraction this undoes
+	}
+	if !big {
+		shift += e
+	}
+	switch {
+	case big:
+		return math.MaxInt64, true
+	case shift < 0:
+		return 0, false
+	case len(trimmed)+shift > 19:
+		return math.MaxInt64, true
+	}
+	i, err := strconv.ParseInt(trimmed+strings.Repeat("0", shift), 10, 64)
+	if err != nil {
+		return math.MaxInt64, true
+	}
+	return i, true
 }
 
 func nonEmptyString(v any) bool {

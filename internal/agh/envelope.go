@@ -68,6 +68,7 @@ func (r *run) envelope() {
 	}
 	if v, ok := r.val[fProtocol], r.has[fProtocol]; ok && v != Protocol {
 		r.add(RuleProtocol, "/protocol", strconv.Quote(Protocol), describe(v))
+		r.wrongType(v)
 	}
 	r.match(fID, RuleID, nonEmptyGrammar, false)
 	if r.match(fWorkspaceID, RuleWorkspaceID, nonEmptyGrammar, false) {
@@ -80,15 +81,14 @@ func (r *run) envelope() {
 			r.add(RuleKindDirect, "/kind", `a kind; use surface "direct" for direct rooms`, `"direct"`)
 		case !IsKnownKind(s):
 			r.add(RuleKind, "/kind", "greet|whois|say|capability|receipt|trace", describe(v))
+			r.wrongType(v)
 		}
 	}
 	r.match(fChannel, RuleChannel, channelGrammar, false)
 	r.match(fFrom, RuleFrom, fromGrammar, false)
 	r.match(fTo, RuleTo, toGrammar, true)
 	if v, ok := r.val[fTS], r.has[fTS]; ok {
-		if _, good := unixSeconds(v); !good {
-			r.add(RuleTS, "/ts", "integer >= 0", describe(v))
-		}
+		r.seconds(v, RuleTS, "/ts")
 	}
 	// expires_at and the correlation ids are optional, and the schema does
 	// not let them be null.
@@ -105,9 +105,7 @@ func (r *run) envelope() {
 				r.add(RuleNullOptional, i.ptr(), want, "null")
 			}
 		case i == fExpiresAt:
-			if _, good := unixSeconds(v); !good {
-				r.add(RuleExpiresAt, i.ptr(), "integer >= 0", describe(v))
-			}
+			r.seconds(v, RuleExpiresAt, i.ptr())
 		case !nonEmptyString(v):
 			r.add(RuleCorrelation, i.ptr(), "non-empty string", describe(v))
 		}
@@ -146,4 +144,27 @@ func (r *run) envelope() {
 func IsNamespacedKey(k string) bool {
 	i := strings.IndexByte(k, '.')
 	return i > 0 && i < len(k)-1
+}
+
+// seconds checks a time member: the schema's integer >= 0 (rule), and the
+// plain int64 literal typed decoders take (ENV-TS-LITERAL, a SHOULD).
+func (r *run) seconds(v any, rule *rules.Rule, ptr string) {
+	switch _, integral, plain := unixSeconds(v); {
+	case !integral:
+		r.add(rule, ptr, "integer >= 0", describe(v))
+	case !plain && r.c.opts.Errata.PlainTimes:
+		r.add(rule, ptr, "a plain integer literal within int64 (--errata plain-times)", describe(v))
+	case !plain:
+		r.add(RuleTSLiteral, ptr, "a plain integer literal within int64", describe(v))
+	}
+}
+
+// wrongType marks the finding just added as malformed when v is no string:
+// unsupported_profile and unsupported_kind answer a profile or kind the
+// receiver does not support (Message Kinds §Reason codes), and a value of
+// the wrong JSON type names none; it fails validation (malformed).
+func (r *run) wrongType(v any) {
+	if _, ok := v.(string); !ok {
+		r.fs[len(r.fs)-1].Reason = ReasonMalformed
+	}
 }

@@ -35,6 +35,11 @@ type Errata struct {
 	// RejectSecretKeys refuses body/proof/ext members whose keys name raw
 	// secrets (token, password, api_key, ...) (erratum 11).
 	RejectSecretKeys bool
+	// PlainTimes refuses a ts or expires_at that the schema's integer
+	// admits but a typed decoder does not (1.0, 1e9, past int64): ENV-TS
+	// and ENV-EXPIRES-AT in place of the ENV-TS-LITERAL warning
+	// (docs/errata.md, "Integral times").
+	PlainTimes bool
 }
 
 // ErrataInfo describes one errata flag for --errata help and docs.
@@ -68,6 +73,8 @@ var errataFlags = []errataFlag{
 		func(e *Errata) *bool { return &e.RejectFutureTS }},
 	{ErrataInfo{"reject-secret-keys", "erratum 11: refuse body, proof or ext members whose keys name raw secrets"}, true,
 		func(e *Errata) *bool { return &e.RejectSecretKeys }},
+	{ErrataInfo{"plain-times", "integral times: refuse a ts or expires_at not written as a plain integer that fits in int64 (1.0, 1e9, 1e+30), as typed decoders do"}, false,
+		func(e *Errata) *bool { return &e.PlainTimes }},
 }
 
 // ErrataNames lists every errata flag with a one-line description.

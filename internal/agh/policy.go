@@ -14,8 +14,9 @@ import (
 
 func (r *run) freshness() {
 	now, age := r.c.opts.Now, r.c.opts.MaxReplayAge
-	ts, tsOK := unixSeconds(r.val[fTS])
-	if exp, ok := unixSeconds(r.val[fExpiresAt]); ok {
+	// A time beyond int64 reads as MaxInt64: far in the future.
+	ts, tsOK, _ := unixSeconds(r.val[fTS])
+	if exp, ok, _ := unixSeconds(r.val[fExpiresAt]); ok {
 		if exp <= now {
 			r.addMsg(RuleExpired, "/expires_at", "later than now ("+strconv.FormatInt(now, 10)+")", strconv.FormatInt(exp, 10),
 				"expired "+strconv.FormatInt(now-exp, 10)+" s ago")

@@ -30,15 +30,16 @@ func trustRule(r *rules.Rule) bool {
 // RefusalReason is the receipt reason_code a receiver uses for these
 // findings, following the validation order ("" when nothing refuses): the
 // reason of the error-severity finding in the earliest stage wins (ties go
-// to the first reported). Warnings never refuse.
+// to the first reported; a finding may name its own reason,
+// rules.Finding.RefusalCode). Warnings never refuse.
 func RefusalReason(fs []rules.Finding) string {
 	best, reason := stageOther+1, ""
 	for _, f := range fs {
-		if f.Rule == nil || f.Rule.Severity != rules.Error || f.Rule.Reason == "" {
+		if f.Rule == nil || f.Rule.Severity != rules.Error || f.RefusalCode() == "" {
 			continue
 		}
 		if s := Stage(f.Rule); s < best {
-			best, reason = s, f.Rule.Reason
+			best, reason = s, f.RefusalCode()
 		}
 	}
 	return reason
@@ -79,10 +80,12 @@ var replyPointers = map[string]bool{
 
 // Answerable reports whether a refused envelope carries a usable work
 // context, so that the refusal is answered with a receipt to its sender: a
-// directed say, capability or trace (receipts only when they cancel, so two
-// peers never bounce receipts at each other) whose id, from, to, work_id
-// and container are present and break no rule. Otherwise a receiver refuses
-// in silence: a receipt built from broken members would be broken itself.
+// directed say or capability (work a sender asked the receiver to take on,
+// Work Lifecycle §Directed work rules) whose id, from, to, work_id and
+// container are present and break no rule. No page asks a receiver to
+// answer a broken trace or receipt, and two peers must never bounce
+// receipts at each other. Otherwise a receiver refuses in silence: a
+// receipt built from broken members would be broken itself.
 func Answerable(env map[string]any, fs []rules.Finding) bool {
 	for _, f := range fs {
 		if f.Rule != nil && f.Rule.Severity == rules.Error && replyPointers[f.Pointer] {
@@ -90,11 +93,7 @@ func Answerable(env map[string]any, fs []rules.Finding) bool {
 		}
 	}
 	switch Str(env, "kind") {
-	case KindSay, KindCapability, KindTrace:
-	case KindReceipt:
-		if body, _ := BodyOf(env); body["status"] != StatusCanceled {
-			return false
-		}
+	case KindSay, KindCapability:
 	default:
 		return false
 	}

@@ -92,13 +92,18 @@ var (
 		Source: srcEnv + " §Fields (to)",
 		Basis:  `Envelope §Fields, to: "MUST be a Peer ID when the message is directed to one peer. MUST be null or omitted for broadcast messages."`})
 	RuleTS = rule(stageEnvelope, rules.Rule{ID: "ENV-TS",
-		Clause: "ts MUST be an integer number of Unix seconds, not negative.",
+		Clause: "ts MUST be an integer number of Unix seconds, not negative, as the schema types it (any integral JSON number: 1e9 and 1.0 are integers; ENV-TS-LITERAL advises the plain form).",
 		Source: srcEnv + " §Fields (ts)",
 		Basis:  `Envelope §Fields, ts (type integer): "MUST be Unix time in seconds, set by the sender."`})
 	RuleExpiresAt = rule(stageEnvelope, rules.Rule{ID: "ENV-EXPIRES-AT",
-		Clause: "expires_at, when present, MUST be an integer number of Unix seconds, not negative.",
+		Clause: "expires_at, when present, MUST be an integer number of Unix seconds, not negative, as the schema types it (any integral JSON number).",
 		Source: srcEnv + " §Fields (expires_at)",
 		Basis:  `Envelope §Fields, expires_at: its presence is a MAY ("MAY set Unix time in seconds ..."); once set, its type (integer Unix seconds) is the normative schema's, so MUST`})
+	RuleTSLiteral = rule(stageEnvelope, rules.Rule{ID: "ENV-TS-LITERAL", Severity: rules.Warning, Reason: ReasonMalformed,
+		Clause:    "ts and expires_at SHOULD be written as a plain integer literal that fits in int64 (1776366000, not 1.7763660e9, 1776366000.0 or 1e+30): typed decoders refuse the others.",
+		Source:    srcEnv + " §Fields (ts, expires_at); §JSON schema",
+		Basis:     `Envelope §JSON schema types ts and expires_at "integer" with minimum 0, which any integral JSON number satisfies (ENV-TS, ENV-EXPIRES-AT); no sentence of the pages asks for one literal form, so this interoperability advice to the sender is a SHOULD (docs/errata.md, "Integral times")`,
+		Tolerable: "the advice binds the sender: the schema's integer admits the message, and a receiver may take it (reading it as far in the future when it passes int64) or refuse it as malformed, as a typed decoder does"})
 	RuleCorrelation = rule(stageEnvelope, rules.Rule{ID: "ENV-CORRELATION-ID",
 		Clause: "reply_to, trace_id and causation_id, when present, MUST be non-empty strings.",
 		Source: srcEnv + " §Fields (reply_to, trace_id, causation_id)",

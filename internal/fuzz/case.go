@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,8 +25,9 @@ import (
 //     the receiver family's case for it (suites/receiver/receiver.yaml):
 //     never accepted or worked on; a refusal, if any, in the failure class
 //     of the validation order (agh.RefusalReason); a refusal receipt
-//     (SHOULD) where it carries a usable work context (agh.Answerable);
-//     valid work served afterwards.
+//     (SHOULD) where it carries a usable work context (agh.Answerable: a
+//     directed say or capability; no page asks a receiver to answer a
+//     broken trace or receipt); valid work served afterwards.
 //   - accept: it is valid directed work (or a directed whois): the peer
 //     takes it as it would take the seed, never refusing it in a protocol
 //     failure class; where a mutation kept it valid on purpose (an unknown
@@ -33,13 +35,20 @@ import (
 //   - ignore: it is addressed to another peer and seen on the broadcast
 //     subject: never worked on, and valid work served afterwards.
 //   - survive: it breaks only rules a receiver may tolerate (a byte order
-//     mark, a repeated member, a number or a nesting past aghcheck's own
-//     limits: rules.Rule.Tolerable), or the trust profile's rules at a
-//     peer that does not take the profile, or it is larger than any peer
-//     must accept, or it is valid but says another workspace, channel or
-//     addressee than the subject it comes on, or it reports on work the
-//     IUT never saw: the peer may take it or refuse it, and must serve
-//     valid work afterwards (alive, connected, listening).
+//     mark, bytes that are not UTF-8, a repeated member, a number or a
+//     nesting past aghcheck's own limits, a time not written as a plain
+//     int64: rules.Rule.Tolerable), or the trust profile's rules at a
+//     peer that does not take the profile, or only the replay age (the
+//     receiver's own policy), or it is larger than any peer must accept,
+//     or it is valid but says another workspace, channel or addressee
+//     than the subject it comes on, or its ts lies ahead of the harness's
+//     clock (the receiver's policy too), or it reports on work the IUT
+//     never saw: the peer may take it or refuse it, and must serve valid
+//     work afterwards (alive, connected, listening).
+//
+// A case's verdict is differential (see fuzzer.seeds): its seed, played
+// unmutated first, must have met the oracle for the case's different
+// behaviour to be a finding.
 //
 // Mutants the protocol leaves open are not played: one breaking only a
 // SHOULD rule (a receiver may take it or not), one breaking a rule a
@@ -53,6 +62,15 @@ const (
 	shapeIgnore  = "ignore"
 	shapeSurvive = "survive"
 )
+
+// appReasons are the reasons a peer may refuse valid work for, its own
+// decision (Message Kinds §Reason codes): it offers no such capability,
+// it is busy, it failed, it will not serve that sender.
+var appReasons = []any{agh.ReasonNotFound, agh.ReasonBusy, agh.ReasonInternal, agh.ReasonNotTarget}
+
+// appRefusal is what a seed's case says when the IUT refuses valid work
+// for a reason of its own.
+const appRefusal = "the IUT refuses this valid work for a reason of its own (a refusal a peer may make: it may offer no capability, or be busy)"
 
 // protocolReasons are the failure classes of the validation order: a
 // valid message refused with one of them was misjudged (a peer may still
@@ -119,6 +137,9 @@ type oracle struct {
 	// trust says the IUT takes the trust profile: only then must it
 	// refuse what breaks the profile's rules.
 	trust bool
+	// unmet are the seeds whose unmutated case did not meet the oracle
+	// (fuzzer.seeds): set before any mutant is made.
+	unmet map[string]bool
 	// shapes are scenarios already made, by what their steps depend on:
 	// a case whose steps are the same is a renamed copy with its own send.
 	shapes map[string]*scenario.Scenario
@@ -155,8 +176,12 @@ func (o *oracle) build(d *draft, n int) (c *Case, why string, err error) {
 	c.Verdict.Answered = v.Answered && own(env) && agh.Str(env, "id") == "msg_judge_open" &&
 		(env["work_id"] == nil || agh.Str(env, "work_id") == "work_judge_w")
 	// What this IUT owes the message, and what a receiver refusing all
-	// it may would say.
-	duty := agh.DutyReason(v.Result.Findings, o.trust)
+	// it may would say. The replay age is the receiver's own policy (a
+	// SHOULD, its bound its own): a message only it would refuse may be
+	// taken.
+	duty := agh.DutyReason(slices.DeleteFunc(slices.Clone(v.Result.Findings), func(f rules.Finding) bool {
+		return f.Rule == agh.RuleReplayAge
+	}), o.trust)
 	switch {
 	case d.bystander:
 		c.Shape = shapeIgnore
@@ -169,6 +194,11 @@ func (o *oracle) build(d *draft, n int) (c *Case, why string, err error) {
 		c.Shape = shapeSurvive
 	case errs > 0:
 		return nil, "it breaks a rule with no refusal class", nil
+	case tolerated(v.Result.Findings):
+		// The sender's SHOULD that a receiver may enforce (a time not
+		// written as a plain int64, ENV-TS-LITERAL): taking it and
+		// refusing it are both right.
+		c.Shape = shapeSurvive
 	case others > 0:
 		return nil, "it breaks only a SHOULD rule", nil
 	case !own(env):
@@ -180,6 +210,10 @@ func (o *oracle) build(d *draft, n int) (c *Case, why string, err error) {
 		// A receipt, trace or continuation for work the IUT never saw
 		// (out of order, or never sent), or a greet: what the IUT makes
 		// of it shows in nothing it must send, but it must survive it.
+		c.Shape = shapeSurvive
+	case ahead(env, o.now()):
+		// A ts ahead of the receiver's clock: whether it takes one is its
+		// replay-age policy (erratum 11), no sentence of the pages.
 		c.Shape = shapeSurvive
 	default:
 		c.Shape = shapeAccept
@@ -207,6 +241,26 @@ func (o *oracle) build(d *draft, n int) (c *Case, why string, err error) {
 		return nil, "", err
 	}
 	return c, "", nil
+}
+
+// tolerated reports whether fs holds a SHOULD rule a receiver may enforce
+// by refusing (a Warning with a refusal reason and rules.Rule.Tolerable).
+func tolerated(fs []rules.Finding) bool {
+	return slices.ContainsFunc(fs, func(f rules.Finding) bool {
+		return f.Rule.Severity == rules.Warning && f.Rule.Tolerable != "" && f.RefusalCode() != ""
+	})
+}
+
+// aheadSkew is how far ahead of the harness's clock a ts may be and still
+// be work every receiver must take: past it, the receiver's replay-age
+// policy decides.
+const aheadSkew = 60
+
+// ahead reports whether env's ts lies more than aheadSkew seconds ahead
+// of now (a ts past int64 is far ahead).
+func ahead(env map[string]any, now time.Time) bool {
+	ts, err := strconv.ParseFloat(fmt.Sprint(env["ts"]), 64)
+	return err == nil && ts-float64(now.Unix()) > aheadSkew
 }
 
 // The stand-in run's identities (scenario.Judge): what a mutant's
@@ -340,6 +394,12 @@ func (o *oracle) scenario(c *Case, d *draft) (*scenario.Scenario, error) {
 		doc["title"] = "Valid " + kindOf(c.Seed) + " (" + strings.Join(c.Ops, "; ") + ") is taken, never refused in a protocol failure class"
 		doc["description"] = "Generated by aghcheck fuzz (" + c.What() + ")."
 		doc["level"], doc["requirements"] = level, reqs
+		if o.refusable(d) {
+			// An unmutated seed, or a mutant of one the IUT refused: a
+			// refusal for a reason of its own ends the wait (skip).
+			served["unobservable"] = map[string]any{"because": appRefusal, "any_of": []any{map[string]any{"kind": "receipt",
+				"body": map[string]any{"for_id": id, "status": agh.StatusRejected, "reason_code": map[string]any{"$in": appReasons}}}}}
+		}
 		doc["steps"] = []any{
 			send,
 			map[string]any{"expect_silence": map[string]any{"any_of": []any{map[string]any{"kind": "receipt",
@@ -370,7 +430,7 @@ func (o *oracle) scenario(c *Case, d *draft) (*scenario.Scenario, error) {
 			}
 		}
 	}
-	key := fmt.Sprintf("%s|%t|%s|%v|%v|%v|%t", c.Shape, c.Sign, c.Accept, isWhois(c.Verdict.Result.Envelope), id, work, d.replay)
+	key := fmt.Sprintf("%s|%t|%s|%v|%v|%v|%t|%t", c.Shape, c.Sign, c.Accept, isWhois(c.Verdict.Result.Envelope), id, work, d.replay, o.refusable(d))
 	if tmpl := o.shapes[key]; tmpl != nil {
 		sc := *tmpl
 		sc.ID, sc.Title, sc.Description = c.ID, doc["title"].(string), doc["description"].(string)
@@ -389,6 +449,12 @@ func (o *oracle) scenario(c *Case, d *draft) (*scenario.Scenario, error) {
 	}
 	return sc, err
 }
+
+// refusable reports whether d's acceptance may end in a refusal for the
+// IUT's own reasons without a finding: d is a seed played unmutated
+// (what it shows is what the IUT does with valid work of that kind), or
+// a mutant of a seed the IUT did not take (its behaviour is not judged).
+func (o *oracle) refusable(d *draft) bool { return d.unmutated || o.unmet[d.seed.name] }
 
 // keep remembers a scenario made for a key (see oracle.shapes).
 func (o *oracle) keep(key string, sc *scenario.Scenario) {

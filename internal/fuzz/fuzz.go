@@ -14,11 +14,14 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/internal/jsonx"
 	"github.com/aghcheck/aghcheck/internal/report"
+	"github.com/aghcheck/aghcheck/internal/requirements"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/internal/trust"
 )
@@ -95,6 +98,11 @@ type Report struct {
 	NotPlayed map[string]int `json:"not_played,omitempty"`
 	// Errors counts cases that could not be judged (the IUT gone).
 	Errors int `json:"errors,omitempty"`
+	// Seeds are what each seed, played unmutated before any mutant, showed;
+	// Unjudged counts the cases whose behaviour was not judged because
+	// their seed did not meet the oracle (a finding is differential).
+	Seeds    []*SeedResult `json:"seeds,omitempty"`
+	Unjudged int           `json:"unjudged,omitempty"`
 	// Unconfirmed counts findings that rested on a shortened ceiling and
 	// did not show again with the full --step-timeout: not reported.
 	Unconfirmed int        `json:"unconfirmed,omitempty"`
@@ -103,6 +111,21 @@ type Report struct {
 	// Corpus is how many kept cases were played, and how many were added.
 	Corpus *CorpusInfo `json:"corpus,omitempty"`
 	Error  string      `json:"error,omitempty"`
+}
+
+// SeedResult is what one seed, played unmutated, showed. Only where it
+// met the oracle is a mutant's different behaviour a finding: otherwise
+// the difference may be the seed's own (a peer that takes no capability
+// work refuses every capability, mutated or not).
+type SeedResult struct {
+	Seed  string `json:"seed"`
+	Shape string `json:"shape,omitempty"`
+	Met   bool   `json:"met"`
+	// Says what the IUT did instead: a refusal a peer may make, or
+	// findings of its own (reported once, among Report.Findings).
+	Says string `json:"says,omitempty"`
+	// Unjudged counts its mutants whose behaviour was not judged.
+	Unjudged int `json:"unjudged,omitempty"`
 }
 
 // IUTSummary is what the run learned of the IUT.
@@ -183,6 +206,8 @@ type fuzzer struct {
 	// slowest is the longest the IUT took to answer so far; ceiling the
 	// shorter ceiling cases are played with (see setCeiling).
 	slowest, ceiling time.Duration
+	// seedOf is each seed's result, by name (see seeds).
+	seedOf map[string]*SeedResult
 }
 
 // Run fuzzes the IUT cfg.Target names. The report is returned even with
@@ -190,7 +215,7 @@ type fuzzer struct {
 // the IUT or the generator failed before any verdict).
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	cfg.defaults()
-	fz := &fuzzer{cfg: cfg, start: time.Now(), found: newFindings(), killers: map[string]bool{},
+	fz := &fuzzer{cfg: cfg, start: time.Now(), found: newFindings(), killers: map[string]bool{}, seedOf: map[string]*SeedResult{},
 		rep: &Report{Tool: "aghcheck fuzz", Version: cfg.Version, Seed: cfg.Seed, NotPlayed: map[string]int{}}}
 	rep := fz.rep
 	defer func() {
@@ -225,7 +250,15 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	fz.gen = newGenerator(cfg.Seed, seeds, dict, fz.sess.MaxPayload())
 	fz.setCeiling()
-	fz.o = &oracle{fam: fam, now: cfg.Now, trust: takesTrust}
+	fz.o = &oracle{fam: fam, now: cfg.Now, trust: takesTrust, unmet: map[string]bool{}}
+	if err := fz.seeds(seeds); err != nil {
+		var he *harness.HarnessError
+		if errors.As(err, &he) {
+			return fz.fail(err)
+		}
+		rep.Error = err.Error()
+		return rep, nil
+	}
 	kept := fz.corpus.drafts(seeds)
 	if fz.corpus != nil {
 		rep.Corpus = &CorpusInfo{Dir: cfg.CorpusDir}
@@ -349,6 +382,80 @@ func (fz *fuzzer) generate(kept []*draft, out chan<- made, stop <-chan struct{})
 	}
 }
 
+// seeds plays each seed unmutated, once, before any mutant is made: what
+// the IUT does with valid messages of each kind is the baseline a
+// mutant's behaviour is compared with. They are played with the full
+// --step-timeout (no verdict on them rests on a shortened ceiling).
+func (fz *fuzzer) seeds(seeds []seed) error {
+	var batch []*Case
+	for i := range seeds {
+		s := &seeds[i]
+		d := &draft{seed: s, send: s.send, ops: []string{"unmutated"}, unmutated: true}
+		d.send.Envelope = jsonx.Copy(s.send.Envelope).(map[string]any)
+		d.send.Drop = slices.Clone(s.send.Drop)
+		if ext, _ := d.send.Envelope["ext"].(map[string]any); s.sign && len(ext) == 0 {
+			// Valid and verified: a peer that takes the trust profile
+			// must take it (a seed is signed only for such a peer). With
+			// an extension, a refusal could be the extension's: which
+			// rule it breaks is left open (DELIV-FAILURE-CLASSES, a
+			// SHOULD, still says it was refused).
+			d.accept = requirements.TrustRxAccept.ID
+		}
+		sr := &SeedResult{Seed: s.name}
+		fz.rep.Seeds = append(fz.rep.Seeds, sr)
+		fz.seedOf[s.name] = sr
+		c, why, err := fz.o.build(d, 0)
+		if err != nil {
+			return fmt.Errorf("seed %s: %w", s.name, err)
+		}
+		if c == nil {
+			sr.Met, sr.Says = true, "not played: "+why
+			continue
+		}
+		sr.Shape = c.Shape
+		batch = append(batch, c)
+	}
+	fz.sess.SetStepTimeout(fz.cfg.Target.StepTimeout)
+	_, err := fz.play(batch)
+	fz.setCeiling()
+	for name, sr := range fz.seedOf {
+		if !sr.Met {
+			fz.o.unmet[name] = true
+		}
+	}
+	return err
+}
+
+// seedVerdict reads what a seed's unmutated case showed: met, a refusal
+// the IUT may make, or findings of its own (noted once, here).
+func (fz *fuzzer) seedVerdict(c *Case, res *report.ScenarioResult, note func(*Case, Finding)) {
+	sr := fz.seedOf[c.Seed]
+	if sr == nil {
+		return
+	}
+	switch res.Outcome {
+	case report.Skip:
+		sr.Says = res.Message
+		if strings.Contains(res.Message, appRefusal) {
+			sr.Says = "refused as a peer may: " + res.Message
+		}
+		return
+	case report.Error:
+		sr.Says = "could not be played: " + res.Message
+		return
+	}
+	fs := behaviour(c, res)
+	if len(fs) == 0 {
+		sr.Met = true
+		return
+	}
+	for _, f := range fs {
+		f.Message = "played unmutated: " + f.Message
+		note(c, f)
+	}
+	sr.Says = fmt.Sprintf("%d finding(s) of its own, reported once", len(fs))
+}
+
 // done says whether the run has played what it was asked to.
 func (fz *fuzzer) done(ctx context.Context) bool {
 	switch {
@@ -417,6 +524,19 @@ func (fz *fuzzer) judge(batch []*Case, b *harness.Batch) {
 	for i, res := range b.Results {
 		c := batch[i]
 		byID[c.ID] = c
+		if c.draft.unmutated {
+			fz.seedVerdict(c, res, note)
+			continue
+		}
+		if sr := fz.seedOf[c.Seed]; sr != nil && !sr.Met && res.Outcome != report.Error {
+			// Its seed did not meet the oracle: how the mutant differs
+			// from it says nothing of the mutation (deaths and what the
+			// IUT publishes are still judged, below).
+			fz.rep.Cases++
+			fz.rep.Unjudged++
+			sr.Unjudged++
+			continue
+		}
 		switch res.Outcome {
 		case report.Skip:
 			fz.rep.NotPlayed["skipped: "+res.Message]++

@@ -95,6 +95,8 @@ type draft struct {
 	// (-1: not UTF-8); nil when they were not.
 	pre     *scenario.Send
 	bytesOp int
+	// unmutated: the seed itself, played first (fuzzer.seeds).
+	unmutated bool
 }
 
 type generator struct {
@@ -491,13 +493,22 @@ func (g *generator) size(d *draft) bool {
 		sizes = append(sizes, agh.MaxEnvelopeSize+4<<10, oversize)
 	}
 	n := sizes[g.rng.IntN(len(sizes))]
-	if !d.put("/ext/org.example.blob", fmt.Sprintf("{{pad.%d}}", n), false) {
+	// The bytes go into a member of the work's own body, not an
+	// extension (a refusal must be the size's, not an unknown
+	// extension's: EXT-UNKNOWN-IGNORED has cases of its own), and not one
+	// a peer echoes in its answer (the text: its answer would then be too
+	// large itself), as nats.max-payload does.
+	at := "/body/intent"
+	if d.seed.kind == agh.KindCapability {
+		at = "/body/capability/outcome"
+	}
+	if !d.put(at, fmt.Sprintf("{{pad.%d}}", n), false) {
 		return false
 	}
 	if n < agh.MaxEnvelopeSize {
 		d.accept = requirements.NATSPayload.ID
 	}
-	d.note(fmt.Sprintf("size@%d", n), fmt.Sprintf("add %d bytes of extension (org.example.blob)", n))
+	d.note(fmt.Sprintf("size@%d", n), fmt.Sprintf("pad %s to %d bytes", at, n))
 	return true
 }
 
@@ -689,8 +700,9 @@ func (d *draft) rawOp(op bytesOp) bool {
 // notUTF8 puts a byte that is not UTF-8 into a string of the message, an
 // extension's (not an id: a decoder that repairs the byte would answer
 // under an id no one sent), written {{byte.ff}} so that the scenario file
-// stays text and the message carries the case's own identities: the IUT
-// must refuse it as its own work (INPUT-UTF8), not only survive it.
+// stays text and the message carries the case's own identities. A
+// receiver may take it or refuse it (INPUT-UTF8 binds the publisher), and
+// must survive it.
 func (d *draft) notUTF8() bool {
 	return d.rawOp(bytesOp{"not-utf8", "a byte that is not UTF-8 in an extension string", `"caf{{byte.ff}}"`, nil})
 }

@@ -54,6 +54,24 @@ func writeText(w io.Writer, rep *Report, verbose bool) error {
 	if rep.Errors > 0 {
 		fmt.Fprintf(&b, "  %d cases could not be judged (the IUT was gone)\n", rep.Errors)
 	}
+	met := 0
+	for _, sr := range rep.Seeds {
+		if sr.Met {
+			met++
+		}
+	}
+	if len(rep.Seeds) > 0 {
+		fmt.Fprintf(&b, "  %d of %d seeds, played unmutated first, met the oracle", met, len(rep.Seeds))
+		if rep.Unjudged > 0 {
+			fmt.Fprintf(&b, "; the behaviour of %d %s of the others was not judged (a finding is differential)", rep.Unjudged, plural(rep.Unjudged, "mutant"))
+		}
+		b.WriteString("\n")
+		for _, sr := range rep.Seeds {
+			if !sr.Met {
+				fmt.Fprintf(&b, "    %s: %s\n", sr.Seed, sr.Says)
+			}
+		}
+	}
 	b.WriteString("\n")
 	must := 0
 	for _, f := range rep.Findings {

@@ -8,14 +8,16 @@ import (
 	"github.com/aghcheck/aghcheck/internal/catalogue"
 )
 
-// Fault is one deliberate misbehaviour of the reference peer. Every fault
-// but the liveness ones must be caught by at least one scenario of the
-// suite group it names.
+// Fault is one deliberate misbehaviour of the reference peer, or one
+// allowed variant of its behaviour. Every fault but the liveness ones must
+// be caught by at least one scenario of the suite group it names; every
+// allowed variant must pass every scenario.
 type Fault struct {
 	Name string
-	// Group is the conformance suite group expected to catch it, or
-	// liveness: faults of a slow or dying peer, which break no protocol
-	// rule and which the harness's liveness reporting, not a suite, judges.
+	// Group is the conformance suite group expected to catch it; liveness:
+	// faults of a slow or dying peer, which break no protocol rule and
+	// which the harness's liveness reporting, not a suite, judges; or
+	// allowed (GroupAllowed): a behaviour the pages leave to the peer.
 	Group       string
 	Description string
 	// Requirements are the rule ids the fault breaks: a scenario citing
@@ -48,6 +50,8 @@ const (
 	faultRefusalCopies   = "refusal-copies-broken"
 	faultRequireProof    = "require-proof"
 	faultShunOdd         = "shun-odd-sender"
+	// Allowed variants (GroupAllowed).
+	faultNoCapabilityWork = "no-capability-work"
 	// Faults of one behavioural requirement each.
 	faultNoAcceptedReceipt = "no-accepted-receipt"
 	faultClosedSilent      = "closed-in-silence"
@@ -82,6 +86,11 @@ const (
 	// accepted. One fault per receiver rule, from the catalogue, no code.
 	FaultOverlook = "overlook:"
 )
+
+// GroupAllowed is the group of the allowed variants: behaviour the pages
+// leave to the peer (a lenient decoder, no capability work). They name no
+// Requirements, and a scenario that fails one asks more than the pages do.
+const GroupAllowed = "allowed"
 
 var faultList = []Fault{
 	{faultAcceptMalformed, "envelope", "accepts and works on a malformed work-opening say instead of refusing it with reason malformed", []string{"DELIV-MALFORMED-REFUSED"}},
@@ -135,7 +144,10 @@ var faultList = []Fault{
 	{faultRefuseSilent, "receiver", "refuses every broken message in silence, never with the refusal receipt a message with usable work context should get", []string{"DELIV-REFUSAL-RECEIPT"}},
 	{faultReferenceReadings, "receiver", "judges what it receives by the reference runtime's readings (--compat reference: a thread_id grammar, no future ts, no secret-looking member names, ...) and deduplicates by id across senders: valid messages refused as malformed, expired or duplicate (errata 3-7, 10, 11)", []string{"DELIV-FAILURE-CLASSES", "EXT-UNKNOWN-IGNORED", "DELIV-DEDUPE"}},
 	{faultOneFailureClass, "receiver", "refuses every broken message with reason malformed, whatever its failure class (a bad digest or signature, an unsupported protocol or kind)", []string{"DELIV-FAILURE-CLASSES"}},
-	{faultLenientJSON, "receiver", "decodes JSON leniently, as many decoders do: a repeated member name (the last value wins) and a number beyond a double's range are taken (which a receiver may), and so is a byte that is not UTF-8, read as U+FFFD (which a receiver must refuse)", []string{"INPUT-DUPLICATE-KEY", "INPUT-NUMBER-RANGE", "INPUT-UTF8"}},
+	// Allowed variants: behaviour the pages leave to the receiver. They
+	// break no requirement and must pass every scenario.
+	{faultNoCapabilityWork, GroupAllowed, "offers no capability: its Peer Card lists none, and it refuses every work-opening capability, valid or not once validated, with status rejected and reason_code not_found, which a peer may", nil},
+	{faultLenientJSON, GroupAllowed, "decodes JSON leniently, as many decoders do: a repeated member name (the last value wins), a number beyond a double's range and a byte that is not UTF-8 (read as U+FFFD) are taken, which a receiver may", nil},
 }
 
 // Faults lists every fault the reference peer knows, by group then name.
@@ -154,7 +166,7 @@ func Faults() []Fault {
 }
 
 func groupOrder(g string) int {
-	for i, name := range []string{"envelope", "kinds", "lifecycle", "delivery", "extensions", "trust", "nats", "receiver", "sender", GroupLiveness} {
+	for i, name := range []string{"envelope", "kinds", "lifecycle", "delivery", "extensions", "trust", "nats", "receiver", "sender", GroupAllowed, GroupLiveness} {
 		if g == name {
 			return i
 		}

@@ -186,6 +186,34 @@ func TestFaultsChangeBehaviour(t *testing.T) {
 			i := strings.Index(string(b), `"text":`)
 			r.toPeer([]byte(string(b[:i]) + `"text":"second",` + string(b[i:])))
 			wantReceipt(t, r.expect("receipt"), w, "accepted", "")
+			r.expect("trace")
+			r.expect("trace")
+			// A byte that is not UTF-8 is read as U+FFFD, and the work is
+			// taken.
+			w = r.work("cafe")
+			r.toPeer([]byte(strings.Replace(string(mustJSON(w)), `"cafe"`, "\"caf\xff\"", 1)))
+			wantReceipt(t, r.expect("receipt"), w, "accepted", "")
+		}},
+		{faultNoCapabilityWork, nil, func(t *testing.T, r *rig) {
+			// A valid capability is refused as not_found, and the Peer
+			// Card offers none; say work is still taken.
+			w := r.work("")
+			w["kind"] = "capability"
+			c := map[string]any{"id": "build-site", "summary": "Build the landing page.", "outcome": "A finished landing page."}
+			d, err := agh.CapabilityDigest(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c["digest"] = d
+			w["body"] = map[string]any{"capability": c}
+			r.send(w)
+			wantReceipt(t, r.expect("receipt"), w, "rejected", "not_found")
+			r.silence()
+			r.send(r.env("whois", map[string]any{"type": "request", "query": ""}))
+			if caps := body(r.expect("whois"))["peer_card"].(map[string]any)["capabilities"].([]any); len(caps) != 0 {
+				t.Errorf("card offers %v", caps)
+			}
+			completeDefault(r, r.work("still serving"))
 		}},
 		{faultNoAcceptedReceipt, nil, func(t *testing.T, r *rig) {
 			w := r.work("no receipt")

@@ -74,8 +74,10 @@ func (p *peer) handle(subject string, raw []byte) {
 	// Someone else's directed traffic seen on the broadcast subject is not
 	// ours to judge.
 	if to != "" && to != p.self && subject != p.ownSubject {
-		if p.faults[faultReportOthersWork] && env["work_id"] != nil && (kind == agh.KindSay || kind == agh.KindCapability) {
-			p.receipt(env, containerOf(env), agh.StatusAccepted, "", "", true)
+		if c := containerOf(env); p.faults[faultReportOthersWork] && c != nil && env["work_id"] != nil && (kind == agh.KindSay || kind == agh.KindCapability) {
+			// Only work with a container: the fault is the misplaced
+			// receipt, not a crash on one without (aghcheck fuzz found it).
+			p.receipt(env, c, agh.StatusAccepted, "", "", true)
 		}
 		if !p.faults[faultBroadcastAddressed] {
 			return
@@ -246,9 +248,20 @@ func (p *peer) remember(k dedupKey, env map[string]any) {
 }
 
 // refuse answers a refused message with a receipt when it carries a
-// usable work context (agh.Answerable); otherwise it stays silent.
+// usable work context; otherwise it stays silent. A broken message (fs
+// set) is answered as agh.Answerable says: a say or capability. A valid
+// one refused for its place in the work (not_target, a container or id
+// already taken: fs nil) is answered whenever it is sound work traffic, a
+// trace or a cancel included: its sender acts on that work.
 func (p *peer) refuse(env map[string]any, reason string, fs []rules.Finding) {
-	if !agh.Answerable(env, fs) || (reason == agh.ReasonExpired && p.faults[faultExpiredSilent]) || p.faults[faultRefuseSilent] {
+	answer := agh.Answerable(env, fs)
+	if fs == nil && !answer {
+		body, _ := env["body"].(map[string]any)
+		kind := env["kind"]
+		answer = (kind == "trace" || (kind == "receipt" && body["status"] == "canceled")) &&
+			agh.Str(env, "id") != "" && agh.Str(env, "from") != "" && agh.Str(env, "to") != "" && agh.Str(env, "work_id") != "" && containerOf(env) != nil
+	}
+	if !answer || (reason == agh.ReasonExpired && p.faults[faultExpiredSilent]) || p.faults[faultRefuseSilent] {
 		return
 	}
 	r := p.receiptFor(env, containerOf(env), agh.RefusalStatus(reason), reason, "")

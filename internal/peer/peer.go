@@ -221,7 +221,7 @@ func newPeer(cfg Config) (*peer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !cfg.NoCapabilityDiscovery {
+	if !cfg.NoCapabilityDiscovery && !p.faults[faultNoCapabilityWork] {
 		p.catalog = cat
 	}
 	p.card = p.peerCard()

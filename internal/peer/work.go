@@ -77,6 +77,13 @@ func (p *peer) open(env map[string]any, wid string, c *container) {
 	where := container{strings.Clone(c.surface), strings.Clone(c.id), strings.Clone(c.loose)}
 	w := &work{initiator: strings.Clone(from), where: where, state: agh.StateSubmitted, updated: p.now()}
 	p.work[strings.Clone(wid)] = w
+	if p.faults[faultNoCapabilityWork] && env["kind"] == agh.KindCapability {
+		// It offers no capability: it refuses the work (Message Kinds
+		// §Reason codes, not_found), as a peer may.
+		w.state = agh.StateFailed
+		p.receipt(env, c, "rejected", "not_found", "no capability is offered here", false)
+		return
+	}
 	ext, _ := env["ext"].(map[string]any)
 	if p.faults[faultRejectUnknownExt] {
 		for k := range ext {

@@ -10,7 +10,8 @@ var (
 		Basis: `Envelope §Wire contract: "An implementation MUST encode each message as a JSON object."`})
 	InputUTF8 = input.Declare(Rule{ID: "INPUT-UTF8", Reason: "malformed",
 		Clause: "A message MUST be encoded as valid UTF-8.", Source: "RFC 8259 §8.1; AGH Envelope (UTF-8 JSON object)",
-		Basis: `NATS binding §Binding scope, Payload: "MUST be one complete AGH Network envelope encoded as UTF-8 JSON."; Envelope: every message "is a UTF-8 JSON object"`})
+		Basis:     `NATS binding §Binding scope, Payload: "MUST be one complete AGH Network envelope encoded as UTF-8 JSON."; Envelope: every message "is a UTF-8 JSON object"`,
+		Tolerable: `the sentence binds the publisher (NATS binding: the payload "MUST be ... encoded as UTF-8 JSON"), and RFC 8259 §8.1 lets a parser take text that is not UTF-8 (many decoders read each bad byte as U+FFFD); no AGH sentence makes a receiver refuse it`})
 	InputBOM = input.Declare(Rule{ID: "INPUT-BOM", Reason: "malformed",
 		Clause: "A message MUST NOT begin with a byte order mark (U+FEFF).", Source: "RFC 8259 §8.1",
 		Basis:     `RFC 8259 §8.1: "Implementations MUST NOT add a byte order mark (U+FEFF) to the beginning of a networked-transmitted JSON text."`,

@@ -81,6 +81,19 @@ type Finding struct {
 	Expected string
 	Found    string
 	Message  string // optional extra detail for people
+	// Reason, when set, is the receipt reason_code of this finding in
+	// place of its rule's: a protocol or kind of the wrong JSON type names
+	// no profile or kind, so it is malformed, not unsupported_*.
+	Reason string
+}
+
+// RefusalCode is the receipt reason_code a receiver refusing for f uses:
+// f.Reason, else its rule's.
+func (f Finding) RefusalCode() string {
+	if f.Reason != "" {
+		return f.Reason
+	}
+	return f.Rule.Reason
 }
 
 // Severity is the rule's severity, raised to Error under strict mode.
