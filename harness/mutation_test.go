@@ -1,9 +1,7 @@
 package harness
 
 import (
-	"encoding/json"
 	"fmt"
-	"io/fs"
 	"slices"
 	"sort"
 	"strings"
@@ -17,8 +15,6 @@ import (
 	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/suites"
-
-	"gopkg.in/yaml.v3"
 )
 
 // mutant is one faulty reference peer and the requirements it breaks.
@@ -110,25 +106,11 @@ func mutants(t *testing.T, live map[string][]*scenario.Scenario) []*mutant {
 // to nothing.
 func caseCompanions(t *testing.T) map[string][]string {
 	t.Helper()
-	raw, err := fs.ReadFile(suites.FS(), "receiver/receiver.yaml")
+	fam, err := scenario.LoadFamily(suites.FS(), "receiver.family.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var doc any
-	if err := yaml.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
-	js, err := json.Marshal(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ff struct {
-		Family *scenario.Family `json:"family"`
-	}
-	if err := json.Unmarshal(js, &ff); err != nil {
-		t.Fatal(err)
-	}
-	cases, probs := ff.Family.Cases()
+	cases, probs := fam.Cases()
 	if len(probs) > 0 {
 		t.Fatalf("receiver family: %v", probs)
 	}

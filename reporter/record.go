@@ -81,7 +81,7 @@ func newRecord(rep *report.Report, in RecordInput) (*certRecord, error) {
 	for _, g := range suites.Groups() {
 		held, ran, passed := 0, 0, 0
 		for _, sc := range rep.Scenarios {
-			if !g.Holds(sc.Suite, sc.ID) {
+			if !g.Holds(sc.Suite) {
 				continue
 			}
 			held++

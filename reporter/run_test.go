@@ -28,7 +28,7 @@ func runFixture() *report.Report {
 		Scenarios: []*report.ScenarioResult{
 			{ID: "lifecycle.work-completes", Title: "Work completes", Suite: "core/lifecycle", File: "embedded:core/lifecycle/lifecycle.yaml",
 				Level: "MUST", Claim: "core-receiver", Requirements: []string{"LIFE-CORRELATION"}, Outcome: report.Pass, Duration: ms(8)},
-			{ID: "nats.directed-replies-on-peer-subject", Title: "Replies on the peer subject", Suite: "nats", File: "embedded:nats/binding.yaml",
+			{ID: "nats.directed-replies-on-peer-subject", Title: "Replies on the peer subject", Suite: "transport/nats", File: "embedded:transport/nats/binding.yaml",
 				Level: "MUST", Claim: "nats", Requirements: []string{"NATS-PUBLISH-SUBJECT"}, Outcome: report.Fail, Duration: ms(9),
 				Message: "step 2 (expect): the expected receipt(accepted) arrived on agh.network.v0.aghcheck-0001.conformance.broadcast, not on agh.network.v0.aghcheck-0001.conformance.peer.abc",
 				Steps: []report.StepResult{{Index: 2, Kind: "expect", Outcome: report.Fail, Expected: []map[string]any{{"kind": "receipt"}},

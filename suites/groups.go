@@ -4,35 +4,25 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
-	"path"
-	"slices"
+	"strings"
 	"sync"
 
 	"gopkg.in/yaml.v3"
 )
 
 // Group is one fixture group of the self-certification record
-// (groups.yaml): which scenarios it holds and what passing it shows.
+// (groups.yaml): a folder of the suite tree and what passing it shows.
 type Group struct {
-	ID       string   `yaml:"id"`
-	Suites   []string `yaml:"suites"`
-	IDs      []string `yaml:"ids"`
-	Profile  string   `yaml:"profile"`
-	Optional bool     `yaml:"optional"`
+	ID       string `yaml:"id"`
+	Profile  string `yaml:"profile"`
+	Optional bool   `yaml:"optional"`
 }
 
-// Holds reports whether the scenario id of suite belongs to g.
-func (g Group) Holds(suite, id string) bool {
-	if slices.Contains(g.Suites, suite) {
-		return true
-	}
-	for _, p := range g.IDs {
-		if ok, _ := path.Match(p, id); ok {
-			return true
-		}
-	}
-	return false
-}
+// Folder is the group's folder in the suite tree: its id with "/" for ".".
+func (g Group) Folder() string { return strings.ReplaceAll(g.ID, ".", "/") }
+
+// Holds reports whether a scenario of suite (its folder) belongs to g.
+func (g Group) Holds(suite string) bool { return suite == g.Folder() }
 
 //go:embed groups.yaml
 var groupsYAML []byte
@@ -56,12 +46,12 @@ func parseGroups(b []byte) ([]Group, error) {
 	if err := dec.Decode(&f); err != nil {
 		return nil, fmt.Errorf("suites: groups.yaml: %w", err)
 	}
+	seen := map[string]bool{}
 	for _, g := range f.Groups {
-		for _, p := range g.IDs {
-			if _, err := path.Match(p, ""); err != nil {
-				return nil, fmt.Errorf("suites: groups.yaml: group %s: pattern %q: %w", g.ID, p, err)
-			}
+		if g.ID == "" || strings.Contains(g.ID, "/") || seen[g.ID] {
+			return nil, fmt.Errorf("suites: groups.yaml: group %q: want a unique id, its folder's path with . for /", g.ID)
 		}
+		seen[g.ID] = true
 	}
 	return f.Groups, nil
 }

@@ -1,7 +1,11 @@
-// Package suites embeds the shipped conformance scenarios, grouped as the
-// AGH conformance page groups them: core/envelope, core/kinds,
-// core/lifecycle, core/delivery, core/extensions, trust, nats and the
-// optional jetstream profile.
+// Package suites embeds the shipped conformance scenarios. A scenario's
+// folder is its group of the self-certification record, named as the AGH
+// conformance page names it with "/" for "." (core/envelope is
+// core.envelope): core/envelope, core/message-kinds, core/lifecycle,
+// core/delivery, core/extensions, trust/ed25519-jcs, transport/nats and the
+// optional transport/jetstream/persistence. receiver.family.yaml is the
+// template of the receiver family, whose cases each group's receiver.yaml
+// plays.
 package suites
 
 import (
@@ -9,7 +13,7 @@ import (
 	"io/fs"
 )
 
-//go:embed core trust nats jetstream receiver
+//go:embed core trust transport receiver.family.yaml
 var files embed.FS
 
 // FS is the embedded suite tree; each scenario's suite is its directory.

@@ -15,7 +15,7 @@ func TestShow(t *testing.T) {
 	}
 	for _, want := range []string{
 		"# embedded:core/lifecycle/lifecycle.yaml:", "id: lifecycle.work-completes\n", "steps:\n",
-		"---\n# embedded:receiver/receiver.yaml (suite receiver)\nid: receiver.SAY-TEXT.blank\n",
+		"---\n# embedded:core/message-kinds/receiver.yaml (suite core/message-kinds)\nid: receiver.SAY-TEXT.blank\n",
 		"Fixture agh/invalid/SAY-TEXT__blank.json",
 	} {
 		if !strings.Contains(out, want) {

@@ -14,10 +14,10 @@ import (
 	"github.com/aghcheck/aghcheck/suites"
 )
 
-// familyFile is the receiver family whose steps judge every mutant a
-// receiver must refuse: the fuzzer plays such a mutant exactly as aghcheck
-// run plays an invalid fixture.
-const familyFile = "receiver/receiver.yaml"
+// familyFile is the template of the receiver family, whose steps judge
+// every mutant a receiver must refuse: the fuzzer plays such a mutant
+// exactly as aghcheck run plays an invalid fixture.
+const familyFile = "receiver.family.yaml"
 
 // testPeer is the family's test peer, the sender of every mutant.
 const testPeer = "tester"
@@ -93,7 +93,7 @@ func loadSeeds(fam *scenario.Family, signed bool) ([]seed, error) {
 	return out, nil
 }
 
-// loadFamily reads the receiver family from the embedded suites.
+// loadFamily reads the receiver family's template from the embedded suites.
 func loadFamily() (*scenario.Family, error) {
 	return scenario.LoadFamily(suites.FS(), familyFile)
 }

@@ -77,6 +77,9 @@ func (f *Family) casesFrom(fsys fs.FS) ([]Case, []Problem) {
 		for _, file := range files {
 			base := strings.TrimSuffix(path.Base(file), ".json")
 			used[base] = true
+			if !f.plays(file) {
+				continue
+			}
 			cs, err := f.derive(fsys, corpus, file)
 			if err != nil {
 				probs = append(probs, Problem{Scenario: cs[len(cs)-1].ID, Message: fmt.Sprintf("%s: %v", file, err)})
@@ -96,6 +99,24 @@ func (f *Family) casesFrom(fsys fs.FS) ([]Case, []Problem) {
 		}
 	}
 	return out, probs
+}
+
+// plays reports whether the family's rules take the fixture file: its
+// first rule id matches one of them (every fixture, without rules).
+func (f *Family) plays(file string) bool {
+	if len(f.Rules) == 0 {
+		return true
+	}
+	ids, _, ok := fixtures.Name(file)
+	if !ok {
+		return false
+	}
+	for _, p := range f.Rules {
+		if m, _ := path.Match(p, ids[0]); m {
+			return true
+		}
+	}
+	return false
 }
 
 // derive places one fixture (once per placement: its kind's position and

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"path"
 	"regexp"
 	"slices"
 	"sort"
@@ -45,6 +46,11 @@ type Family struct {
 	// refusal; under "" for every other case.
 	ClassChecks map[string][]string `json:"class_checks,omitempty"`
 	Corpora     []Corpus            `json:"corpora"`
+	// Rules, when given, narrows the corpora to the fixtures whose first
+	// rule id matches one of these path.Match patterns ("ENV-*"): one
+	// template is split into files placed in the folders of the groups
+	// its cases belong to.
+	Rules []string `json:"rules,omitempty"`
 	// Rewrite gives the top-level members of a fixture that are identities
 	// (ids, addresses, times) the template that isolates a case and
 	// addresses it to the IUT; a member the fixture breaks keeps its value.
@@ -116,7 +122,10 @@ const survives = "PEER-SURVIVES-INPUT"
 
 type familyFile struct {
 	Suite  string  `json:"suite,omitempty"`
-	Family *Family `json:"family"`
+	Family *Family `json:"family,omitempty"`
+	// Template is a family that no folder plays by itself: family files
+	// name it (family: {template: FILE, rules: [...]}) and play its share.
+	Template *Family `json:"template,omitempty"`
 }
 
 // isFamily reports whether a decoded file is a family rather than a list
@@ -126,18 +135,97 @@ func isFamily(doc any) bool {
 	return ok && m["family"] != nil
 }
 
+// isTemplate reports whether a decoded file is a family template: the
+// loader checks it but plays nothing from it.
+func isTemplate(doc any) bool {
+	m, ok := doc.(map[string]any)
+	return ok && m["template"] != nil && m["family"] == nil && m["scenarios"] == nil
+}
+
+// checkTemplate checks a family template as a family (its cases are
+// expanded, and checked, where a family file names it).
+func checkTemplate(name string, js []byte, root *yaml.Node) []Problem {
+	var ff familyFile
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.UseNumber()
+	dec.DisallowUnknownFields()
+	n, _ := nodeAt(root, []string{"template"})
+	if err := dec.Decode(&ff); err != nil {
+		return []Problem{Problem{File: name, Message: "template: " + err.Error()}.at(n)}
+	}
+	var probs []Problem
+	for _, msg := range ff.Template.check() {
+		probs = append(probs, Problem{File: name, Message: "template: " + msg}.at(n))
+	}
+	return probs
+}
+
+// withTemplate returns the family file js with the template it names, if
+// any, in place: the template's family with the file's rules.
+func withTemplate(js []byte, read readTemplate) ([]byte, error) {
+	var doc map[string]any
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("family: %w", err)
+	}
+	fam, _ := doc["family"].(map[string]any)
+	ref, ok := fam["template"]
+	if !ok {
+		return js, nil
+	}
+	name, _ := ref.(string)
+	for k := range fam {
+		if k != "template" && k != "rules" {
+			return nil, fmt.Errorf("family: %s: with a template only rules may be given; the template says the rest", k)
+		}
+	}
+	if !fs.ValidPath(name) || path.Ext(name) == "" {
+		return nil, fmt.Errorf("family: template %v: want a file's path from the root of the suite tree", ref)
+	}
+	if read == nil {
+		return nil, fmt.Errorf("family: template %s: no suite tree to read it from", name)
+	}
+	data, err := read(name)
+	if err != nil {
+		return nil, fmt.Errorf("family: template %s: %w", name, err)
+	}
+	var tdoc any
+	if err := yaml.Unmarshal(data, &tdoc); err != nil {
+		return nil, fmt.Errorf("family: template %s: %w", name, err)
+	}
+	tmpl, _ := jsonable(tdoc).(map[string]any)
+	body, ok := tmpl["template"].(map[string]any)
+	if !ok || !isTemplate(tmpl) {
+		return nil, fmt.Errorf("family: template %s: not a family template (no top-level template key)", name)
+	}
+	merged := make(map[string]any, len(body)+1)
+	for k, v := range body {
+		merged[k] = v
+	}
+	if rules, ok := fam["rules"]; ok {
+		merged["rules"] = rules
+	}
+	doc["family"] = merged
+	return json.Marshal(doc)
+}
+
 // parseFamily expands a family file into its cases and checks them like
 // any scenario file.
 // Problems are placed at the file's family key. The expansion is the same
 // for the same file (the embedded corpus does not change), so a process
 // that loads the suites again (every harness run, lint, list) expands each
 // family once and hands out copies.
-func parseFamily(name string, js []byte, suite string, root *yaml.Node) ([]*Scenario, []Problem) {
+func parseFamily(name string, js []byte, suite string, root *yaml.Node, read readTemplate) ([]*Scenario, []Problem) {
+	n, _ := nodeAt(root, []string{"family"})
+	js, err := withTemplate(js, read)
+	if err != nil {
+		return nil, []Problem{Problem{File: name, Message: err.Error()}.at(n)}
+	}
 	key := name + "\x00" + suite + "\x00" + string(js)
 	v, ok := expanded.Load(key)
 	if !ok {
 		scs, probs := expandFamily(name, js, suite, fixtures.FS())
-		n, _ := nodeAt(root, []string{"family"})
 		for i := range probs {
 			if probs[i].Line == 0 {
 				probs[i] = probs[i].at(n)
@@ -231,6 +319,11 @@ func (f *Family) check() []string {
 	}
 	if len(f.Corpora) == 0 {
 		bad("no corpora")
+	}
+	for _, p := range f.Rules {
+		if _, err := path.Match(p, ""); err != nil {
+			bad("rules: pattern %q: %v", p, err)
+		}
 	}
 	for _, c := range f.Corpora {
 		claim := c.Claim

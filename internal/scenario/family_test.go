@@ -20,19 +20,24 @@ import (
 	"github.com/aghcheck/aghcheck/suites"
 )
 
-const receiverFile = "receiver/receiver.yaml"
+// receiverFile is the receiver family's template; the receiver.yaml of
+// each group's folder plays its share.
+const receiverFile = "receiver.family.yaml"
 
 // familyJSON reads a family file of the embedded suites as the loader
-// does: YAML, then JSON.
+// does: YAML, then JSON; a template is read as the family it is.
 func familyJSON(t testing.TB, name string) []byte {
 	t.Helper()
 	data, err := fs.ReadFile(suites.FS(), name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var doc any
+	var doc map[string]any
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		t.Fatal(err)
+	}
+	if tmpl, ok := doc["template"]; ok {
+		doc = map[string]any{"family": tmpl}
 	}
 	js, err := json.Marshal(jsonable(doc))
 	if err != nil {
@@ -421,23 +426,94 @@ func TestFamilyProblems(t *testing.T) {
 }
 
 // The embedded suites load the family like any file: its cases are
-// scenarios with ids of the form receiver.RULE.what.
+// scenarios with ids of the form receiver.RULE.what, each played once, by
+// the receiver.yaml of its group's folder.
 func TestEmbeddedSuitesHoldTheFamily(t *testing.T) {
 	set := LoadFS(suites.FS(), ".", "embedded:")
 	if err := set.Err(); err != nil {
 		t.Fatal(err)
 	}
 	n := 0
+	folders := map[string]int{}
 	for _, sc := range set.Scenarios {
 		if strings.HasPrefix(sc.ID, "receiver.") {
 			n++
-			if sc.Suite != "receiver" || path.Base(sc.File) != "receiver.yaml" {
+			folders[sc.Suite]++
+			if path.Base(sc.File) != "receiver.yaml" || sc.File != "embedded:"+sc.Suite+"/receiver.yaml" {
 				t.Errorf("%s: suite %q file %q", sc.ID, sc.Suite, sc.File)
 			}
 		}
 	}
 	if played := len(receiverCasesPlayed(t)); n != played {
 		t.Errorf("%d receiver scenarios loaded, %d cases played", n, played)
+	}
+	if len(folders) < 2 {
+		t.Errorf("the receiver cases sit in %v: the template was not split by rules", folders)
+	}
+}
+
+// rules narrows a family to the fixtures whose first rule matches; a file
+// naming a template plays the template with its own rules, and says
+// nothing else.
+func TestFamilyTemplateAndRules(t *testing.T) {
+	tmpl, err := fs.ReadFile(suites.FS(), receiverFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := func(files map[string]string) fs.FS {
+		m := fstest.MapFS{receiverFile: {Data: tmpl}}
+		for name, body := range files {
+			m[name] = &fstest.MapFile{Data: []byte(body)}
+		}
+		return m
+	}
+	set := LoadFS(tree(map[string]string{
+		"a/receiver.yaml": "family: {template: receiver.family.yaml, rules: [SAY-*]}\n",
+		"b/receiver.yaml": "family: {template: receiver.family.yaml, rules: [\"CAP-DIGEST\", \"TRUST-*\"]}\n",
+	}), ".", "t:")
+	if err := set.Err(); err != nil {
+		t.Fatal(err)
+	}
+	bySuite := map[string][]string{}
+	for _, sc := range set.Scenarios {
+		bySuite[sc.Suite] = append(bySuite[sc.Suite], sc.ID)
+	}
+	if len(bySuite) != 2 || len(bySuite["a"]) == 0 || len(bySuite["b"]) == 0 {
+		t.Fatalf("suites %v", bySuite)
+	}
+	for _, id := range bySuite["a"] {
+		if !strings.HasPrefix(id, "receiver.SAY-") {
+			t.Errorf("a plays %s", id)
+		}
+	}
+	for _, id := range bySuite["b"] {
+		if !strings.HasPrefix(id, "receiver.CAP-DIGEST.") && !strings.HasPrefix(id, "receiver.TRUST-") {
+			t.Errorf("b plays %s", id)
+		}
+	}
+
+	for _, tc := range []struct{ name, file, want string }{
+		{"more than rules", "family: {template: receiver.family.yaml, rules: [SAY-*], level: SHOULD}\n", "with a template only rules may be given"},
+		{"no such template", "family: {template: nope.yaml}\n", "template nope.yaml"},
+		{"outside the tree", "family: {template: ../receiver.family.yaml}\n", "from the root of the suite tree"},
+		{"not a template", "family: {template: a/other.yaml}\n", "not a family template"},
+		{"bad pattern", "family: {template: receiver.family.yaml, rules: [\"[\"]}\n", "rules: pattern"},
+		{"rules match nothing", "family: {template: receiver.family.yaml, rules: [NOPE-*]}\n", "no fixture became a case"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			set := LoadFS(tree(map[string]string{"a/receiver.yaml": tc.file, "a/other.yaml": "scenarios: []\n"}), ".", "t:")
+			if err := set.Err(); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+	// Parse has no suite tree: a file naming a template says so.
+	if _, probs := Parse("x.yaml", []byte("family: {template: receiver.family.yaml}\n"), "x"); len(probs) == 0 || !strings.Contains(probs[0].Message, "no suite tree") {
+		t.Errorf("Parse: %v", probs)
+	}
+	// A broken template is reported where it lies.
+	if _, probs := Parse("t.yaml", []byte("template: {id: receiver}\n"), "."); len(probs) == 0 || !strings.Contains(probs[0].String(), "t.yaml:1") {
+		t.Errorf("broken template: %v", probs)
 	}
 }
 

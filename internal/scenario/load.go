@@ -91,7 +91,9 @@ func LoadFS(fsys fs.FS, root, label string) Set {
 			suite = strings.TrimSuffix(path.Base(rel), ext)
 		}
 		set.Files++
-		scs, probs := Parse(label+rel, data, suite)
+		scs, probs := parse(label+rel, data, suite, func(name string) ([]byte, error) {
+			return fs.ReadFile(fsys, path.Join(root, name))
+		})
 		set.Scenarios = append(set.Scenarios, scs...)
 		set.Problems = append(set.Problems, probs...)
 		return nil
@@ -164,8 +166,18 @@ func compiled() (*jsonschema.Schema, error) {
 }
 
 // Parse decodes one scenario file (YAML or JSON) and checks it against the
-// JSON Schema and the rules the schema cannot express.
+// JSON Schema and the rules the schema cannot express. A family file that
+// names a template needs the suite tree it was read from: load it with
+// LoadFS.
 func Parse(name string, data []byte, suite string) ([]*Scenario, []Problem) {
+	return parse(name, data, suite, nil)
+}
+
+// readTemplate reads a family template by its path from the root of the
+// suite tree (nil: there is no tree to read from).
+type readTemplate func(name string) ([]byte, error)
+
+func parse(name string, data []byte, suite string, read readTemplate) ([]*Scenario, []Problem) {
 	fail := func(msg string) ([]*Scenario, []Problem) {
 		return nil, []Problem{{File: name, Message: msg}}
 	}
@@ -181,8 +193,11 @@ func Parse(name string, data []byte, suite string) ([]*Scenario, []Problem) {
 	if err != nil {
 		return fail("not representable as JSON: " + err.Error())
 	}
+	if isTemplate(doc) {
+		return nil, checkTemplate(name, js, &root)
+	}
 	if isFamily(doc) {
-		return parseFamily(name, js, suite, &root)
+		return parseFamily(name, js, suite, &root, read)
 	}
 	return parseJSON(name, js, suite, &root, doc)
 }

@@ -104,7 +104,8 @@ func Judge(s *Send, peer string, sign bool, now time.Time) (Verdict, error) {
 	return v, nil
 }
 
-// LoadFamily reads the family file at path in fsys (the embedded suites).
+// LoadFamily reads the family file or family template at path in fsys
+// (the embedded suites).
 func LoadFamily(fsys fs.FS, path string) (*Family, error) {
 	raw, err := fs.ReadFile(fsys, path)
 	if err != nil {
@@ -124,6 +125,9 @@ func LoadFamily(fsys fs.FS, path string) (*Family, error) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&ff); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if ff.Family == nil {
+		ff.Family = ff.Template
 	}
 	if ff.Family == nil {
 		return nil, fmt.Errorf("%s: not a family file", path)
