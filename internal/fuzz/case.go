@@ -22,7 +22,7 @@ import (
 // peer must do with it, which the case's steps then check:
 //
 //   - refuse: it breaks a MUST rule, so no receiver takes it. The case is
-//     the receiver family's case for it (suites/receiver/receiver.yaml):
+//     the receiver family's case for it (suites/receiver.family.yaml):
 //     never accepted or worked on; a refusal, if any, in the failure class
 //     of the validation order (agh.RefusalReason); a refusal receipt
 //     (SHOULD) where it carries a usable work context (agh.Answerable: a
