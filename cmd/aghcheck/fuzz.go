@@ -101,6 +101,9 @@ was, 2 when the fuzzer could not run.`,
 				return err
 			}
 			hc.External = external(natsURL, natsToken, natsUser, natsPassword, natsCreds)
+			if err := hc.CheckSettings(); err != nil {
+				return usage(err)
+			}
 			out, closeOut, err := reportOut(cmd.OutOrStdout(), output)
 			if err != nil {
 				return err
