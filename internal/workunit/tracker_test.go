@@ -31,6 +31,7 @@ type sequence struct {
 type step struct {
 	Kind, ID, From, To, Work string
 	Thread, Direct           string
+	Channel, Workspace       string // default testChannel, testWS
 	For, Status, Reason      string
 	State, Type              string
 	ReplyTo                  string `yaml:"reply_to"`
@@ -39,6 +40,9 @@ type step struct {
 	Judged                   *bool // default true
 	Refused                  bool  // a receiver must refuse it
 	Expect                   []string
+	// ExpectFound, when set, is what a finding's found says (the member
+	// that decides, named as such).
+	ExpectFound string `yaml:"expect_found"`
 	Repeat                   bool // the tracker must call it a repeat
 }
 
@@ -56,6 +60,12 @@ func (s step) envelope() map[string]any {
 	}
 	if s.To != "" {
 		env["to"] = s.To
+	}
+	if s.Channel != "" {
+		env["channel"] = s.Channel
+	}
+	if s.Workspace != "" {
+		env["workspace_id"] = s.Workspace
 	}
 	body := env["body"].(map[string]any)
 	switch s.Kind {
@@ -135,6 +145,9 @@ func TestSequences(t *testing.T) {
 					}
 					if got := ruleIDs(fs); !slices.Equal(got, sorted(st.Expect)) {
 						t.Errorf("step %d (%s %s from %s): findings %v, want %v\n%v", i+1, st.Kind, st.ID, st.From, got, sorted(st.Expect), fs)
+					}
+					if st.ExpectFound != "" && !slices.ContainsFunc(fs, func(f rules.Finding) bool { return f.Found == st.ExpectFound }) {
+						t.Errorf("step %d (%s %s from %s): no finding found %q: %v", i+1, st.Kind, st.ID, st.From, st.ExpectFound, fs)
 					}
 					for _, f := range fs {
 						if _, ok := rules.Lookup(f.Rule.ID); !ok {
