@@ -87,14 +87,14 @@ type Tracker struct {
 
 // seen is what the tracker remembers of one envelope, keyed by (from, id).
 type seen struct {
-	sig   uint32 // its logical content, to tell a retry from id reuse
-	cont  uint32 // its container (0: none)
+	sig  uint32 // its logical content, to tell a retry from id reuse
+	cont uint32 // its container (0: none)
 	// ws and ch hash its workspace and channel apart, so that a report in
 	// another container says whether the workspace, the channel or only
 	// the container differs (16 bits each: only the wording rests on them).
 	ws, ch uint16
 	kind   uint8 // kindCodes
-	flags uint8
+	flags  uint8
 }
 
 const (

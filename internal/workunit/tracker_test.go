@@ -43,7 +43,7 @@ type step struct {
 	// ExpectFound, when set, is what a finding's found says (the member
 	// that decides, named as such).
 	ExpectFound string `yaml:"expect_found"`
-	Repeat                   bool // the tracker must call it a repeat
+	Repeat      bool   // the tracker must call it a repeat
 }
 
 const (
