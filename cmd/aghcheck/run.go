@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/internal/iut"
+	"github.com/aghcheck/aghcheck/internal/peer"
 	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/requirements"
 	"github.com/aghcheck/aghcheck/internal/scenario"
@@ -129,6 +131,23 @@ func iutCommand(line string) ([]string, error) {
 	return argv, nil
 }
 
+// builtinPeer reports whether the IUT is the built-in reference peer of
+// this executable under its own name: no --iut, or --iut 'aghcheck peer
+// ...' without a --display-name of its own.
+func builtinPeer(iutLine, iutPeer string) bool {
+	if iutPeer != "" {
+		return false
+	}
+	if iutLine == "" {
+		return true
+	}
+	argv, err := iut.Split(iutLine)
+	if err != nil || len(argv) < 2 || argv[0] != "aghcheck" || argv[1] != "peer" {
+		return false
+	}
+	return !slices.ContainsFunc(argv, func(a string) bool { return strings.HasPrefix(a, "--display-name") })
+}
+
 func newRunCmd() *cobra.Command {
 	var (
 		sf                                 suiteFlags
@@ -229,9 +248,10 @@ outside it, no stale entry.`,
 					o.Channel = ""
 				}
 			}
-			if iutPeer == "" && iutLine == "" {
-				// The built-in peer is this very aghcheck.
-				o.Implementation, o.ImplementationVersion = cmp.Or(implName, "aghcheck peer"), cmp.Or(implVersion, version)
+			if builtinPeer(iutLine, iutPeer) {
+				// The built-in peer is this very aghcheck: one name and
+				// aghcheck's version, however it was asked for.
+				o.Implementation, o.ImplementationVersion = cmp.Or(implName, peer.DefaultDisplayName), cmp.Or(implVersion, version)
 			}
 			if o.Command, err = iutArgv(iutLine, iutPeer); err != nil {
 				return err
