@@ -29,8 +29,10 @@ and RedKey Agent Wire messages and Agent Cards.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		if c == root && strings.Contains(err.Error(), "'v' in -v") {
 			err = fmt.Errorf("%w (--version prints the version; -v is --verbose of run, peer and fuzz)", err)
+		} else {
+			err = fmt.Errorf("%w (see %s --help)", err, c.CommandPath())
 		}
-		return &exitError{code: exitUsageErr, err: fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
+		return &exitError{code: exitUsageErr, err: err}
 	})
 	for _, mk := range subcommands {
 		root.AddCommand(mk())
