@@ -129,3 +129,30 @@ func TestRunSettingsCheckedFirst(t *testing.T) {
 		}
 	}
 }
+
+// lint-suite renders every template as a run would, with a sample binding:
+// an unclosed template or an unknown name is a problem there, not an error
+// of the run that plays it.
+func TestLintSuiteRendersTemplates(t *testing.T) {
+	dir := t.TempDir()
+	const sc = `scenarios:
+  - id: acme.templates
+    title: t
+    requirements: [LIFE-CORRELATION]
+    level: MUST
+    claim: core-receiver
+    peers: [alice]
+    steps:
+      - send: {from: alice, to: iut, envelope: {kind: say, id: "{{id.open}"}}
+      - send: {from: alice, to: iut, envelope: {kind: say, body: {text: "{{nope.x}}"}}}
+      - expect: {match: {body: {"{{thread.x": 1}}}
+`
+	if err := os.WriteFile(filepath.Join(dir, "t.yaml"), []byte(sc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code := runAghcheck(t, "lint-suite", dir)
+	if code != exitInvalid || !strings.Contains(out, `step 1: unclosed {{ in "{{id.open}"`) ||
+		!strings.Contains(out, "step 2: unknown template {{nope.x}}") || !strings.Contains(out, `step 3: unclosed {{ in "{{thread.x"`) {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+}
