@@ -93,7 +93,7 @@ was, 2 when the fuzzer could not run.`,
 				duration = 0 // --cases alone: as many as it says, however long that takes
 			}
 			var err error
-			if format, err = outputFormat(cmd, format, output, map[string]string{".json": "json"}); err != nil {
+			if format, err = outputFormat(cmd, format, output, map[string][]string{".json": {"json"}}); err != nil {
 				return err
 			}
 			if format != "text" && format != "json" {

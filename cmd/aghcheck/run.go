@@ -370,22 +370,25 @@ func recordReport(record string) string {
 	return strings.TrimSuffix(record, filepath.Ext(record)) + ".report.json"
 }
 
-// runExtensions are the -o extensions that name a run report's format.
-var runExtensions = map[string]string{".json": "json", ".html": "html", ".htm": "html", ".xml": "junit"}
+// runExtensions are the -o extensions that name a run report's format:
+// the format taken when --format is not given, then the others a file so
+// named may hold.
+var runExtensions = map[string][]string{".json": {"json", "record-json"}, ".html": {"html"}, ".htm": {"html"},
+	".xml": {"junit"}, ".yaml": {"record-yaml"}, ".yml": {"record-yaml"}}
 
 // outputFormat is the report format: --format when given, else the one the
 // extension of -o names (.json, .html, .xml), else format's default. A
 // --format the extension contradicts is refused: -o report.json must not
 // hold text.
-func outputFormat(cmd *cobra.Command, format, output string, exts map[string]string) (string, error) {
+func outputFormat(cmd *cobra.Command, format, output string, exts map[string][]string) (string, error) {
 	byExt, ok := exts[strings.ToLower(filepath.Ext(output))]
 	switch {
 	case !ok || output == "-":
 		return format, nil
 	case !cmd.Flags().Changed("format"):
-		return byExt, nil
-	case byExt != format:
-		return "", usage(fmt.Errorf("-o %s holds %s, but --format says %s: give one that agrees, or leave --format out", output, byExt, format))
+		return byExt[0], nil
+	case !slices.Contains(byExt, format):
+		return "", usage(fmt.Errorf("-o %s holds %s, but --format says %s: give one that agrees, or leave --format out", output, strings.Join(byExt, " or "), format))
 	}
 	return format, nil
 }

@@ -164,10 +164,10 @@ invalid.`,
 		// reported at the end (exit 2) after the other inputs are checked.
 		inputs, expandErr := validate.Expand(args)
 		if len(inputs) == 0 {
-			// Nothing to read: the report still says so (a SARIF or JUnit
-			// file a CI step uploads is never empty), then exit 2.
-			if errors.Is(expandErr, validate.ErrNoInput) {
-				return usage(expandErr)
+			// Nothing to read: a machine report still says so (a SARIF or
+			// JUnit file a CI step uploads is never empty), then exit 2.
+			if errors.Is(expandErr, validate.ErrNoInput) || format == "text" {
+				return usage(expandErr) // text: the error line says it all
 			}
 			if err := rep.Finish(validate.Summary{InputErrors: validate.InputErrors(expandErr)}); err != nil {
 				return usage(err)
