@@ -255,6 +255,13 @@ func (r *run) reportScenario(t *testing.T, id string) {
 		t.Fatalf("aghtest: no result for %s", id)
 	}
 	sc := r.rep.Scenarios[i]
+	// go test times a subtest from when it resumes to when it reports, and
+	// every subtest waits for the one run that plays them all: its own
+	// figure says nothing of the scenario. The scenario's time is logged
+	// (go test -v shows it), as aghcheck run prints it.
+	if sc.Outcome != report.Skip {
+		t.Logf("%s in %s", sc.Outcome, sc.Duration.D().Round(time.Millisecond))
+	}
 	text := reporter.ScenarioText(sc, r.cfg.Verbose)
 	switch sc.Outcome {
 	case report.Pass:

@@ -141,10 +141,14 @@ func TestFailuresAreReported(t *testing.T) {
 		"step 3 (expect_silence): expected silence, but the IUT sent receipt(accepted)", // and its message
 		"--- PASS: TestFaultyPeer/delivery.duplicate-id ",
 		"a SHOULD not met:", // delivery.replay-age only warns: logged
+		"aghtest.go:",       // each subtest logs its scenario's own time …
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+	if !regexp.MustCompile(`: (pass|fail|warn) in \d+m?s\n`).MatchString(out) { // … "pass in 12ms"
+		t.Errorf("no subtest logs its scenario's time:\n%s", out)
 	}
 	// Only the five selected scenarios were played.
 	if !regexp.MustCompile(`NOT PASSED  3 pass, 1 fail, 1 warn, \d+ skip, 0 error;`).MatchString(out) {

@@ -326,12 +326,26 @@ func claims(rep *report.Report, cfg config) []report.ClaimResult {
 	natsPeer := core && v["nats"].earned
 	add("Core Sender", v["core-sender"].earned, v["core-sender"].why, "core-sender")
 	add("Core Receiver", v["core-receiver"].earned, v["core-receiver"].why, "core-receiver")
-	add("Core Peer", core, []string{"needs Core Sender and Core Receiver"}, "core-sender", "core-receiver")
+	add("Core Peer", core, needs("Core Sender", v["core-sender"].earned, "Core Receiver", v["core-receiver"].earned), "core-sender", "core-receiver")
 	add("Trust Peer", trustPeer, onCore("trust"), "core-sender", "core-receiver", "trust")
 	add("NATS Peer", natsPeer, onCore("nats"), "core-sender", "core-receiver", "nats")
-	add("Full Peer", trustPeer && natsPeer, []string{"needs Trust Peer and NATS Peer"}, "core-sender", "core-receiver", "trust", "nats")
+	add("Full Peer", trustPeer && natsPeer, needs("Trust Peer", trustPeer, "NATS Peer", natsPeer), "core-sender", "core-receiver", "trust", "nats")
 	add("JetStream (optional)", v["jetstream"].earned, v["jetstream"].why, "jetstream")
 	return out
+}
+
+// needs says which of the two claims a claim is built on were not earned:
+// only those, so that it never contradicts a claim printed as earned.
+func needs(a string, aEarned bool, b string, bEarned bool) []string {
+	switch {
+	case !aEarned && !bEarned:
+		return []string{"needs " + a + " and " + b}
+	case !aEarned:
+		return []string{"needs " + a}
+	case !bEarned:
+		return []string{"needs " + b}
+	}
+	return nil
 }
 
 // exercised splits a claim's requirements into those the run judged and

@@ -324,3 +324,22 @@ func TestGradeExercisedPerClaim(t *testing.T) {
 		t.Errorf("Core Sender not exercised %q", got)
 	}
 }
+
+// A claim not earned names only the claims below it that were not earned:
+// "✔ NATS Peer" is never followed by "Full Peer needs ... NATS Peer".
+func TestClaimNeedsOnlyWhatIsMissing(t *testing.T) {
+	for _, tc := range []struct {
+		a, b bool
+		want string
+	}{
+		{false, false, "needs Trust Peer and NATS Peer"},
+		{false, true, "needs Trust Peer"},
+		{true, false, "needs NATS Peer"},
+		{true, true, ""},
+	} {
+		got := strings.Join(needs("Trust Peer", tc.a, "NATS Peer", tc.b), "")
+		if got != tc.want {
+			t.Errorf("needs(trust %v, nats %v) = %q, want %q", tc.a, tc.b, got, tc.want)
+		}
+	}
+}

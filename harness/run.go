@@ -161,7 +161,7 @@ func (r *runner) plan(rep *report.Report) (todo []int, needJS bool) {
 		res := rep.Scenarios[i]
 		switch leftOut(sc, r.cfg.Select, r.cfg.Level) {
 		case "--run":
-			res.Outcome, res.Message = report.Skip, "not selected by --run"
+			res.Outcome, res.Message = report.Skip, report.NotSelected
 		case "level":
 			res.Outcome, res.Message = report.Skip, fmt.Sprintf("claim %s is not part of level %s", sc.Claim, r.cfg.Level)
 		default:

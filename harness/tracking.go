@@ -21,7 +21,7 @@ func CheckPublication(c *agh.Checker, subject string, raw []byte) agh.Result {
 	if res.Envelope != nil {
 		if want, err := agh.Subject(res.Envelope); err == nil && want != subject {
 			res.Findings = append(res.Findings, rules.Finding{Rule: requirements.NATSSubject, Expected: want, Found: subject,
-				Message: "published on the wrong subject"})
+				Message: "published on the wrong subject (docs/protocol.md#names-and-subjects, #route-token)"})
 		}
 	}
 	return res

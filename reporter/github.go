@@ -42,7 +42,7 @@ func (r *githubReporter) Item(d *validate.Document) error {
 	if r.o.Quiet && d.Valid {
 		return nil
 	}
-	for _, f := range d.Findings {
+	for i, f := range d.Findings {
 		cmd := "error"
 		if f.Severity(r.o.Strict) == rules.Warning {
 			cmd = "warning"
@@ -50,8 +50,11 @@ func (r *githubReporter) Item(d *validate.Document) error {
 		var props []string
 		if d.Source != "<stdin>" {
 			props = append(props, "file="+escapeProperty(d.Source))
-			if d.Line > 0 {
-				props = append(props, "line="+strconv.Itoa(d.Line))
+			if at := position(d, i); at.Line > 0 {
+				props = append(props, "line="+strconv.Itoa(at.Line))
+				if at.Column > 0 {
+					props = append(props, "col="+strconv.Itoa(at.Column))
+				}
 			}
 		}
 		title := f.Rule.ID
@@ -70,6 +73,13 @@ func (r *githubReporter) Item(d *validate.Document) error {
 
 func (r *githubReporter) Finish(s validate.Summary) error {
 	r.start()
+	for _, e := range s.InputErrors {
+		props := "title=input error"
+		if e.Source != "" {
+			props = "file=" + escapeProperty(e.Source) + "," + props
+		}
+		fmt.Fprintf(r.bw, "::error %s::%s\n", props, escapeData(e.Message))
+	}
 	fmt.Fprintln(r.bw, summaryLine(s))
 	return r.bw.Flush()
 }

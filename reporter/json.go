@@ -26,6 +26,9 @@ type jsonFinding struct {
 	Severity string `json:"severity"`
 	Level    string `json:"level"`
 	Pointer  string `json:"pointer"`
+	// Line and Column are where Pointer's value is in the file as written.
+	Line     int    `json:"line,omitempty"`
+	Column   int    `json:"column,omitempty"`
 	Expected string `json:"expected,omitempty"`
 	Found    string `json:"found,omitempty"`
 	Message  string `json:"message,omitempty"`
@@ -42,6 +45,23 @@ type jsonSummary struct {
 	Errors    int  `json:"errors"`
 	Warnings  int  `json:"warnings"`
 	Strict    bool `json:"strict"`
+	// InputErrors are the inputs that could not be read (exit 2).
+	InputErrors []jsonInputError `json:"input_errors,omitempty"`
+}
+
+type jsonInputError struct {
+	Source  string `json:"source,omitempty"`
+	Message string `json:"message"`
+}
+
+// summaryOf is a run's summary in its --format json shape.
+func summaryOf(s validate.Summary, strict bool) jsonSummary {
+	j := jsonSummary{Files: s.Files, Documents: s.Documents, Valid: s.Valid, Invalid: s.Invalid,
+		Errors: s.Errors, Warnings: s.Warnings, Strict: strict}
+	for _, e := range s.InputErrors {
+		j.InputErrors = append(j.InputErrors, jsonInputError{e.Source, e.Message})
+	}
+	return j
 }
 
 // toJSON converts a document to its --format json shape.
@@ -52,10 +72,14 @@ func toJSON(d *validate.Document, strict bool) jsonDocument {
 		i := d.Index
 		j.Index = &i
 	}
-	for _, f := range d.Findings {
+	for i, f := range d.Findings {
 		sev := f.Severity(strict)
+		var at validate.Position // only where the validator located it
+		if i < len(d.At) {
+			at = d.At[i]
+		}
 		j.Findings = append(j.Findings, jsonFinding{Rule: f.Rule.ID, Severity: sev.String(), Level: f.Rule.Severity.Level(),
-			Pointer: f.Pointer, Expected: f.Expected, Found: f.Found, Message: f.Message, Clause: f.Rule.Clause, Source: f.Rule.Source})
+			Pointer: f.Pointer, Line: at.Line, Column: at.Column, Expected: f.Expected, Found: f.Found, Message: f.Message, Clause: f.Rule.Clause, Source: f.Rule.Source})
 	}
 	return j
 }
@@ -114,8 +138,7 @@ func (r *jsonReporter) Finish(s validate.Summary) error {
 		r.bw.WriteString("\n")
 	}
 	r.bw.WriteString("],\n\"summary\": ")
-	if err := r.enc.Encode(jsonSummary{Files: s.Files, Documents: s.Documents, Valid: s.Valid, Invalid: s.Invalid,
-		Errors: s.Errors, Warnings: s.Warnings, Strict: r.o.Strict}); err != nil {
+	if err := r.enc.Encode(summaryOf(s, r.o.Strict)); err != nil {
 		return err
 	}
 	r.bw.WriteString("}\n")

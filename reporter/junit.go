@@ -198,16 +198,34 @@ func (r *junitReporter) Finish(sum validate.Summary) error {
 	bw.WriteString(xml.Header)
 	enc := xml.NewEncoder(bw)
 	enc.Indent("", "  ")
-	tests, failures := 0, 0
+	tests, failures := len(sum.InputErrors), 0
 	for _, s := range r.suites {
 		tests += len(s.cases)
 		failures += s.failures
 	}
 	attr := func(k string, v any) xml.Attr { return xml.Attr{Name: xml.Name{Local: k}, Value: fmt.Sprint(v)} }
 	root := xml.StartElement{Name: xml.Name{Local: "testsuites"}, Attr: []xml.Attr{
-		attr("name", "aghcheck validate"), attr("tests", tests), attr("failures", failures), attr("errors", 0)}}
+		attr("name", "aghcheck validate"), attr("tests", tests), attr("failures", failures), attr("errors", len(sum.InputErrors))}}
 	if err := enc.EncodeToken(root); err != nil {
 		return err
+	}
+	// An input that could not be read is an error test case of its own:
+	// the check could not be done, which is not a verdict on a document.
+	for _, e := range sum.InputErrors {
+		name, text := "input", e.Message
+		if e.Source != "" {
+			name, text = e.Source, e.Source+": "+e.Message
+		}
+		suite := struct {
+			Name   string        `xml:"name,attr"`
+			Tests  int           `xml:"tests,attr"`
+			Errors int           `xml:"errors,attr"`
+			Case   junitTestcase `xml:"testcase"`
+		}{name, 1, 1, junitTestcase{Name: "read " + name, Classname: name,
+			Error: &junitFailure{Message: e.Message, Type: "input", Text: text}}}
+		if err := enc.EncodeElement(suite, xml.StartElement{Name: xml.Name{Local: "testsuite"}}); err != nil {
+			return err
+		}
 	}
 	for _, s := range r.suites {
 		st := xml.StartElement{Name: xml.Name{Local: "testsuite"}, Attr: []xml.Attr{

@@ -75,6 +75,15 @@ func fileLocation(d *validate.Document) string {
 	return s
 }
 
+// position is where finding i of d is in its file: its pointer's line and
+// column when the validator located it, else the document's first line.
+func position(d *validate.Document, i int) validate.Position {
+	if i < len(d.At) && d.At[i].Line > 0 {
+		return d.At[i]
+	}
+	return validate.Position{Line: d.Line}
+}
+
 // Detail renders a finding's message part: "at /ptr: message (expected X, found Y)".
 func Detail(f rules.Finding) string {
 	var b strings.Builder

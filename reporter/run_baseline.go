@@ -138,13 +138,13 @@ func junitBaseline(rep *report.Report, get func(string) *junitTestsuite) {
 	for _, id := range rep.Baseline.Stale {
 		s.Tests++
 		s.Failures++
-		s.Cases = append(s.Cases, junitTestcase{Name: "stale: " + id, Classname: "baseline", Time: "0",
+		s.Cases = append(s.Cases, junitTestcase{Name: "stale: " + id, Classname: "baseline", Time: "0.000",
 			Failure: &junitFailure{Escaped: true, Message: "stale baseline entry " + id + ": " + staleWhy(rep, id, marks[id]), Type: "baseline"}})
 	}
 	for _, r := range warned {
 		s.Tests++
 		s.Failures++
-		s.Cases = append(s.Cases, junitTestcase{Name: "new: " + r.id, Classname: "baseline", Time: "0",
+		s.Cases = append(s.Cases, junitTestcase{Name: "new: " + r.id, Classname: "baseline", Time: "0.000",
 			Failure: &junitFailure{Escaped: true, Message: "not in the baseline: " + r.id + " " + r.message, Type: "baseline"}})
 	}
 }

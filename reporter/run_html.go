@@ -31,6 +31,7 @@ var runHTMLTemplate = template.Must(template.New("run").Funcs(template.FuncMap{
 	"bytes":  thousands,
 	"plural": Plural,
 	"gaps":   gapGroups,
+	"add":    func(a, b int) int { return a + b },
 }).Parse(runHTMLSource))
 
 // thousands renders n with thousands separators (1,048,576).
@@ -57,6 +58,10 @@ type htmlView struct {
 	Passive  []htmlEntry
 	Details  []htmlScenario
 	Skipped  []*report.ScenarioResult
+	// NotSelected counts the scenarios --run left out: one line, not a row
+	// each.
+	NotSelected int
+	Killers     []htmlKiller
 	// Open shows the details expanded; a long list starts collapsed (the
 	// grid's links and "expand all" open them).
 	Open bool
@@ -95,6 +100,13 @@ type htmlReq struct {
 	Scenarios []htmlLink
 }
 
+// htmlKiller is a scenario that killed the IUT, linked to what the page
+// says of it.
+type htmlKiller struct {
+	report.Killer
+	Anchor string
+}
+
 // htmlLink names a scenario, with the anchor of its details if it has any.
 type htmlLink struct{ ID, Anchor string }
 
@@ -124,6 +136,22 @@ type htmlEntry struct {
 
 func anchor(id string) string { return "sc-" + id }
 
+// notSelectedAnchor is the line that sums up the scenarios --run left out.
+const notSelectedAnchor = "not-selected"
+
+// target is where a link to sc goes: its details, its row among the
+// skipped, or the line of the scenarios not selected; "" for a pass,
+// which has nothing more to show.
+func target(sc *report.ScenarioResult) string {
+	switch {
+	case sc.Outcome == report.Pass:
+		return ""
+	case sc.Outcome == report.Skip && sc.Message == report.NotSelected:
+		return notSelectedAnchor
+	}
+	return anchor(sc.ID)
+}
+
 // writeRunHTML writes rep as one HTML page.
 func writeRunHTML(w io.Writer, rep *report.Report) error {
 	v := htmlView{Rep: rep, Command: iut.Join(rep.IUT.Command), Started: rep.Started.UTC().Format("2006-01-02 15:04:05 UTC")}
@@ -133,11 +161,14 @@ func writeRunHTML(w io.Writer, rep *report.Report) error {
 	s := rep.Summary
 	v.Counts = []htmlCount{{report.Pass, s.Pass}, {report.Fail, s.Fail}, {report.Warn, s.Warn}, {report.Skip, s.Skip}, {report.Error, s.Error}}
 	v.Grid = htmlGrid(rep.Scenarios)
-	detailed := map[string]bool{}
+	targets := map[string]string{}
 	for _, sc := range rep.Scenarios {
-		detailed[sc.ID] = sc.Outcome != report.Pass && sc.Outcome != report.Skip
+		targets[sc.ID] = target(sc)
 	}
-	v.Reqs, v.Coverage = htmlRequirements(rep.Requirements, detailed)
+	v.Reqs, v.Coverage = htmlRequirements(rep.Requirements, targets)
+	for _, k := range rep.IUT.Killers {
+		v.Killers = append(v.Killers, htmlKiller{Killer: k, Anchor: targets[k.Scenario]})
+	}
 	for _, e := range rep.Passive.Samples {
 		v.Passive = append(v.Passive, htmlExchanged(e, rep.IUT.PeerID, nil))
 	}
@@ -145,7 +176,11 @@ func writeRunHTML(w io.Writer, rep *report.Report) error {
 		switch sc.Outcome {
 		case report.Pass:
 		case report.Skip:
-			v.Skipped = append(v.Skipped, sc)
+			if sc.Message == report.NotSelected {
+				v.NotSelected++
+			} else {
+				v.Skipped = append(v.Skipped, sc)
+			}
 		default:
 			v.Details = append(v.Details, htmlDetails(sc, rep.IUT.PeerID))
 		}
@@ -189,16 +224,14 @@ func gridCell(sc *report.ScenarioResult) htmlCell {
 	if sc.Message != "" {
 		c.Tip += " — " + firstLine(sc.Message)
 	}
-	if sc.Outcome != report.Pass {
-		c.Anchor = anchor(sc.ID)
-	}
+	c.Anchor = target(sc)
 	return c
 }
 
 // htmlRequirements adds each requirement's clause from the catalogue and
 // counts coverage: a requirement is tested when a scenario citing it ran
 // (any outcome but skip).
-func htmlRequirements(list []report.RequirementResult, detailed map[string]bool) ([]htmlReq, htmlCoverage) {
+func htmlRequirements(list []report.RequirementResult, targets map[string]string) ([]htmlReq, htmlCoverage) {
 	var cov htmlCoverage
 	out := make([]htmlReq, 0, len(list))
 	for _, r := range list {
@@ -207,10 +240,7 @@ func htmlRequirements(list []report.RequirementResult, detailed map[string]bool)
 			h.Clause = rule.Clause
 		}
 		for _, id := range r.Scenarios {
-			l := htmlLink{ID: id}
-			if detailed[id] {
-				l.Anchor = anchor(id)
-			}
+			l := htmlLink{ID: id, Anchor: targets[id]}
 			h.Scenarios = append(h.Scenarios, l)
 		}
 		cov.Total++

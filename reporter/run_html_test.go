@@ -3,9 +3,13 @@ package reporter
 import (
 	"context"
 	"encoding/json"
+	"html"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -105,5 +109,49 @@ func TestRunHTMLInChromium(t *testing.T) {
 		if !strings.Contains(dom, want) {
 			t.Errorf("rendered DOM lacks %q", want)
 		}
+	}
+}
+
+// Every in-page link of the page resolves to an element of it: the grid's
+// cells (a failure, a skip with its reason, the line of the scenarios
+// --run left out), the requirements' scenarios, the killers, the menu.
+func TestRunHTMLLinksResolve(t *testing.T) {
+	rep := htmlFixture()
+	rep.Scenarios = append(rep.Scenarios,
+		&report.ScenarioResult{ID: "jetstream.ack-not-receipt", Suite: "jetstream", Level: "MUST", Claim: "jetstream",
+			Outcome: report.Skip, Message: "the IUT does not advertise profile agh-network.nats-jetstream/v0"},
+		&report.ScenarioResult{ID: "delivery.garbage-survived", Suite: "core/delivery", Level: "MUST", Claim: "core-receiver",
+			Outcome: report.Error, Message: "interrupted: the IUT died"},
+		// An id html/template escapes in an href (%2b), as a browser decodes it.
+		&report.ScenarioResult{ID: "receiver.ENV-A+ENV-B.both", Suite: "receiver", Level: "MUST", Claim: "core-receiver",
+			Outcome: report.Fail, Message: "accepted"})
+	rep.Requirements = append(rep.Requirements,
+		report.RequirementResult{ID: "NATS-JETSTREAM-ACK-NOT-RECEIPT", Level: "MUST", Outcome: report.Skip, Scenarios: []string{"jetstream.ack-not-receipt"}})
+	rep.IUT.Killers = []report.Killer{{Scenario: "delivery.garbage-survived", Message: "kills the IUT when played alone"},
+		{Scenario: "lifecycle.work-completes", Message: "killed it once, not when played alone"}}
+	rep.IUT.Events = []report.LifeEvent{{Kind: report.LifeExited, Cause: "exit status 2"}}
+	page := string(writeRun(t, "html", rep, Options{}))
+	ids := map[string]bool{}
+	for _, m := range regexp.MustCompile(` id="([^"]+)"`).FindAllStringSubmatch(page, -1) {
+		ids[html.UnescapeString(m[1])] = true
+	}
+	hrefs := regexp.MustCompile(` href="#([^"]*)"`).FindAllStringSubmatch(page, -1)
+	if len(hrefs) < 10 {
+		t.Fatalf("only %d in-page links: the pattern no longer finds them", len(hrefs))
+	}
+	for _, want := range []string{"not-selected", "sc-jetstream.ack-not-receipt", "sc-delivery.garbage-survived", "sc-receiver.ENV-A%2bENV-B.both"} {
+		if !slices.ContainsFunc(hrefs, func(m []string) bool { return m[1] == want }) {
+			t.Errorf("no link to #%s", want)
+		}
+	}
+	for _, m := range hrefs {
+		// A browser percent-decodes the fragment before it looks for the id.
+		frag, err := url.PathUnescape(html.UnescapeString(m[1]))
+		if err != nil || !ids[frag] {
+			t.Errorf("href=%q links to nothing on the page", "#"+m[1])
+		}
+	}
+	if strings.Contains(page, ">"+report.NotSelected+"</td>") || !strings.Contains(page, `<p id="not-selected" class="muted">1 scenario not selected by --run.</p>`) {
+		t.Error("the scenarios --run left out are not summed up on one line")
 	}
 }

@@ -31,7 +31,12 @@ func writeRunJUnit(w io.Writer, rep *report.Report) error {
 		return s
 	}
 	var total report.Millis
+	notSelected := 0
 	for _, sc := range rep.Scenarios {
+		if sc.Outcome == report.Skip && sc.Message == report.NotSelected {
+			notSelected++ // summed up below: a narrowed run is not a wall of skips
+			continue
+		}
 		s := get(sc.Suite)
 		c := junitTestcase{Name: sc.ID + ": " + sc.Title, Classname: strings.ReplaceAll(sc.Suite, "/", "."), Time: secs(sc.Duration)}
 		detail := junitDetail(sc)
@@ -70,7 +75,7 @@ func writeRunJUnit(w io.Writer, rep *report.Report) error {
 	}
 	// Passive validation is a test case of its own: sender conformance.
 	ps := get("passive")
-	pc := junitTestcase{Name: "every envelope the IUT published is valid", Classname: "passive", Time: "0"}
+	pc := junitTestcase{Name: "every envelope the IUT published is valid", Classname: "passive", Time: "0.000"}
 	var lines []string
 	for _, f := range rep.Passive.Findings {
 		lines = append(lines, fmt.Sprintf("%s %s x%d: %s", f.Level, f.Rule, f.Count, f.Example))
@@ -90,13 +95,25 @@ func writeRunJUnit(w io.Writer, rep *report.Report) error {
 	}
 	ps.Tests++
 	ps.Cases = append(ps.Cases, pc)
+	if notSelected > 0 {
+		ns := get("not selected")
+		ns.Tests++
+		ns.Skipped++
+		ns.Cases = append(ns.Cases, junitTestcase{Name: Plural(notSelected, "scenario") + " not selected by --run", Classname: "not-selected", Time: "0.000",
+			Skipped: &junitSkipped{Message: report.NotSelected}})
+	}
 	junitBaseline(rep, get)
 	if rep.Error != "" {
 		hs := get("harness")
 		hs.Tests++
 		hs.Errors++
-		hs.Cases = append(hs.Cases, junitTestcase{Name: "run", Classname: "harness", Time: "0",
+		hs.Cases = append(hs.Cases, junitTestcase{Name: "run", Classname: "harness", Time: "0.000",
 			Error: &junitFailure{Escaped: true, Message: rep.Error, Type: "harness", Text: rep.IUT.Stderr}})
+	}
+	for _, s := range bySuite {
+		if s.Time == "" {
+			s.Time = "0.000" // passive validation, the baseline, the harness: no time of their own
+		}
 	}
 	names := make([]string, 0, len(bySuite))
 	for n := range bySuite {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/aghcheck/aghcheck/internal/catalogue"
@@ -76,7 +77,16 @@ type sarifLocation struct {
 }
 
 type sarifRegion struct {
-	StartLine int `json:"startLine"`
+	StartLine   int `json:"startLine"`
+	StartColumn int `json:"startColumn,omitempty"`
+}
+
+// sarifNotification is an input that could not be read: the tool did not
+// check everything it was given.
+type sarifNotification struct {
+	Level     string          `json:"level"`
+	Message   sarifText       `json:"message"`
+	Locations []sarifLocation `json:"locations,omitempty"`
 }
 
 // sarifLogical names the value at fault by its JSON pointer.
@@ -166,9 +176,13 @@ func (r *sarifReporter) Item(d *validate.Document) error {
 			about.Index = &i
 		}
 	}
-	for _, f := range d.Findings {
+	for i, f := range d.Findings {
+		at := loc
+		if p := position(d, i); p.Line > 0 {
+			at.Physical.Region = &sarifRegion{p.Line, p.Column}
+		}
 		res := sarifResult{RuleID: f.Rule.ID, Level: f.Severity(r.o.Strict).String(), Message: sarifText{Detail(f)},
-			Locations: []sarifLocation{loc}, Properties: about}
+			Locations: []sarifLocation{at}, Properties: about}
 		if i, ok := r.index[f.Rule.ID]; ok {
 			res.RuleIndex = &i
 		}
@@ -201,7 +215,7 @@ func sarifWhere(d *validate.Document) sarifLocation {
 		a.URI = fileURI(d.Source)
 	}
 	if d.Line > 0 {
-		l.Physical.Region = &sarifRegion{d.Line}
+		l.Physical.Region = &sarifRegion{StartLine: d.Line}
 	}
 	return l
 }
@@ -228,10 +242,33 @@ func (r *sarifReporter) Finish(s validate.Summary) error {
 	if r.n > 0 {
 		r.bw.WriteString("\n")
 	}
-	r.bw.WriteString("      ],\n      \"invocations\": [{\"executionSuccessful\": true, \"properties\": ")
+	// An input that could not be read makes the execution unsuccessful,
+	// with a notification naming it: a code-scanning service must not
+	// take a partial check for a clean one.
+	r.bw.WriteString("      ],\n      \"invocations\": [{\"executionSuccessful\": ")
+	r.bw.WriteString(strconv.FormatBool(len(s.InputErrors) == 0))
+	if len(s.InputErrors) > 0 {
+		var ns []sarifNotification
+		for _, e := range s.InputErrors {
+			n := sarifNotification{Level: "error", Message: sarifText{e.Message}}
+			if e.Source != "" {
+				n.Message.Text = e.Source + ": " + e.Message
+				var l sarifLocation
+				l.Physical.Artifact.URI = fileURI(e.Source)
+				n.Locations = []sarifLocation{l}
+			}
+			ns = append(ns, n)
+		}
+		r.buf.Reset()
+		if err := r.enc.Encode(ns); err != nil {
+			return err
+		}
+		r.bw.WriteString(", \"toolExecutionNotifications\": ")
+		r.bw.Write(bytes.TrimRight(r.buf.Bytes(), "\n"))
+	}
+	r.bw.WriteString(", \"properties\": ")
 	r.buf.Reset()
-	if err := r.enc.Encode(jsonSummary{Files: s.Files, Documents: s.Documents, Valid: s.Valid, Invalid: s.Invalid,
-		Errors: s.Errors, Warnings: s.Warnings, Strict: r.o.Strict}); err != nil {
+	if err := r.enc.Encode(summaryOf(s, r.o.Strict)); err != nil {
 		return err
 	}
 	r.bw.Write(bytes.TrimRight(r.buf.Bytes(), "\n"))

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 
 	"github.com/aghcheck/aghcheck/internal/agh"
+	"github.com/aghcheck/aghcheck/internal/trust"
 	"github.com/spf13/cobra"
 )
 
@@ -22,20 +25,25 @@ fixtures by hand.
   route-token PEER                 NATS route token of a peer
   direct-id WS CHANNEL PEER PEER   direct-room id of two peers in a channel
   digest FILE                      canonical digest of a capability document
-  subject FILE                     NATS subject an envelope is published on`,
+  subject FILE                     NATS subject an envelope is published on
+  signing-input FILE               the bytes a trust proof signs (JCS, without proof.sig)
+
+docs/protocol.md spells out each derivation, with these commands as its
+test vectors.`,
 		Example: `  aghcheck derive route-token reviewer.sess-xyz
   aghcheck derive direct-id ws_alpha builders ops-coordinator.session-42 patch-worker.session-19
   aghcheck derive digest capability.json
-  aghcheck derive subject envelope.json`,
+  aghcheck derive subject envelope.json
+  aghcheck derive signing-input --sha256 signed.json`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return &exitError{code: exitUsageErr, err: fmt.Errorf("unknown derivation %q (see aghcheck derive --help)", args[0])}
 			}
-			return &exitError{code: exitUsageErr, err: errors.New("derive needs a derivation: route-token, direct-id, digest or subject")}
+			return &exitError{code: exitUsageErr, err: errors.New("derive needs a derivation: route-token, direct-id, digest, subject or signing-input")}
 		},
 		RunE: func(*cobra.Command, []string) error { return nil },
 	}
-	cmd.AddCommand(newDeriveRouteTokenCmd(), newDeriveDirectIDCmd(), newDeriveDigestCmd(), newDeriveSubjectCmd())
+	cmd.AddCommand(newDeriveRouteTokenCmd(), newDeriveDirectIDCmd(), newDeriveDigestCmd(), newDeriveSubjectCmd(), newDeriveSigningInputCmd())
 	return cmd
 }
 
@@ -166,6 +174,43 @@ validated (use aghcheck validate for that).`,
 			return err
 		},
 	}
+}
+
+func newDeriveSigningInputCmd() *cobra.Command {
+	var digest bool
+	cmd := &cobra.Command{
+		Use:   "signing-input FILE",
+		Short: "Print the bytes the trust proof of an envelope signs",
+		Long: `signing-input prints the bytes an agh-network.trust.ed25519-jcs/v1 proof
+signs: the RFC 8785 (JCS) canonical form of the whole envelope with only
+proof.sig removed (members present as null stay), followed by a newline.
+With --sha256 it prints "sha256:" and the hex SHA-256 of those bytes
+instead, which is the quickest comparison with another implementation.
+FILE may be - for standard input. The proof is not verified (use aghcheck
+validate for that).`,
+		Example: `  aghcheck derive signing-input fixtures/trust/valid/greet-signed.json
+  aghcheck derive signing-input --sha256 fixtures/trust/valid/greet-signed.json`,
+		Args: nArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			env, err := readObjectArg(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			in, err := trust.SigningInput(env)
+			if err != nil {
+				return &exitError{code: exitUsageErr, err: fmt.Errorf("%s: %w", argFileName(args[0]), err)}
+			}
+			if digest {
+				sum := sha256.Sum256(in)
+				_, err = fmt.Fprintln(cmd.OutOrStdout(), "sha256:"+hex.EncodeToString(sum[:]))
+				return err
+			}
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s\n", in)
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&digest, "sha256", false, "print the SHA-256 of the bytes instead of the bytes")
+	return cmd
 }
 
 func readObjectArg(cmd *cobra.Command, path string) (map[string]any, error) {

@@ -55,6 +55,13 @@ file that 'aghcheck run --suite DIR --embedded=false' replays. The same
 --seed gives the same cases. With neither --iut nor --iut-peer the
 built-in reference peer is fuzzed.
 
+--duration is wall-clock: fuzzing stops early enough to minimize the
+findings and to confirm, with the full --step-timeout, those that rest on
+a shorter ceiling; only a run shorter than that confirmation can end
+late. --cases alone plays that many cases, however long they take. With
+-o the report goes to the file (.json: JSON) and the verdict line to
+standard error.
+
 Exit status: 0 when nothing at MUST level was found, 1 when something
 was, 2 when the fuzzer could not run.`,
 		Example: `  aghcheck fuzz
@@ -85,6 +92,10 @@ was, 2 when the fuzzer could not run.`,
 			if !cmd.Flags().Changed("duration") && cases > 0 {
 				duration = 0 // --cases alone: as many as it says, however long that takes
 			}
+			var err error
+			if format, err = outputFormat(cmd, format, output, map[string][]string{".json": {"json"}}); err != nil {
+				return err
+			}
 			if format != "text" && format != "json" {
 				return &exitError{code: exitUsageErr, err: fmt.Errorf("--format %q: want %s", format, strings.Join(fuzz.Formats, " or "))}
 			}
@@ -96,11 +107,13 @@ was, 2 when the fuzzer could not run.`,
 			}
 			hc := harness.Target{StepTimeout: stepTimeout, GreetTimeout: greetTimeout, IUTPeer: iutPeer,
 				Workspace: workspace, Channel: channel, Version: version, MaxRestarts: maxRestarts}
-			var err error
 			if hc.Command, err = iutArgv(iutLine, iutPeer); err != nil {
 				return err
 			}
 			hc.External = external(natsURL, natsToken, natsUser, natsPassword, natsCreds)
+			if err := hc.CheckSettings(); err != nil {
+				return usage(err)
+			}
 			out, closeOut, err := reportOut(cmd.OutOrStdout(), output)
 			if err != nil {
 				return err
@@ -132,6 +145,10 @@ was, 2 when the fuzzer could not run.`,
 			if err := fuzz.Write(out, format, rep, verbose); err != nil {
 				return &exitError{code: exitUsageErr, err: fmt.Errorf("write report: %w", err)}
 			}
+			if out != cmd.OutOrStdout() {
+				// The report went to a file: the log still gets the verdict.
+				fmt.Fprintln(errOut, fuzz.VerdictLine(rep, output))
+			}
 			switch {
 			case runErr != nil:
 				return &exitError{code: exitUsageErr, err: runErr}
@@ -153,7 +170,7 @@ was, 2 when the fuzzer could not run.`,
 	f.StringVar(&natsCreds, "nats-creds", "", "credentials `FILE` for --nats-url")
 	f.StringVar(&workspace, "workspace", "", "workspace id of the run (default a fresh aghcheck-XXXXXXXX)")
 	f.StringVar(&channel, "channel", "conformance", "channel of the run")
-	f.DurationVar(&duration, "duration", fuzz.DefaultDuration, "stop after this long (the batch in flight ends first)")
+	f.DurationVar(&duration, "duration", fuzz.DefaultDuration, "wall-clock time of the whole run: start-up, fuzzing, then minimizing and confirming the findings in the time left")
 	f.IntVar(&cases, "cases", 0, "stop after this many cases (with --duration too: whichever comes first)")
 	f.Uint64Var(&seed, "seed", 1, "the seed of the generator: the same seed gives the same cases")
 	f.IntVar(&parallel, "parallel", fuzz.DefaultParallel, "cases played at once, each as its own test peer")

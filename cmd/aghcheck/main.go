@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 // Exit codes are part of the CLI contract: 0 all good, 1 the thing checked is
@@ -55,6 +56,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "aghcheck:", err)
+	msg := err.Error()
+	if strings.HasPrefix(msg, "unknown command") {
+		// cobra's words, and where to find the commands there are.
+		first, rest, _ := strings.Cut(msg, "\n")
+		msg = strings.TrimRight(first+" (see aghcheck --help)\n"+rest, "\n")
+	}
+	fmt.Fprintln(stderr, "aghcheck:", msg)
 	return exitUsageErr
 }

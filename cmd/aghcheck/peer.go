@@ -54,7 +54,8 @@ The liveness faults take a parameter and combine with any other fault:
                             join or reconnect greet
   deaf-after:N              answers nothing after N messages, still greeting
 INPUT is whois-query-type, garbage or any-say; DURATION is 3s, 250ms or 1.5.
-For example: aghcheck peer --fault slow:3s --fault accept-expired`,
+For example, --fault slow:3s --fault accept-expired is a slow peer that also
+takes expired work.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if listFaults {

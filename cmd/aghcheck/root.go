@@ -29,11 +29,28 @@ and RedKey Agent Wire messages and Agent Cards.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		if c == root && strings.Contains(err.Error(), "'v' in -v") {
 			err = fmt.Errorf("%w (--version prints the version; -v is --verbose of run, peer and fuzz)", err)
+		} else {
+			err = fmt.Errorf("%w (see %s --help)", err, c.CommandPath())
 		}
 		return &exitError{code: exitUsageErr, err: err}
 	})
 	for _, mk := range subcommands {
 		root.AddCommand(mk())
 	}
+	root.AddCommand(newVersionCmd())
 	return root
+}
+
+// newVersionCmd is "aghcheck version": what --version prints, for those
+// who type it as a command.
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print aghcheck's version (the same as --version)",
+		Args:  nArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "aghcheck version %s\n", cmd.Root().Version)
+			return err
+		},
+	}
 }

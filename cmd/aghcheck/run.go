@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/internal/iut"
+	"github.com/aghcheck/aghcheck/internal/peer"
 	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/requirements"
 	"github.com/aghcheck/aghcheck/internal/scenario"
@@ -129,6 +132,23 @@ func iutCommand(line string) ([]string, error) {
 	return argv, nil
 }
 
+// builtinPeer reports whether the IUT is the built-in reference peer of
+// this executable under its own name: no --iut, or --iut 'aghcheck peer
+// ...' without a --display-name of its own.
+func builtinPeer(iutLine, iutPeer string) bool {
+	if iutPeer != "" {
+		return false
+	}
+	if iutLine == "" {
+		return true
+	}
+	argv, err := iut.Split(iutLine)
+	if err != nil || len(argv) < 2 || argv[0] != "aghcheck" || argv[1] != "peer" {
+		return false
+	}
+	return !slices.ContainsFunc(argv, func(a string) bool { return strings.HasPrefix(a, "--display-name") })
+}
+
 func newRunCmd() *cobra.Command {
 	var (
 		sf                                 suiteFlags
@@ -199,6 +219,10 @@ outside it, no stale entry.`,
 			if iutLine != "" && iutPeer != "" {
 				return usage(errors.New("--iut and --iut-peer are exclusive"))
 			}
+			format, err := outputFormat(cmd, format, output, runExtensions)
+			if err != nil {
+				return err
+			}
 			writer, err := reporter.Run.Get(format)
 			if err != nil {
 				return usage(fmt.Errorf("--format: %w", err))
@@ -229,9 +253,10 @@ outside it, no stale entry.`,
 					o.Channel = ""
 				}
 			}
-			if iutPeer == "" && iutLine == "" {
-				// The built-in peer is this very aghcheck.
-				o.Implementation, o.ImplementationVersion = cmp.Or(implName, "aghcheck peer"), cmp.Or(implVersion, version)
+			if builtinPeer(iutLine, iutPeer) {
+				// The built-in peer is this very aghcheck: one name and
+				// aghcheck's version, however it was asked for.
+				o.Implementation, o.ImplementationVersion = cmp.Or(implName, peer.DefaultDisplayName), cmp.Or(implVersion, version)
 			}
 			if o.Command, err = iutArgv(iutLine, iutPeer); err != nil {
 				return err
@@ -268,14 +293,32 @@ outside it, no stale entry.`,
 			if err := w.Finish(rep); err != nil {
 				return usage(fmt.Errorf("write report: %w", err))
 			}
+			var written []string
+			companion := false
+			if out != cmd.OutOrStdout() {
+				written = append(written, output)
+			}
 			if recordPath != "" && rep.Error == "" {
 				if err := writeRecord(recordPath, recordFormat, rep, opts); err != nil {
 					return usage(fmt.Errorf("--record: %w", err))
 				}
+				written = append(written, recordPath)
+				if format != "json" {
+					// The record digests the JSON report: a run reported in
+					// another format writes that report too, so the digest
+					// names a file that exists.
+					js := recordReport(recordPath)
+					if err := writeRecord(js, "json", rep, opts); err != nil {
+						return usage(fmt.Errorf("--record: the JSON report it digests: %w", err))
+					}
+					written = append(written, js)
+					companion = true
+				}
 			}
-			if out != cmd.OutOrStdout() {
-				// The report went to a file: the log still gets the verdict.
-				fmt.Fprintln(cmd.ErrOrStderr(), reporter.VerdictLine(rep, writtenFiles(output, recordPath, rep)...))
+			if out != cmd.OutOrStdout() || companion {
+				// The report went to a file, or a JSON report was written
+				// beside the record: the log gets the verdict and the files.
+				fmt.Fprintln(cmd.ErrOrStderr(), reporter.VerdictLine(rep, written...))
 			}
 			if runErr != nil {
 				return usage(runErr)
@@ -320,14 +363,34 @@ outside it, no stale entry.`,
 	return cmd
 }
 
-// writtenFiles names the files a run wrote: the report, and the record
-// when there is one.
-func writtenFiles(report, record string, rep *report.Report) []string {
-	files := []string{report}
-	if record != "" && rep.Error == "" {
-		files = append(files, record)
+// recordReport is where --record writes the JSON report its digest names
+// when the run's report is in another format: beside the record, as
+// NAME.report.json.
+func recordReport(record string) string {
+	return strings.TrimSuffix(record, filepath.Ext(record)) + ".report.json"
+}
+
+// runExtensions are the -o extensions that name a run report's format:
+// the format taken when --format is not given, then the others a file so
+// named may hold.
+var runExtensions = map[string][]string{".json": {"json", "record-json"}, ".html": {"html"}, ".htm": {"html"},
+	".xml": {"junit"}, ".yaml": {"record-yaml"}, ".yml": {"record-yaml"}}
+
+// outputFormat is the report format: --format when given, else the one the
+// extension of -o names (.json, .html, .xml), else format's default. A
+// --format the extension contradicts is refused: -o report.json must not
+// hold text.
+func outputFormat(cmd *cobra.Command, format, output string, exts map[string][]string) (string, error) {
+	byExt, ok := exts[strings.ToLower(filepath.Ext(output))]
+	switch {
+	case !ok || output == "-":
+		return format, nil
+	case !cmd.Flags().Changed("format"):
+		return byExt[0], nil
+	case !slices.Contains(byExt, format):
+		return "", usage(fmt.Errorf("-o %s holds %s, but --format says %s: give one that agrees, or leave --format out", output, strings.Join(byExt, " or "), format))
 	}
-	return files
+	return format, nil
 }
 
 // writeRecord writes the self-certification record of rep to path.

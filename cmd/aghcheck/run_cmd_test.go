@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // runAghcheck is runCLI for tests that only read stdout and the exit code.
@@ -101,5 +102,57 @@ func TestRunSelectionMatchingNothing(t *testing.T) {
 	code, _, _ = runCLI(t, "", "list", "--run", "^no-such-scenario$")
 	if code != exitUsageErr {
 		t.Fatalf("list: exit %d, want %d", code, exitUsageErr)
+	}
+}
+
+// An impossible setting is refused before the broker or the IUT starts:
+// exit 2, one line naming the flag and the grammar or the missing file,
+// well inside the second a greet wait would otherwise hide it behind.
+func TestRunSettingsCheckedFirst(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--channel", "UP"}, `--channel: "UP" is not a channel name: want [a-z0-9][a-z0-9_-]{0,63}`},
+		{[]string{"run", "--workspace", "ws.a"}, `--workspace: "ws.a" is not a workspace id`},
+		{[]string{"run", "--nats-url", "nats://127.0.0.1:1", "--iut-peer", "Bad Id"}, `--iut-peer: "Bad Id" is not a peer id`},
+		{[]string{"run", "--nats-url", "nats://127.0.0.1:1", "--iut-peer", "p.1", "--nats-creds", "/nonexistent/ci.creds"}, "--nats-creds: /nonexistent/ci.creds: no such file"},
+		{[]string{"fuzz", "--channel", "UP"}, `--channel: "UP" is not a channel name`},
+	} {
+		start := time.Now()
+		code, _, stderr := runCLI(t, "", tc.args...)
+		if took := time.Since(start); took > time.Second {
+			t.Errorf("%v: took %s", tc.args, took)
+		}
+		if code != exitUsageErr || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q, want one line with %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// lint-suite renders every template as a run would, with a sample binding:
+// an unclosed template or an unknown name is a problem there, not an error
+// of the run that plays it.
+func TestLintSuiteRendersTemplates(t *testing.T) {
+	dir := t.TempDir()
+	const sc = `scenarios:
+  - id: acme.templates
+    title: t
+    requirements: [LIFE-CORRELATION]
+    level: MUST
+    claim: core-receiver
+    peers: [alice]
+    steps:
+      - send: {from: alice, to: iut, envelope: {kind: say, id: "{{id.open}"}}
+      - send: {from: alice, to: iut, envelope: {kind: say, body: {text: "{{nope.x}}"}}}
+      - expect: {match: {body: {"{{thread.x": 1}}}
+`
+	if err := os.WriteFile(filepath.Join(dir, "t.yaml"), []byte(sc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code := runAghcheck(t, "lint-suite", dir)
+	if code != exitInvalid || !strings.Contains(out, `step 1: unclosed {{ in "{{id.open}"`) ||
+		!strings.Contains(out, "step 2: unknown template {{nope.x}}") || !strings.Contains(out, `step 3: unclosed {{ in "{{thread.x"`) {
+		t.Fatalf("exit %d:\n%s", code, out)
 	}
 }

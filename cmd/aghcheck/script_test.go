@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"os"
@@ -46,6 +48,7 @@ func TestScripts(t *testing.T) {
 			"schema":   schemaValid,
 			"waitfile": waitFile,
 			"dead":     deadPID,
+			"digestof": digestOf,
 		},
 	})
 }
@@ -139,5 +142,18 @@ func schemaValid(ts *testscript.TestScript, neg bool, args []string) {
 	ext := filepath.Ext(args[1])
 	if err := schematest.Check(args[0], doc, ext == ".yaml" || ext == ".yml"); err != nil {
 		ts.Fatalf("%s: %v", args[1], err)
+	}
+}
+
+// digestOf REPORT RECORD checks that the record's report_sha256 is the
+// SHA-256 of the report file.
+func digestOf(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: digestof REPORT RECORD")
+	}
+	sum := sha256.Sum256([]byte(ts.ReadFile(args[0])))
+	want := hex.EncodeToString(sum[:])
+	if rec := ts.ReadFile(args[1]); !strings.Contains(rec, "report_sha256: "+want) && !strings.Contains(rec, `"report_sha256": "`+want+`"`) {
+		ts.Fatalf("%s does not carry report_sha256 %s, the digest of %s", args[1], want, args[0])
 	}
 }

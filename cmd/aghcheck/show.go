@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -29,7 +30,12 @@ that points to embedded:core/... can be read this way after go install.`,
 		Example: `  aghcheck show lifecycle.work-completes
   aghcheck show receiver.SAY-TEXT.blank --format json
   aghcheck show --suite my-suites acme.replies-on-peer-subject`,
-		Args: cobra.MinimumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return &exitError{code: exitUsageErr, err: errors.New("show needs the id of a scenario, e.g. aghcheck show lifecycle.work-completes (aghcheck list names them all)")}
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "yaml" && format != "json" {
 				return &exitError{code: exitUsageErr, err: fmt.Errorf("--format %q: want yaml or json", format)}

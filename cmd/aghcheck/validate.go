@@ -164,6 +164,14 @@ invalid.`,
 		// reported at the end (exit 2) after the other inputs are checked.
 		inputs, expandErr := validate.Expand(args)
 		if len(inputs) == 0 {
+			// Nothing to read: a machine report still says so (a SARIF or
+			// JUnit file a CI step uploads is never empty), then exit 2.
+			if errors.Is(expandErr, validate.ErrNoInput) || format == "text" {
+				return usage(expandErr) // text: the error line says it all
+			}
+			if err := rep.Finish(validate.Summary{InputErrors: validate.InputErrors(expandErr)}); err != nil {
+				return usage(err)
+			}
 			return usage(expandErr)
 		}
 		tuneGC()
@@ -180,6 +188,9 @@ invalid.`,
 		sum, runErr := v.Run(ctx, inputs, emit)
 		interrupted := ctx.Err() != nil
 		stop() // before the summary, so the two never interleave
+		if !interrupted {
+			sum.InputErrors = validate.InputErrors(errors.Join(expandErr, runErr))
+		}
 		if err := rep.Finish(sum); err != nil && runErr == nil {
 			runErr = err
 		}

@@ -241,7 +241,7 @@ func (r *run) capabilityDigest(capDoc map[string]any, digestable bool) {
 		}
 	}
 	if want != "" {
-		r.add(RuleCapDigest, "/body/capability/digest", want, d)
+		r.addMsg(RuleCapDigest, "/body/capability/digest", want, d, "the canonical digest: docs/protocol.md#capability-digest")
 	}
 }
 

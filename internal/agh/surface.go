@@ -92,6 +92,9 @@ func (r *run) directRoom() {
 		return
 	}
 	if want != did {
-		r.add(RuleDirectDerivation, "/direct_id", want, did)
+		// The expected id and how to get it: a first peer that derives it
+		// wrong needs the algorithm, not just the value.
+		r.addMsg(RuleDirectDerivation, "/direct_id", want, did,
+			"not the id derived from workspace_id, channel, from and to (docs/protocol.md#direct-room-id)")
 	}
 }

@@ -208,6 +208,9 @@ type fuzzer struct {
 	slowest, ceiling time.Duration
 	// seedOf is each seed's result, by name (see seeds).
 	seedOf map[string]*SeedResult
+	// longest is the longest a chunk took to play: what the chunk in
+	// flight may still take when --duration is nearly spent.
+	longest time.Duration
 }
 
 // Run fuzzes the IUT cfg.Target names. The report is returned even with
@@ -310,7 +313,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			return false
 		})
 		pending = pending[n:]
+		began := time.Now()
 		died, err := fz.play(batch)
+		fz.longest = max(fz.longest, time.Since(began))
 		fz.setCeiling()
 		if err != nil {
 			rep.Error = err.Error()
@@ -463,10 +468,51 @@ func (fz *fuzzer) done(ctx context.Context) bool {
 		return true
 	case fz.cfg.Cases > 0 && fz.rep.Cases >= fz.cfg.Cases:
 		return true
-	case fz.cfg.Duration > 0 && time.Since(fz.start) >= fz.cfg.Duration:
+	case fz.cfg.Duration > 0 && time.Until(fz.deadline()) <= fz.closing():
 		return true
 	}
 	return false
+}
+
+// --duration is the wall-clock time of the whole run: start-up, fuzzing,
+// minimizing and confirming. Fuzzing stops early enough for the rest.
+
+// deadline is when a run with a --duration must be over.
+func (fz *fuzzer) deadline() time.Time { return fz.start.Add(fz.cfg.Duration) }
+
+// closing is the time the end of the run needs once fuzzing stops: when
+// there are findings, the chunk in flight (as long as the longest so far), a fifth of
+// --duration to minimize them, and one full --step-timeout to confirm those
+// that rest on a shortened ceiling (at most half of --duration in all).
+func (fz *fuzzer) closing() time.Duration {
+	if len(fz.found.order) == 0 {
+		return min(fz.longest, fz.cfg.Duration/2)
+	}
+	return min(fz.longest+fz.cfg.Duration/5+fz.confirming(), fz.cfg.Duration/2)
+}
+
+// confirming is how long confirming the findings will take: one full
+// --step-timeout when one rests on a ceiling shorter than that, else none.
+func (fz *fuzzer) confirming() time.Duration {
+	if fz.ceiling >= fz.cfg.Target.StepTimeout {
+		return 0
+	}
+	for _, f := range fz.found.byKey {
+		if f.waited {
+			return fz.cfg.Target.StepTimeout
+		}
+	}
+	return 0
+}
+
+// roomToShrink reports whether one more round of minimizing (a replay
+// with the run's ceiling) can end before the deadline and still leave the
+// confirmation its full --step-timeout.
+func (fz *fuzzer) roomToShrink() bool {
+	if fz.cfg.Duration <= 0 {
+		return true
+	}
+	return time.Until(fz.deadline()) > fz.ceiling+fz.confirming()
 }
 
 // play plays a batch and reads its findings; died says the IUT died

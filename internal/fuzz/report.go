@@ -130,19 +130,41 @@ func writeText(w io.Writer, rep *Report, verbose bool) error {
 		}
 	}
 	b.WriteString("\n")
-	switch {
-	case rep.Error != "" && rep.Cases == 0:
-		fmt.Fprintf(&b, "NOT RUN: %s\n", rep.Error)
-	case rep.Failed():
-		fmt.Fprintf(&b, "FAILED: %d MUST %s\n", must, plural(must, "finding"))
-	default:
-		b.WriteString("PASSED: no MUST finding\n")
-	}
+	b.WriteString(verdict(rep, must))
+	b.WriteString("\n")
 	if rep.Error != "" && rep.Cases > 0 {
 		fmt.Fprintf(&b, "The run ended early: %s\n", rep.Error)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// verdict is how the run ended, in one line: NOT RUN, FAILED or PASSED.
+func verdict(rep *Report, must int) string {
+	switch {
+	case rep.Error != "" && rep.Cases == 0:
+		return "NOT RUN: " + rep.Error
+	case rep.Failed():
+		return fmt.Sprintf("FAILED: %d MUST %s", must, plural(must, "finding"))
+	}
+	return "PASSED: no MUST finding"
+}
+
+// VerdictLine is the line a run whose report went to a file still prints
+// on standard error (a CI log): the verdict, the counts and the file.
+func VerdictLine(rep *Report, written string) string {
+	must := 0
+	for _, f := range rep.Findings {
+		if f.Level == "MUST" {
+			must++
+		}
+	}
+	line := fmt.Sprintf("aghcheck fuzz: %s; %d cases in %s, %d %s", verdict(rep, must), rep.Cases,
+		rep.Duration.D().Round(time.Millisecond), len(rep.Findings), plural(len(rep.Findings), "finding"))
+	if written != "" {
+		line += "; written to " + written
+	}
+	return line
 }
 
 func notPlayed(rep *Report) int {

@@ -54,6 +54,16 @@ func (fz *fuzzer) minimize(ctx context.Context) {
 	}
 	spent := map[*Finding]int{}
 	for round := 0; len(together) > 0 && ctx.Err() == nil && fz.sess != nil; round++ {
+		if !fz.roomToShrink() {
+			for _, f := range together {
+				if f.Shrunk == "already minimal" {
+					f.Shrunk = "not tried: --duration ran out"
+				} else {
+					f.Shrunk += "; cut short by --duration"
+				}
+			}
+			break
+		}
 		var plays []*Case
 		var owner []*Finding
 		var took []candidate
@@ -276,6 +286,12 @@ func (fz *fuzzer) shrinkAlone(f *Finding) {
 	tries := 0
 	for _, cand := range candidates(f.c.draft) {
 		if tries == min(2, fz.cfg.Shrink) || fz.sess == nil {
+			return
+		}
+		if !fz.roomToShrink() {
+			if tries == 0 {
+				f.Shrunk = "not tried: --duration ran out"
+			}
 			return
 		}
 		if cand.undone == 0 && cand.removed <= 1 && cand.cut == 0 {

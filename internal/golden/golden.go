@@ -44,3 +44,7 @@ func Check(t testing.TB, path string, got []byte) {
 	}
 	t.Errorf("output differs from %s: %d lines, want %d (-update rewrites it; review the diff)", path, len(gl), len(wl))
 }
+
+// Updating reports whether the tests run with -update: a test that
+// rewrites a generated part of a hand-written file asks it.
+func Updating() bool { return *update }

@@ -23,6 +23,11 @@ const (
 	ExpectedFail Outcome = "expected-fail"
 )
 
+// NotSelected is the message of a scenario skipped because --run (or a go
+// test -run pattern) left it out: reports sum those up instead of listing
+// each.
+const NotSelected = "not selected by --run"
+
 // Report is the full result of one run: what every writer renders.
 type Report struct {
 	Tool      string        `json:"tool"`

@@ -84,19 +84,30 @@ func (mt matcher) match(at string, p, v any, present bool) (bool, string) {
 			}
 			return true, ""
 		}
-		// In key order, so that the mismatch described is always the same.
+		// Every member is tried, in key order so that the description is
+		// always the same, and the differences are told in the order that
+		// decides: a receipt that is "expired" where "accepted" was wanted
+		// lacks a reason_code only because of its status.
 		keys := make([]string, 0, len(pt))
 		for k := range pt {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
+		var whys []string
 		for _, k := range keys {
 			vv, has := vm[k]
 			if ok, why := mt.match(mt.sub(at, k), pt[k], vv, has); !ok {
-				return false, why
+				whys = append(whys, strings.Split(why, "; ")...)
 			}
 		}
-		return true, ""
+		if len(whys) == 0 {
+			return true, ""
+		}
+		sort.SliceStable(whys, func(i, j int) bool { return decisive(whys[i]) < decisive(whys[j]) })
+		if at == "" && len(whys) > maxDifferences {
+			whys = append(whys[:maxDifferences], fmt.Sprintf("%d more", len(whys)-maxDifferences))
+		}
+		return false, strings.Join(whys, "; ")
 	case []any:
 		va, ok := v.([]any)
 		if !ok || len(va) != len(pt) {
@@ -112,7 +123,46 @@ func (mt matcher) match(at string, p, v any, present bool) (bool, string) {
 	if scalarEqual(p, v) {
 		return true, ""
 	}
-	return mt.no("%s: want %s, got %s", w, func() any { return short(p) }, func() any { return short(v) })
+	return mt.no("%s: want %s, got %s%s", w, func() any { return short(p) }, func() any { return short(v) }, func() any { return another(at, v) })
+}
+
+// maxDifferences is how many differences a description lists.
+const maxDifferences = 3
+
+// decisive ranks a difference by the member it is at ("/body/status:
+// ..."): the kind decides first, then the status or state, then the ids
+// that tie a message to its exchange, then the conversation it is in;
+// everything else follows from those.
+func decisive(why string) int {
+	at, _, _ := strings.Cut(why, ":")
+	switch at {
+	case "/kind":
+		return 0
+	case "/body/status", "/body/state", "/body/type":
+		return 1
+	case "/work_id", "/body/for_id", "/reply_to", "/causation_id", "/id", "/to", "/from":
+		return 2
+	case "/workspace_id", "/channel", "/surface", "/thread_id", "/direct_id":
+		return 3
+	}
+	return 4
+}
+
+// another names a difference of conversation as such: a message in
+// another workspace, channel or container than the one wanted.
+func another(at string, v any) string {
+	if _, ok := v.(string); !ok {
+		return ""
+	}
+	switch at {
+	case "/workspace_id":
+		return " (another workspace)"
+	case "/channel":
+		return " (another channel)"
+	case "/thread_id", "/direct_id":
+		return " (another container)"
+	}
+	return ""
 }
 
 func where(at string) string {

@@ -15,7 +15,7 @@ import (
 func decode(t testing.TB, s string) any { t.Helper(); return jsontest.Decode(t, []byte(s)) }
 
 func TestMatch(t *testing.T) {
-	env := `{"kind":"receipt","ts":1776366182,"to":"alice.x","reply_to":null,"body":{"status":"rejected","reason_code":"busy","tags":["a","b"]}}`
+	env := `{"kind":"receipt","ts":1776366182,"to":"alice.x","reply_to":null,"channel":"other","body":{"status":"rejected","reason_code":"busy","tags":["a","b"]}}`
 	for _, tc := range []struct {
 		pat string
 		ok  bool
@@ -34,6 +34,13 @@ func TestMatch(t *testing.T) {
 		{`{"body":{"status":{"$ne":"accepted"}}}`, true, ""},
 		{`{"body":{"$type":"object"}}`, true, ""},
 		{`{"body":{"missing":1}}`, false, "/body/missing: missing"},
+		// The status decides before the reason code it implies, the kind
+		// before anything, and a container difference is named as such.
+		{`{"body":{"reason_code":{"$absent":true},"status":"accepted"}}`, false, `/body/status: want "accepted", got "rejected"; /body/reason_code: want absent`},
+		{`{"body":{"status":"accepted"},"kind":"trace","to":"bob"}`, false, `/kind: want "trace", got "receipt"; /body/status`},
+		{`{"body":{"a":1,"b":2,"c":3,"d":4}}`, false, "/body/c: missing; 1 more"},
+		{`{"thread_id":"thread_a"}`, false, "/thread_id: missing"},
+		{`{"channel":"conformance"}`, false, `/channel: want "conformance", got "other" (another channel)`},
 	} {
 		ok, why := Match(decode(t, tc.pat), decode(t, env))
 		if ok != tc.ok || !strings.Contains(why, tc.why) {

@@ -268,33 +268,3 @@ func (c *Context) Eval(expr string) (any, error) {
 	}
 	return nil, fmt.Errorf("unknown template {{%s}}", expr)
 }
-
-// templates lists every {{ expr }} in the strings (and keys) of v.
-func templates(v any, out *[]string) {
-	switch t := v.(type) {
-	case string:
-		rest := t
-		for {
-			i := strings.Index(rest, "{{")
-			if i < 0 {
-				return
-			}
-			j := strings.Index(rest[i:], "}}")
-			if j < 0 {
-				*out = append(*out, rest[i+2:]+"\x00unclosed")
-				return
-			}
-			*out = append(*out, strings.TrimSpace(rest[i+2:i+j]))
-			rest = rest[i+j+2:]
-		}
-	case map[string]any:
-		for k, val := range t {
-			templates(k, out)
-			templates(val, out)
-		}
-	case []any:
-		for _, val := range t {
-			templates(val, out)
-		}
-	}
-}

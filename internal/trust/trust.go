@@ -121,7 +121,7 @@ func Evaluate(env map[string]any) (State, []rules.Finding) {
 	}
 	// Step 13. Step 14 (local policy) belongs to deployments, not to us.
 	if !ed25519.Verify(pub, msg, sig) {
-		return reject(RuleSigVerify, "/proof/sig", "", "", "the signature does not match the envelope's canonical bytes")
+		return reject(RuleSigVerify, "/proof/sig", "", "", "the signature does not match the envelope's canonical bytes (docs/protocol.md#signing-input-trust-profile)")
 	}
 	return Verified, nil
 }

@@ -52,13 +52,16 @@ func isLinesFile(name string) bool {
 // Expand turns command-line arguments into inputs: "-" is standard input,
 // a directory is searched recursively for *.json, *.ndjson and *.jsonl, an
 // argument with glob characters that names no file is expanded as a glob.
+// ErrNoInput is Expand's error when no input is given at all.
+var ErrNoInput = errors.New("no input: give a file, a directory, a glob or - for standard input")
+
 // Every argument must yield at least one input: the error names, one line
 // each, every argument that does not, and the inputs of the others are
 // still returned, so that one missing path does not hide the results of
 // the rest. No argument at all, or - twice, returns no input.
 func Expand(args []string) ([]Input, error) {
 	if len(args) == 0 {
-		return nil, errors.New("no input: give a file, a directory, a glob or - for standard input")
+		return nil, ErrNoInput
 	}
 	var out []Input
 	var errs []error

@@ -44,13 +44,52 @@ type Document struct {
 	Trust    string // trust state when the profile evaluates one
 	Valid    bool   // no finding has error severity (under the run's strictness)
 	Findings []rules.Finding
+	// At is where each finding's pointer is in the input as written (its
+	// value, or the closest enclosing one when the value is missing), for
+	// annotations on the right line of a pretty-printed file; one entry per
+	// finding, or nil when there is no finding.
+	At []Position
 }
+
+// Position is a line and a column (1-based; columns in UTF-16 code units).
+type Position struct{ Line, Column int }
+
+// InputError is an input that could not be read: a missing file, a pattern
+// matching nothing, a read error. Source is the path or pattern as given
+// ("" when the error names none).
+type InputError struct{ Source, Message string }
 
 // Summary counts a whole run.
 type Summary struct {
 	Documents, Valid, Invalid, Errors, Warnings int
 	Files                                       int
+	// InputErrors are the inputs that could not be read: the check is not
+	// complete, whatever the documents said.
+	InputErrors []InputError
 }
+
+// InputErrors splits err, the input errors Expand and Run return (joined),
+// into one InputError per line, each with the source its line names.
+func InputErrors(err error) []InputError {
+	if err == nil {
+		return nil
+	}
+	var out []InputError
+	for _, line := range strings.Split(err.Error(), "\n") {
+		if line == "" {
+			continue
+		}
+		src, msg, ok := strings.Cut(line, ": ")
+		if !ok || strings.ContainsAny(src, " \"") && !fileExists(src) {
+			src, msg = "", line
+		}
+		out = append(out, InputError{Source: src, Message: msg})
+	}
+	return out
+}
+
+// fileExists tells a source named with a space from the words of a message.
+func fileExists(p string) bool { _, err := os.Lstat(p); return err == nil }
 
 // Options configure a Validator.
 type Options struct {
@@ -346,6 +385,13 @@ func (v *Validator) checkBatch(b *batch) {
 			d.Valid = !rules.HasErrors(d.Findings, v.opts.Strict)
 		} else {
 			d = v.checkAt(rd.raw, rd.line, rd.col, rd.off)
+			if len(d.Findings) > 0 {
+				d.At = make([]Position, len(d.Findings))
+				for k, f := range d.Findings {
+					line, col := jsonx.Position(rd.raw, jsonx.Locate(rd.raw, f.Pointer), rd.line, rd.col)
+					d.At[k] = Position{line, col}
+				}
+			}
 		}
 		d.Source, d.Line, d.Index = b.source, rd.line, rd.index
 		b.out[i] = d

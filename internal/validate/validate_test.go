@@ -185,11 +185,11 @@ func TestEmptyInputs(t *testing.T) {
 func TestStrictAndSummary(t *testing.T) {
 	in := "{\"tiny\":1,\"ok\":true,\"hint\":1}\n{\"tiny\":1}\n{\"tiny\":1,\"ok\":true}\n"
 	_, sum, _ := runReader(t, Options{}, "a.ndjson", strings.NewReader(in))
-	if want := (Summary{Documents: 3, Valid: 2, Invalid: 1, Errors: 1, Warnings: 1, Files: 1}); sum != want {
+	if want := (Summary{Documents: 3, Valid: 2, Invalid: 1, Errors: 1, Warnings: 1, Files: 1}); !reflect.DeepEqual(sum, want) {
 		t.Errorf("summary = %+v, want %+v", sum, want)
 	}
 	_, sum, _ = runReader(t, Options{Strict: true}, "a.ndjson", strings.NewReader(in))
-	if want := (Summary{Documents: 3, Valid: 1, Invalid: 2, Errors: 2, Warnings: 0, Files: 1}); sum != want {
+	if want := (Summary{Documents: 3, Valid: 1, Invalid: 2, Errors: 2, Warnings: 0, Files: 1}); !reflect.DeepEqual(sum, want) {
 		t.Errorf("strict summary = %+v, want %+v", sum, want)
 	}
 }

@@ -237,7 +237,16 @@ func (o *obs) report() {
 		}
 	}
 	if hasCause && o.kind == "receipt" && cause.cont != 0 && o.cont != 0 && cause.cont != o.cont {
-		o.add(requirements.LifeCorrelation, "", "the surface and container of the acknowledged envelope", o.where())
+		// Name what differs: the workspace or the channel before the
+		// container, which a different channel changes too.
+		switch {
+		case cause.ws != o.t.h.short(o.ws):
+			o.add(requirements.LifeCorrelation, "/workspace_id", "the workspace of the acknowledged envelope", o.ws+" (another workspace)")
+		case cause.ch != o.t.h.short(o.ch):
+			o.add(requirements.LifeCorrelation, "/channel", "the channel of the acknowledged envelope", o.ch+" (another channel)")
+		default:
+			o.add(requirements.LifeCorrelation, "", "the surface and container of the acknowledged envelope", o.where()+" (another container)")
+		}
 	}
 	if o.work == "" || o.cont == 0 {
 		return
@@ -246,7 +255,7 @@ func (o *obs) report() {
 	switch {
 	case u == nil && related != nil:
 		if !refusal && !o.flagged {
-			o.add(requirements.LifeCorrelation, "", fmt.Sprintf("work %s in %s %s", o.work, related.surface, related.container), o.where())
+			o.add(requirements.LifeCorrelation, "", fmt.Sprintf("work %s in %s %s", o.work, related.surface, related.container), o.where()+" (another container)")
 		}
 		return
 	case u == nil:

@@ -42,6 +42,9 @@ func (h *hasher) sum(parts ...string) uint32 {
 	return uint32(maphash.Bytes(h.s1, h.join(parts)))
 }
 
+// short is a 16-bit hash of one string.
+func (h *hasher) short(s string) uint16 { return uint16(h.sum(s)) }
+
 // generation is one period of memory: what was seen or touched in it. The
 // tracker holds two, the current one and the previous one, each one window
 // long: a lookup that finds something in the previous generation moves it

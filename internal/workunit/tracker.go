@@ -87,10 +87,14 @@ type Tracker struct {
 
 // seen is what the tracker remembers of one envelope, keyed by (from, id).
 type seen struct {
-	sig   uint32 // its logical content, to tell a retry from id reuse
-	cont  uint32 // its container (0: none)
-	kind  uint8  // kindCodes
-	flags uint8
+	sig  uint32 // its logical content, to tell a retry from id reuse
+	cont uint32 // its container (0: none)
+	// ws and ch hash its workspace and channel apart, so that a report in
+	// another container says whether the workspace, the channel or only
+	// the container differs (16 bits each: only the wording rests on them).
+	ws, ch uint16
+	kind   uint8 // kindCodes
+	flags  uint8
 }
 
 const (
@@ -158,7 +162,7 @@ func (t *Tracker) Observe(e Envelope) Result {
 		}
 		return Result{Findings: o.out, Repeat: prev.sig == sig}
 	}
-	rec := seen{sig: sig, cont: o.cont, kind: o.kindCode()}
+	rec := seen{sig: sig, cont: o.cont, ws: o.t.h.short(o.ws), ch: o.t.h.short(o.ch), kind: o.kindCode()}
 	if o.work != "" {
 		rec.flags |= hasWork
 	}

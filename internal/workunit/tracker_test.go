@@ -32,6 +32,7 @@ type sequence struct {
 type step struct {
 	Kind, ID, From, To, Work string
 	Thread, Direct           string
+	Channel, Workspace       string // default testChannel, testWS
 	For, Status, Reason      string
 	State, Type              string
 	ReplyTo                  string `yaml:"reply_to"`
@@ -40,7 +41,10 @@ type step struct {
 	Judged                   *bool // default true
 	Refused                  bool  // a receiver must refuse it
 	Expect                   []string
-	Repeat                   bool // the tracker must call it a repeat
+	// ExpectFound, when set, is what a finding's found says (the member
+	// that decides, named as such).
+	ExpectFound string `yaml:"expect_found"`
+	Repeat      bool   // the tracker must call it a repeat
 }
 
 const (
@@ -57,6 +61,12 @@ func (s step) envelope() map[string]any {
 	}
 	if s.To != "" {
 		env["to"] = s.To
+	}
+	if s.Channel != "" {
+		env["channel"] = s.Channel
+	}
+	if s.Workspace != "" {
+		env["workspace_id"] = s.Workspace
 	}
 	body := env["body"].(map[string]any)
 	switch s.Kind {
@@ -136,6 +146,9 @@ func TestSequences(t *testing.T) {
 					}
 					if got := ruleIDs(fs); !slices.Equal(got, sorted(st.Expect)) {
 						t.Errorf("step %d (%s %s from %s): findings %v, want %v\n%v", i+1, st.Kind, st.ID, st.From, got, sorted(st.Expect), fs)
+					}
+					if st.ExpectFound != "" && !slices.ContainsFunc(fs, func(f rules.Finding) bool { return f.Found == st.ExpectFound }) {
+						t.Errorf("step %d (%s %s from %s): no finding found %q: %v", i+1, st.Kind, st.ID, st.From, st.ExpectFound, fs)
 					}
 					for _, f := range fs {
 						if _, ok := catalogue.Lookup(f.Rule.ID); !ok {

@@ -1,0 +1,30 @@
+package jsonx
+
+import "testing"
+
+func TestLocate(t *testing.T) {
+	doc := []byte("{\n  \"kind\": \"say\",\n  \"body\": {\n    \"text\": \"é\",\n    \"a/b\": [1, {\"x\": null}]\n  }\n}")
+	for _, tc := range []struct {
+		ptr       string
+		line, col int
+	}{
+		{"", 1, 1},
+		{"/kind", 2, 11},
+		{"/body", 3, 11},
+		{"/body/text", 4, 13},
+		{"/body/a~1b/1/x", 5, 22},
+		{"/body/missing", 3, 11}, // the object that lacks it
+		{"/body/a~1b/7", 5, 12},  // no such element: the array
+		{"/kind/deeper", 2, 11},  // not a container
+	} {
+		line, col := Position(doc, Locate(doc, tc.ptr), 1, 1)
+		if line != tc.line || col != tc.col {
+			t.Errorf("Locate(%q) at %d:%d, want %d:%d", tc.ptr, line, col, tc.line, tc.col)
+		}
+	}
+	// A document that starts mid-line (an array element) counts from there;
+	// a character outside the BMP is two UTF-16 units.
+	if line, col := Position([]byte(`{"t":"😀","k":1}`), 14, 3, 5); line != 3 || col != 17 {
+		t.Errorf("Position: %d:%d, want 3:17", line, col)
+	}
+}
