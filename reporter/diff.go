@@ -20,7 +20,7 @@ var Diff = newRegistry(
 	diffFormat{Name: "text", New: func(w io.Writer, o Options) DiffWriter {
 		return finishOnly[rundiff.Change, *rundiff.Diff](func(d *rundiff.Diff) error { return writeDiffText(w, newPalette(o.Color), d) })
 	}},
-	diffFormat{Name: "json", New: whole[rundiff.Change](writeDiffJSON)},
+	diffFormat{Name: "json", New: whole[rundiff.Change](writeDiffJSON), JSON: true},
 	diffFormat{Name: "markdown", Aliases: []string{"md"}, New: whole[rundiff.Change](writeDiffMarkdown)},
 )
 

@@ -17,7 +17,7 @@ type (
 // Matrix holds the formats of `aghcheck diff --matrix`.
 var Matrix = newRegistry(
 	matrixFormat{Name: "text", New: whole[rundiff.Row](writeMatrixText)},
-	matrixFormat{Name: "json", New: whole[rundiff.Row](writeMatrixJSON)},
+	matrixFormat{Name: "json", New: whole[rundiff.Row](writeMatrixJSON), JSON: true},
 	matrixFormat{Name: "markdown", Aliases: []string{"md"}, New: whole[rundiff.Row](writeMatrixMarkdown)},
 )
 
