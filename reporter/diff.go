@@ -136,8 +136,8 @@ func writeDiffMarkdown(w io.Writer, d *rundiff.Diff) error {
 		s     rundiff.Side
 	}{{"old", d.Old}, {"new", d.New}} {
 		s := side.s
-		fmt.Fprintf(&b, "| %s `%s` | %s | `%s` | %s | %d | %d | %d | %d | %d | %s |\n", side.label, mdCell(s.File), mdCell(s.Implementation),
-			mdCell(s.ImplementationVersion), mdCell(s.Aghcheck), s.Counts["pass"], s.Counts["fail"], s.Counts["warn"], s.Counts["skip"], s.Counts["error"], mdCell(s.Claim))
+		fmt.Fprintf(&b, "| %s %s | %s | %s | %s | %d | %d | %d | %d | %d | %s |\n", side.label, mdCode(s.File), mdCell(s.Implementation),
+			mdCode(s.ImplementationVersion), mdCell(s.Aghcheck), s.Counts["pass"], s.Counts["fail"], s.Counts["warn"], s.Counts["skip"], s.Counts["error"], mdCell(s.Claim))
 	}
 	for _, s := range diffSections {
 		changes := d.Of(s.class)
@@ -146,11 +146,11 @@ func writeDiffMarkdown(w io.Writer, d *rundiff.Diff) error {
 		}
 		fmt.Fprintf(&b, "\n**%s (%d)**\n\n| | id | level | old | new | why |\n| --- | --- | --- | --- | --- | --- |\n", s.title, len(changes))
 		for _, c := range changes {
-			n := orDash(c.New)
+			n := mdCell(orDash(c.New))
 			if s.class == rundiff.Regressed {
 				n = "**" + n + "**"
 			}
-			fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s | %s |\n", c.Kind, mdCell(c.ID), c.Level, orDash(c.Old), n, mdCell(clip(c.Message, 200)))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", mdCell(string(c.Kind)), mdCode(c.ID), mdCell(c.Level), mdCell(orDash(c.Old)), n, mdCell(clip(c.Message, 200)))
 		}
 	}
 	fmt.Fprintf(&b, "\n%s\n", diffVerdict(d))

@@ -93,14 +93,14 @@ func writeMatrixMarkdown(w io.Writer, m *rundiff.Matrix) error {
 	for _, c := range m.Columns {
 		head += " " + mdCell(c.Label) + " |"
 		sep += " --- |"
-		versions += " `" + mdCell(c.Version) + "` |"
+		versions += " " + mdCode(c.Version) + " |"
 		counts += " " + matrixCounts(c) + " |"
 	}
 	b.WriteString(head + "\n" + sep + "\n" + versions + "\n" + counts + "\n")
 	for _, r := range m.Rows {
-		fmt.Fprintf(&b, "| `%s` | %s |", mdCell(r.ID), r.Level)
+		fmt.Fprintf(&b, "| %s | %s |", mdCode(r.ID), mdCell(r.Level))
 		for i, o := range r.Outcomes {
-			cell := orDash(o)
+			cell := mdCell(orDash(o))
 			if r.Changed[i] {
 				cell = "**" + cell + "**"
 			}

@@ -131,10 +131,10 @@ func Lines(s string) string {
 
 // markdownEscaper escapes what would give a Markdown table cell structure:
 // the cell's end (|), raw HTML (<, >, &), code spans (`), links and images
-// ([, ]), and emphasis or escapes that would swallow the next character.
+// ([, ]), and a backslash that would escape what follows it.
 var markdownEscaper = strings.NewReplacer(
 	`\`, `\\`, "|", `\|`, "<", "&lt;", ">", "&gt;", "&", "&amp;",
-	"`", "\\`", "[", `\[`, "]", `\]`, "*", `\*`, "_", `\_`,
+	"`", "\\`", "[", `\[`, "]", `\]`,
 )
 
 // Markdown is s made safe for a Markdown table cell or list item: Text,
