@@ -16,6 +16,7 @@ import (
 	"github.com/aghcheck/aghcheck/internal/iut"
 	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/requirements"
+	"github.com/aghcheck/aghcheck/internal/sanitize"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/suites"
 )
@@ -200,7 +201,7 @@ func (o Options) loadBaseline(scs []*scenario.Scenario) (*baseline.Baseline, err
 		}
 		warn := o.Warn
 		if warn == nil {
-			warn = func(s string) { fmt.Fprintln(os.Stderr, "aghcheck: warning:", s) }
+			warn = func(s string) { fmt.Fprintln(os.Stderr, "aghcheck: warning:", sanitize.Text(s)) }
 		}
 		warn("--baseline: " + msg)
 	}

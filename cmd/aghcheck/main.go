@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/aghcheck/aghcheck/internal/sanitize"
 )
 
 // Exit codes are part of the CLI contract: 0 all good, 1 the thing checked is
@@ -51,10 +53,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(stderr, "aghcheck:", ee.err)
+			fmt.Fprintln(stderr, "aghcheck:", sanitize.Lines(ee.err.Error()))
 		}
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "aghcheck:", err)
+	fmt.Fprintln(stderr, "aghcheck:", sanitize.Lines(err.Error()))
 	return exitUsageErr
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/aghcheck/aghcheck/internal/iut"
 	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/requirements"
+	"github.com/aghcheck/aghcheck/internal/sanitize"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/reporter"
 )
@@ -218,7 +219,7 @@ outside it, no stale entry.`,
 			o.Strict, o.Parallel, o.Timeout, o.ReproDir = strict, parallel, timeout, reproDir
 			o.Baseline, o.WriteBaseline = baselinePath, writeBaselinePath
 			o.Implementation, o.ImplementationVersion = implName, implVersion
-			o.Warn = func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), "aghcheck: warning:", s) }
+			o.Warn = func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), "aghcheck: warning:", sanitize.Text(s)) }
 			if iutPeer != "" {
 				// Attached: what is not given is found from the peer's
 				// own traffic on the broker.

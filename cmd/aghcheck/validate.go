@@ -18,6 +18,7 @@ import (
 
 	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/internal/rules"
+	"github.com/aghcheck/aghcheck/internal/sanitize"
 	"github.com/aghcheck/aghcheck/internal/validate"
 	"github.com/aghcheck/aghcheck/reporter"
 )
@@ -194,7 +195,7 @@ invalid.`,
 			// Each input error on its own line, then exit 2: the check was
 			// not complete, whatever the documents said.
 			for _, line := range strings.Split(errors.Join(expandErr, runErr).Error(), "\n") {
-				fmt.Fprintln(cmd.ErrOrStderr(), "aghcheck:", line)
+				fmt.Fprintln(cmd.ErrOrStderr(), "aghcheck:", sanitize.Text(line))
 			}
 			return &exitError{code: exitUsageErr}
 		}
