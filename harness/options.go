@@ -89,6 +89,9 @@ func (o Options) Plan() (*Plan, error) {
 	if err := o.checkTarget(); err != nil {
 		return nil, err
 	}
+	if err := RegisterSecrets(o.Target.External); err != nil {
+		return nil, &OptionError{Option: "nats-creds", Err: err}
+	}
 	p, err := o.Preview()
 	if err != nil {
 		return nil, err
@@ -271,7 +274,7 @@ func (p *Plan) Run(ctx context.Context) (*report.Report, error) {
 }
 
 func writeBaseline(path string, rep *report.Report, known *baseline.Baseline) error {
-	f, err := os.Create(path)
+	f, err := report.Create(path)
 	if err != nil {
 		return err
 	}

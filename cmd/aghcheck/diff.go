@@ -106,7 +106,7 @@ func outputFile(cmd *cobra.Command, path string) (io.Writer, func(), error) {
 	if path == "" || path == "-" {
 		return cmd.OutOrStdout(), func() {}, nil
 	}
-	f, err := os.Create(path)
+	f, err := report.Create(path)
 	if err != nil {
 		return nil, nil, &exitError{code: exitUsageErr, err: err}
 	}
