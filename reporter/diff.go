@@ -34,6 +34,7 @@ var diffSections = []struct {
 	{rundiff.Improved, "Improved"},
 	{rundiff.Appeared, "Appeared"},
 	{rundiff.Vanished, "Vanished"},
+	{rundiff.Unplayable, "Judged before, could not be played now (error)"},
 	{rundiff.Unjudged, "Skipped or errored in one run"},
 	{rundiff.Shifted, "Judged at other steps of scenarios whose outcome did not change"},
 }
@@ -62,6 +63,11 @@ func diffVerdict(d *rundiff.Diff) string {
 	for _, s := range diffSections {
 		name := string(s.class)
 		switch s.class {
+		case rundiff.Unplayable:
+			if d.Count(s.class) == 0 {
+				continue // named only when it happened
+			}
+			name = "could not be played"
 		case rundiff.Unjudged:
 			name = "not judged in one run"
 		case rundiff.Shifted:
@@ -101,8 +107,11 @@ func writeDiffText(w io.Writer, p palette, d *rundiff.Diff) error {
 		}
 	}
 	verdict := p.greenBold.Sprint("NO REGRESSION")
-	if d.Regressed() {
+	switch {
+	case d.Regressed():
 		verdict = p.red.Sprint("REGRESSED")
+	case d.Count(rundiff.Unplayable) > 0:
+		verdict = p.red.Sprint("NOT PLAYED")
 	}
 	fmt.Fprintf(&b, "\n%s  %s\n", verdict, diffVerdict(d))
 	_, err := io.WriteString(w, b.String())
@@ -115,8 +124,11 @@ func writeDiffJSON(w io.Writer, d *rundiff.Diff) error {
 	enc.SetEscapeHTML(false)
 	return enc.Encode(struct {
 		Regressed bool `json:"regressed"`
+		// Unplayable counts what was judged before and could not be
+		// played now: no regression, and no evidence of none either.
+		Unplayable int `json:"unplayable"`
 		*rundiff.Diff
-	}{d.Regressed(), d})
+	}{d.Regressed(), d.Count(rundiff.Unplayable), d})
 }
 
 // writeDiffMarkdown writes the comparison for a pull request comment: a
@@ -127,6 +139,13 @@ func writeDiffMarkdown(w io.Writer, d *rundiff.Diff) error {
 	head := "no regression"
 	if n := d.Count(rundiff.Regressed); n > 0 {
 		head = fmt.Sprintf("%d regressed", n)
+	}
+	if n := d.Count(rundiff.Unplayable); n > 0 {
+		if d.Regressed() {
+			head += fmt.Sprintf(", %d could not be played", n)
+		} else {
+			head = fmt.Sprintf("%d could not be played (judged before)", n)
+		}
 	}
 	fmt.Fprintf(&b, "### aghcheck diff: %s\n\n", head)
 	b.WriteString("| run | implementation | version | aghcheck | pass | fail | warn | skip | error | claim |\n")
