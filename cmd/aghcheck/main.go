@@ -53,10 +53,34 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(stderr, "aghcheck:", sanitize.Lines(ee.err.Error()))
+			printErr(stderr, ee.err)
 		}
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "aghcheck:", sanitize.Lines(err.Error()))
+	printErr(stderr, err)
 	return exitUsageErr
+}
+
+// printErr prints err as lines "aghcheck: ...": one per error joined in it
+// (errors.Join), each on one line with what an input controls (a file
+// name, a peer's text) escaped, so no file name can add a line or a
+// workflow command.
+func printErr(w io.Writer, err error) {
+	for _, line := range errorLines(err) {
+		fmt.Fprintln(w, "aghcheck:", line)
+	}
+}
+
+func errorLines(err error) []string {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []string
+		for _, e := range j.Unwrap() {
+			out = append(out, errorLines(e)...)
+		}
+		return out
+	}
+	return []string{sanitize.Text(err.Error())}
 }

@@ -18,7 +18,6 @@ import (
 
 	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/internal/rules"
-	"github.com/aghcheck/aghcheck/internal/sanitize"
 	"github.com/aghcheck/aghcheck/internal/validate"
 	"github.com/aghcheck/aghcheck/reporter"
 )
@@ -194,9 +193,7 @@ invalid.`,
 		case runErr != nil || expandErr != nil:
 			// Each input error on its own line, then exit 2: the check was
 			// not complete, whatever the documents said.
-			for _, line := range strings.Split(errors.Join(expandErr, runErr).Error(), "\n") {
-				fmt.Fprintln(cmd.ErrOrStderr(), "aghcheck:", sanitize.Text(line))
-			}
+			printErr(cmd.ErrOrStderr(), errors.Join(expandErr, runErr))
 			return &exitError{code: exitUsageErr}
 		}
 		if sum.Invalid > 0 {
