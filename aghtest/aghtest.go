@@ -23,7 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/aghcheck/aghcheck/internal/iutenv"
-	"os"
+
 	"slices"
 	"strings"
 	"sync"
@@ -228,7 +228,7 @@ func (r *run) play(ctx context.Context) {
 }
 
 func (r *run) writeJSON(rep *report.Report) error {
-	f, err := os.Create(r.cfg.ReportJSON)
+	f, err := report.Create(r.cfg.ReportJSON)
 	if err != nil {
 		return fmt.Errorf("Config.ReportJSON: %w", err)
 	}

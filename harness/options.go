@@ -17,6 +17,7 @@ import (
 	"github.com/aghcheck/aghcheck/internal/iut"
 	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/requirements"
+	"github.com/aghcheck/aghcheck/internal/sanitize"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/suites"
 )
@@ -88,6 +89,9 @@ type Plan struct {
 func (o Options) Plan() (*Plan, error) {
 	if err := o.checkTarget(); err != nil {
 		return nil, err
+	}
+	if err := RegisterSecrets(o.Target.External); err != nil {
+		return nil, &OptionError{Option: "nats-creds", Err: err}
 	}
 	p, err := o.Preview()
 	if err != nil {
@@ -240,7 +244,7 @@ func (o Options) loadBaseline(scs []*scenario.Scenario) (*baseline.Baseline, err
 	}
 	warn := o.Warn
 	if warn == nil {
-		warn = func(s string) { fmt.Fprintln(os.Stderr, "aghcheck: warning:", s) }
+		warn = func(s string) { fmt.Fprintln(os.Stderr, "aghcheck: warning:", sanitize.Text(s)) }
 	}
 	isScenario := func(id string) bool {
 		return slices.ContainsFunc(scs, func(sc *scenario.Scenario) bool { return sc.ID == id })
@@ -365,7 +369,7 @@ func (p *Plan) Run(ctx context.Context) (*report.Report, error) {
 }
 
 func writeBaseline(path string, rep *report.Report, known *baseline.Baseline) error {
-	f, err := os.Create(path)
+	f, err := report.Create(path)
 	if err != nil {
 		return err
 	}

@@ -319,6 +319,9 @@ func (r *runner) startIUT(rep *report.Report) error {
 
 // iutEnv is the IUT's environment: the harness contract plus Config.Env.
 func (r *runner) iutEnv() []string {
+	// The IUT's broker secrets are redacted wherever they would be
+	// printed, its own stdout and stderr in a report included.
+	_ = RegisterSecrets(&broker.Endpoint{URL: r.ep.URL, Token: r.ep.Token, Password: r.ep.Password})
 	env := iutenv.Env{URL: r.ep.URL, Token: r.ep.Token, User: r.ep.User, Password: r.ep.Password, Creds: r.ep.Creds,
 		Workspace: r.ws, Channel: r.ch, PeerID: r.cfg.SuggestedPeerID}
 	return append(env.Environ(), r.cfg.Env...)

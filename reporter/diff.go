@@ -20,7 +20,7 @@ var Diff = newRegistry(
 	diffFormat{Name: "text", New: func(w io.Writer, o Options) DiffWriter {
 		return finishOnly[rundiff.Change, *rundiff.Diff](func(d *rundiff.Diff) error { return writeDiffText(w, newPalette(o.Color), d) })
 	}},
-	diffFormat{Name: "json", New: whole[rundiff.Change](writeDiffJSON)},
+	diffFormat{Name: "json", New: whole[rundiff.Change](writeDiffJSON), JSON: true},
 	diffFormat{Name: "markdown", Aliases: []string{"md"}, New: whole[rundiff.Change](writeDiffMarkdown)},
 )
 
@@ -34,6 +34,7 @@ var diffSections = []struct {
 	{rundiff.Improved, "Improved"},
 	{rundiff.Appeared, "Appeared"},
 	{rundiff.Vanished, "Vanished"},
+	{rundiff.Unplayable, "Judged before, could not be played now (error)"},
 	{rundiff.Unjudged, "Skipped or errored in one run"},
 	{rundiff.Shifted, "Judged at other steps of scenarios whose outcome did not change"},
 }
@@ -62,6 +63,11 @@ func diffVerdict(d *rundiff.Diff) string {
 	for _, s := range diffSections {
 		name := string(s.class)
 		switch s.class {
+		case rundiff.Unplayable:
+			if d.Count(s.class) == 0 {
+				continue // named only when it happened
+			}
+			name = "could not be played"
 		case rundiff.Unjudged:
 			name = "not judged in one run"
 		case rundiff.Shifted:
@@ -101,8 +107,11 @@ func writeDiffText(w io.Writer, p palette, d *rundiff.Diff) error {
 		}
 	}
 	verdict := p.greenBold.Sprint("NO REGRESSION")
-	if d.Regressed() {
+	switch {
+	case d.Regressed():
 		verdict = p.red.Sprint("REGRESSED")
+	case d.Count(rundiff.Unplayable) > 0:
+		verdict = p.red.Sprint("NOT PLAYED")
 	}
 	fmt.Fprintf(&b, "\n%s  %s\n", verdict, diffVerdict(d))
 	_, err := io.WriteString(w, b.String())
@@ -115,8 +124,11 @@ func writeDiffJSON(w io.Writer, d *rundiff.Diff) error {
 	enc.SetEscapeHTML(false)
 	return enc.Encode(struct {
 		Regressed bool `json:"regressed"`
+		// Unplayable counts what was judged before and could not be
+		// played now: no regression, and no evidence of none either.
+		Unplayable int `json:"unplayable"`
 		*rundiff.Diff
-	}{d.Regressed(), d})
+	}{d.Regressed(), d.Count(rundiff.Unplayable), d})
 }
 
 // writeDiffMarkdown writes the comparison for a pull request comment: a
@@ -128,6 +140,13 @@ func writeDiffMarkdown(w io.Writer, d *rundiff.Diff) error {
 	if n := d.Count(rundiff.Regressed); n > 0 {
 		head = fmt.Sprintf("%d regressed", n)
 	}
+	if n := d.Count(rundiff.Unplayable); n > 0 {
+		if d.Regressed() {
+			head += fmt.Sprintf(", %d could not be played", n)
+		} else {
+			head = fmt.Sprintf("%d could not be played (judged before)", n)
+		}
+	}
 	fmt.Fprintf(&b, "### aghcheck diff: %s\n\n", head)
 	b.WriteString("| run | implementation | version | aghcheck | pass | fail | warn | skip | error | claim |\n")
 	b.WriteString("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n")
@@ -136,8 +155,8 @@ func writeDiffMarkdown(w io.Writer, d *rundiff.Diff) error {
 		s     rundiff.Side
 	}{{"old", d.Old}, {"new", d.New}} {
 		s := side.s
-		fmt.Fprintf(&b, "| %s `%s` | %s | `%s` | %s | %d | %d | %d | %d | %d | %s |\n", side.label, mdCell(s.File), mdCell(s.Implementation),
-			mdCell(s.ImplementationVersion), mdCell(s.Aghcheck), s.Counts["pass"], s.Counts["fail"], s.Counts["warn"], s.Counts["skip"], s.Counts["error"], mdCell(s.Claim))
+		fmt.Fprintf(&b, "| %s %s | %s | %s | %s | %d | %d | %d | %d | %d | %s |\n", side.label, mdCode(s.File), mdCell(s.Implementation),
+			mdCode(s.ImplementationVersion), mdCell(s.Aghcheck), s.Counts["pass"], s.Counts["fail"], s.Counts["warn"], s.Counts["skip"], s.Counts["error"], mdCell(s.Claim))
 	}
 	for _, s := range diffSections {
 		changes := d.Of(s.class)
@@ -146,11 +165,11 @@ func writeDiffMarkdown(w io.Writer, d *rundiff.Diff) error {
 		}
 		fmt.Fprintf(&b, "\n**%s (%d)**\n\n| | id | level | old | new | why |\n| --- | --- | --- | --- | --- | --- |\n", s.title, len(changes))
 		for _, c := range changes {
-			n := orDash(c.New)
+			n := mdCell(orDash(c.New))
 			if s.class == rundiff.Regressed {
 				n = "**" + n + "**"
 			}
-			fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s | %s |\n", c.Kind, mdCell(c.ID), c.Level, orDash(c.Old), n, mdCell(clip(c.Message, 200)))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", mdCell(string(c.Kind)), mdCode(c.ID), mdCell(c.Level), mdCell(orDash(c.Old)), n, mdCell(clip(c.Message, 200)))
 		}
 	}
 	fmt.Fprintf(&b, "\n%s\n", diffVerdict(d))

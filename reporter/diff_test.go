@@ -86,6 +86,42 @@ func TestDiffGolden(t *testing.T) {
 	}
 }
 
+// A scenario judged before that the new run could not play (pass → error)
+// is not "no regression": it has a class and a heading of its own, and it
+// fails the gate unless errors are allowed.
+func TestDiffPassToError(t *testing.T) {
+	old, cur := runFixture(), runFixture()
+	if old.Scenarios[0].Outcome != report.Pass {
+		t.Fatalf("fixture: scenario 0 is %s, want pass", old.Scenarios[0].Outcome)
+	}
+	cur.Scenarios[0].Outcome, cur.Scenarios[0].Message = report.Error, "the run's stream was deleted"
+	d := rundiff.Compare("old.json", old, "new.json", cur)
+	if d.Count(rundiff.Unplayable) != 1 || d.Regressed() || !d.Fails(false) || d.Fails(true) {
+		t.Fatalf("pass → error: %d unplayable, regressed %v, fails %v, fails allowing errors %v",
+			d.Count(rundiff.Unplayable), d.Regressed(), d.Fails(false), d.Fails(true))
+	}
+	text := string(writeDiff(t, "text", d))
+	if !strings.Contains(text, "\nNOT PLAYED  0 regressed, 0 improved, 0 appeared, 0 vanished, 1 could not be played,") ||
+		strings.Contains(text, "NO REGRESSION") || !strings.Contains(text, "Judged before, could not be played now (error)") {
+		t.Errorf("text:\n%s", text)
+	}
+	md := string(writeDiff(t, "markdown", d))
+	if !strings.HasPrefix(md, "### aghcheck diff: 1 could not be played (judged before)\n") || strings.Contains(md, "no regression") {
+		t.Errorf("markdown:\n%s", md)
+	}
+	var doc struct {
+		Regressed  bool `json:"regressed"`
+		Unplayable int  `json:"unplayable"`
+	}
+	if err := json.Unmarshal(writeDiff(t, "json", d), &doc); err != nil || doc.Regressed || doc.Unplayable != 1 {
+		t.Errorf("json: %+v (%v)", doc, err)
+	}
+	// skip → error and error → pass judge nothing either way: unjudged.
+	if c := rundiff.Compare("a", cur, "b", old); c.Count(rundiff.Unplayable) != 0 || c.Count(rundiff.Unjudged) != 1 {
+		t.Errorf("error → pass: %+v", c.Changes)
+	}
+}
+
 // The matrix of three versions, the first of which could not be run.
 func TestMatrixGolden(t *testing.T) {
 	notRun := &report.Report{Tool: "aghcheck", Error: "the adapter does not build against it", IUT: report.IUTInfo{ImplementationVersion: "v0.0.3-0-g11111111"}}

@@ -3,10 +3,12 @@ package reporter
 import (
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/aghcheck/aghcheck/internal/rules"
+	"github.com/aghcheck/aghcheck/internal/sanitize"
 )
 
 // Writer writes one result in one format. Items arrive in order as they are
@@ -67,6 +69,11 @@ type Format[I, R any] struct {
 	Name    string
 	Aliases []string // other names accepted for it ("md" for markdown)
 	New     func(w io.Writer, o Options) Writer[I, R]
+	// JSON marks a machine-readable JSON format: its strings are only
+	// redacted (its encoder escapes them, and diff reads them back as they
+	// were), and what JSON leaves raw that a terminal would obey is escaped
+	// on the way out.
+	JSON bool
 }
 
 // Registry holds the formats of one command in the order --help lists
@@ -78,7 +85,8 @@ type Registry[I, R any] struct {
 
 func newRegistry[I, R any](formats ...Format[I, R]) *Registry[I, R] {
 	seen := map[string]bool{}
-	for _, f := range formats {
+	for i, f := range formats {
+		formats[i].New = sanitized(f.New, f.JSON)
 		for _, n := range append([]string{f.Name}, f.Aliases...) {
 			if seen[n] {
 				panic("reporter: format " + n + " registered twice")
@@ -147,3 +155,44 @@ type finishOnly[I, R any] func(R) error
 
 func (finishOnly[I, R]) Item(I) error       { return nil }
 func (f finishOnly[I, R]) Finish(r R) error { return f(r) }
+
+// sanitized wraps a format's constructor so that its writer only ever sees
+// items and results whose strings went through the sanitiser: what the IUT
+// or an input file controls (names, ids, reason codes, texts, stderr lines,
+// file and member names) reaches no format raw, whichever fields a writer
+// prints. Formats add their own escaping on top (Markdown cells, workflow
+// command properties, XML and HTML by their encoders).
+func sanitized[I, R any](mk func(io.Writer, Options) Writer[I, R], isJSON bool) func(io.Writer, Options) Writer[I, R] {
+	return func(w io.Writer, o Options) Writer[I, R] {
+		var c cleanWriter[I, R]
+		if isJSON {
+			c = cleanWriter[I, R]{w: mk(sanitize.NewJSONWriter(w), o), item: sanitize.CopyRedacted[I], result: sanitize.CopyRedacted[R]}
+		} else {
+			c = cleanWriter[I, R]{w: mk(w, o), item: sanitize.Copy[I], result: sanitize.Copy[R]}
+		}
+		if f, ok := c.w.(Flusher); ok {
+			return cleanFlusher[I, R]{c, f}
+		}
+		return c
+	}
+}
+
+// The rule catalogue is aghcheck's own text, and writers group findings by
+// the identity of their rule: it is shared, not copied.
+var ruleType = reflect.TypeOf((*rules.Rule)(nil))
+
+type cleanWriter[I, R any] struct {
+	w      Writer[I, R]
+	item   func(I, ...reflect.Type) I
+	result func(R, ...reflect.Type) R
+}
+
+func (c cleanWriter[I, R]) Item(it I) error  { return c.w.Item(c.item(it, ruleType)) }
+func (c cleanWriter[I, R]) Finish(r R) error { return c.w.Finish(c.result(r, ruleType)) }
+
+type cleanFlusher[I, R any] struct {
+	cleanWriter[I, R]
+	f Flusher
+}
+
+func (c cleanFlusher[I, R]) Flush() error { return c.f.Flush() }

@@ -8,12 +8,14 @@ import (
 	"strings"
 
 	"github.com/aghcheck/aghcheck/internal/report"
+	"github.com/aghcheck/aghcheck/internal/sanitize"
 )
 
 // LifeLines is one liveness event of the IUT as the run prints it when it
 // happens: one line, then the scenarios it interrupted and the IUT's last
 // output lines, indented.
 func LifeLines(ev report.LifeEvent) string {
+	ev = sanitize.Copy(ev) // what the IUT printed, and why it died
 	var b strings.Builder
 	fmt.Fprintf(&b, "aghcheck: %s\n", ev)
 	if n := len(ev.InFlight); n > 0 {

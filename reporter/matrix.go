@@ -17,7 +17,7 @@ type (
 // Matrix holds the formats of `aghcheck diff --matrix`.
 var Matrix = newRegistry(
 	matrixFormat{Name: "text", New: whole[rundiff.Row](writeMatrixText)},
-	matrixFormat{Name: "json", New: whole[rundiff.Row](writeMatrixJSON)},
+	matrixFormat{Name: "json", New: whole[rundiff.Row](writeMatrixJSON), JSON: true},
 	matrixFormat{Name: "markdown", Aliases: []string{"md"}, New: whole[rundiff.Row](writeMatrixMarkdown)},
 )
 
@@ -93,14 +93,14 @@ func writeMatrixMarkdown(w io.Writer, m *rundiff.Matrix) error {
 	for _, c := range m.Columns {
 		head += " " + mdCell(c.Label) + " |"
 		sep += " --- |"
-		versions += " `" + mdCell(c.Version) + "` |"
+		versions += " " + mdCode(c.Version) + " |"
 		counts += " " + matrixCounts(c) + " |"
 	}
 	b.WriteString(head + "\n" + sep + "\n" + versions + "\n" + counts + "\n")
 	for _, r := range m.Rows {
-		fmt.Fprintf(&b, "| `%s` | %s |", mdCell(r.ID), r.Level)
+		fmt.Fprintf(&b, "| %s | %s |", mdCode(r.ID), mdCell(r.Level))
 		for i, o := range r.Outcomes {
-			cell := orDash(o)
+			cell := mdCell(orDash(o))
 			if r.Changed[i] {
 				cell = "**" + cell + "**"
 			}

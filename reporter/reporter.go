@@ -39,16 +39,16 @@ type (
 // Validate holds the formats of `aghcheck validate`.
 var Validate = newRegistry(
 	documentFormat{Name: "text", New: func(w io.Writer, o Options) DocumentWriter { return newText(w, o) }},
-	documentFormat{Name: "json", New: func(w io.Writer, o Options) DocumentWriter { return &jsonReporter{w: w, o: o} }},
+	documentFormat{Name: "json", New: func(w io.Writer, o Options) DocumentWriter { return &jsonReporter{w: w, o: o} }, JSON: true},
 	documentFormat{Name: "junit", New: func(w io.Writer, o Options) DocumentWriter { return &junitReporter{w: w, o: o} }},
 	documentFormat{Name: "github", New: func(w io.Writer, o Options) DocumentWriter { return &githubReporter{w: w, o: o} }},
-	documentFormat{Name: "sarif", New: newSARIF},
+	documentFormat{Name: "sarif", New: newSARIF, JSON: true},
 )
 
 // Run holds the formats of `aghcheck run`.
 var Run = newRegistry(
 	runFormat{Name: "text", New: newRunText},
-	runFormat{Name: "json", New: whole[*report.ScenarioResult](writeRunJSON)},
+	runFormat{Name: "json", New: whole[*report.ScenarioResult](writeRunJSON), JSON: true},
 	runFormat{Name: "junit", New: whole[*report.ScenarioResult](writeRunJUnit)},
 	runFormat{Name: "html", New: whole[*report.ScenarioResult](writeRunHTML)},
 	runFormat{Name: "github", New: whole[*report.ScenarioResult](writeRunGitHub)},
@@ -60,7 +60,7 @@ var Run = newRegistry(
 var Rules = newRegistry(
 	ruleFormat{Name: "text", New: func(w io.Writer, _ Options) RuleWriter { return &rulesText{w: w} }},
 	ruleFormat{Name: "markdown", Aliases: []string{"md"}, New: whole[*rules.Rule](writeRulesMarkdown)},
-	ruleFormat{Name: "json", New: whole[*rules.Rule](writeRulesJSON)},
+	ruleFormat{Name: "json", New: whole[*rules.Rule](writeRulesJSON), JSON: true},
 )
 
 // fileLocation renders file:line or file:line#index (index of a top-level array).

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/aghcheck/aghcheck/internal/rules"
+	"github.com/aghcheck/aghcheck/internal/sanitize"
 )
 
 // rulesText prints each rule as it comes: id, profile, severity, clause,
@@ -46,9 +47,22 @@ func RuleProfiles(list []*rules.Rule) []string {
 	return out
 }
 
-// mdCell escapes what would break a Markdown table cell.
-func mdCell(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+// mdCell escapes what would break a Markdown table cell or give it
+// structure (see sanitize.Markdown).
+func mdCell(s string) string { return sanitize.Markdown(s) }
+
+// mdCode is s as inline code when it is a plain word (an id, a version), so
+// nothing inside can end the code span; otherwise s escaped as text.
+func mdCode(s string) string {
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("._-+:/@ ", c)) {
+			return mdCell(s)
+		}
+	}
+	if s == "" {
+		return ""
+	}
+	return "`" + s + "`"
 }
 
 // writeRulesMarkdown writes the catalogue as docs/rules.md holds it: one
@@ -70,9 +84,9 @@ func writeRulesMarkdown(w io.Writer, list []*rules.Rule) error {
 			}
 			reason := "—"
 			if r.Reason != "" {
-				reason = "`" + r.Reason + "`"
+				reason = mdCode(r.Reason)
 			}
-			fmt.Fprintf(&b, "| `%s` | %s (%s) | %s | %s | %s |\n", r.ID, r.Severity, r.Severity.Level(), mdCell(r.Clause), mdCell(r.Source), reason)
+			fmt.Fprintf(&b, "| %s | %s (%s) | %s | %s | %s |\n", mdCode(r.ID), r.Severity, r.Severity.Level(), mdCell(r.Clause), mdCell(r.Source), reason)
 		}
 	}
 	_, err := io.WriteString(w, b.String())

@@ -13,6 +13,7 @@ import (
 	"github.com/aghcheck/aghcheck/internal/control"
 	"github.com/aghcheck/aghcheck/internal/iut"
 	"github.com/aghcheck/aghcheck/internal/report"
+	"github.com/aghcheck/aghcheck/internal/sanitize"
 )
 
 func (p palette) outcome(o report.Outcome) string {
@@ -310,6 +311,8 @@ func runCounts(rep *report.Report) string {
 // the log (standard error): the verdict, the counts, the claim and where
 // the report went, so that a CI log always shows how the run ended.
 func VerdictLine(rep *report.Report, written ...string) string {
+	rep = sanitize.Copy(rep, ruleType)
+	written = sanitize.Copy(written)
 	line := fmt.Sprintf("aghcheck run: %s  %s; claim earned: %s (target %s)", runVerdict(rep), runCounts(rep), rep.Summary.Claim, rep.Summary.Target)
 	if len(written) > 0 {
 		line += "; written to " + strings.Join(written, " and ")

@@ -17,7 +17,7 @@ func init() { subcommands = append(subcommands, newDiffCmd) }
 
 func newDiffCmd() *cobra.Command {
 	var format, output string
-	var noColor, matrix bool
+	var noColor, matrix, allowErrors bool
 	cmd := &cobra.Command{
 		Use:   "diff OLD.json NEW.json | diff --matrix RUN.json...",
 		Short: "Compare two runs from their JSON reports: what regressed, improved, appeared or vanished",
@@ -29,7 +29,10 @@ version and aghcheck version of each side:
   improved   the other way
   appeared   only in NEW (a new scenario or requirement)
   vanished   only in OLD
-  not judged skipped or errored in one of the runs
+  not played judged (pass, warn or fail) in OLD, error in NEW: the new run
+             could not play it, so it says nothing; this fails like a
+             regression unless --allow-errors is given
+  not judged skipped in one of the runs, or errored in OLD
 
 Each scenario's own outcome is compared: a baseline's expected-fail counts
 as what it was, and a failure that was only --strict's as a warning, so
@@ -45,7 +48,8 @@ counts. A report of a run that could not be carried out is a column that
 says why. make reference-matrix writes one for several versions of the
 reference runtime. It always exits 0 (2 for usage errors).
 
-Exit status: 0 when nothing regressed, 1 when anything did, 2 for usage
+Exit status: 0 when nothing regressed, 1 when anything did (or anything
+could not be played, without --allow-errors), 2 for usage
 errors (a file that is not a JSON run report, or one of a run that could
 not be carried out).`,
 		Example: `  aghcheck run --iut ./my-agent --format json -o main.json     # on main
@@ -86,7 +90,7 @@ not be carried out).`,
 			if err := w.Finish(d); err != nil {
 				return &exitError{code: exitUsageErr, err: fmt.Errorf("write: %w", err)}
 			}
-			if d.Regressed() {
+			if d.Fails(allowErrors) {
 				return &exitError{code: exitInvalid}
 			}
 			return nil
@@ -97,6 +101,7 @@ not be carried out).`,
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(reporter.Diff.Names()...))
 	f.StringVarP(&output, "output", "o", "", "write to `FILE` instead of stdout")
 	f.BoolVar(&noColor, "no-color", false, "plain text output (also when NO_COLOR is set or stdout is not a terminal)")
+	f.BoolVar(&allowErrors, "allow-errors", false, "exit 0 when what was judged before could not be played now (pass → error), if nothing regressed")
 	f.BoolVar(&matrix, "matrix", false, "set any number of runs side by side, one column each (formats: "+reporter.Matrix.List()+")")
 	return cmd
 }
@@ -106,7 +111,7 @@ func outputFile(cmd *cobra.Command, path string) (io.Writer, func(), error) {
 	if path == "" || path == "-" {
 		return cmd.OutOrStdout(), func() {}, nil
 	}
-	f, err := os.Create(path)
+	f, err := report.Create(path)
 	if err != nil {
 		return nil, nil, &exitError{code: exitUsageErr, err: err}
 	}

@@ -21,16 +21,16 @@ func init() { subcommands = append(subcommands, newFuzzCmd) }
 
 func newFuzzCmd() *cobra.Command {
 	var (
-		iutLine, iutPeer, format, output   string
-		natsURL, natsToken, natsUser       string
-		natsPassword, natsCreds, workspace string
-		channel, reproDir, corpusDir       string
-		cases, parallel, maxRestarts       int
-		shrink                             int
-		seed                               uint64
-		duration, stepTimeout              time.Duration
-		greetTimeout                       time.Duration
-		verbose                            bool
+		iutLine, iutPeer, format, output string
+		nats                             harness.Credentials
+		workspace                        string
+		channel, reproDir, corpusDir     string
+		cases, parallel, maxRestarts     int
+		shrink                           int
+		seed                             uint64
+		duration, stepTimeout            time.Duration
+		greetTimeout                     time.Duration
+		verbose                          bool
 	)
 	cmd := &cobra.Command{
 		Use:   "fuzz",
@@ -102,7 +102,7 @@ was, 2 when the fuzzer could not run.`,
 			if iutLine != "" && iutPeer != "" {
 				return &exitError{code: exitUsageErr, err: errors.New("--iut and --iut-peer are exclusive")}
 			}
-			if iutPeer != "" && natsURL == "" {
+			if iutPeer != "" && nats.URL == "" {
 				return &exitError{code: exitUsageErr, err: errors.New("--iut-peer needs --nats-url: a running peer cannot be on the embedded broker")}
 			}
 			hc := harness.Target{StepTimeout: stepTimeout, GreetTimeout: greetTimeout, IUTPeer: iutPeer,
@@ -110,7 +110,9 @@ was, 2 when the fuzzer could not run.`,
 			if hc.Command, err = iutArgv(iutLine, iutPeer); err != nil {
 				return err
 			}
-			hc.External = external(natsURL, natsToken, natsUser, natsPassword, natsCreds)
+			if hc.External, err = external(nats); err != nil {
+				return err
+			}
 			if err := hc.CheckSettings(); err != nil {
 				return usage(err)
 			}
@@ -163,11 +165,7 @@ was, 2 when the fuzzer could not run.`,
 	f := cmd.Flags()
 	f.StringVar(&iutLine, "iut", "", "start the implementation under test with `'COMMAND ARGS'` (default: the built-in reference peer)")
 	f.StringVar(&iutPeer, "iut-peer", "", "attach to the peer `ID` already running on --nats-url")
-	f.StringVar(&natsURL, "nats-url", "", "use this NATS server or cluster (`URL[,URL...]`) instead of an embedded broker")
-	f.StringVar(&natsToken, "nats-token", "", "token for --nats-url")
-	f.StringVar(&natsUser, "nats-user", "", "user for --nats-url")
-	f.StringVar(&natsPassword, "nats-password", "", "password for --nats-user")
-	f.StringVar(&natsCreds, "nats-creds", "", "credentials `FILE` for --nats-url")
+	addNATSFlags(f, &nats, "", "use this NATS server or cluster (`URL[,URL...]`) instead of an embedded broker")
 	f.StringVar(&workspace, "workspace", "", "workspace id of the run (default a fresh aghcheck-XXXXXXXX)")
 	f.StringVar(&channel, "channel", "conformance", "channel of the run")
 	f.DurationVar(&duration, "duration", fuzz.DefaultDuration, "wall-clock time of the whole run: start-up, fuzzing, then minimizing and confirming the findings in the time left")

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/aghcheck/aghcheck/internal/sanitize"
 )
 
 // Exit codes are part of the CLI contract: 0 all good, 1 the thing checked is
@@ -52,7 +54,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(stderr, "aghcheck:", ee.err)
+			printErr(stderr, ee.err)
 		}
 		return ee.code
 	}
@@ -60,8 +62,32 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if strings.HasPrefix(msg, "unknown command") {
 		// cobra's words, and where to find the commands there are.
 		first, rest, _ := strings.Cut(msg, "\n")
-		msg = strings.TrimRight(first+" (see aghcheck --help)\n"+rest, "\n")
+		err = errors.New(strings.TrimRight(first+" (see aghcheck --help)\n"+rest, "\n"))
 	}
-	fmt.Fprintln(stderr, "aghcheck:", msg)
+	printErr(stderr, err)
 	return exitUsageErr
+}
+
+// printErr prints err as lines "aghcheck: ...": one per error joined in it
+// (errors.Join), each on one line with what an input controls (a file
+// name, a peer's text) escaped, so no file name can add a line or a
+// workflow command.
+func printErr(w io.Writer, err error) {
+	for _, line := range errorLines(err) {
+		fmt.Fprintln(w, "aghcheck:", line)
+	}
+}
+
+func errorLines(err error) []string {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []string
+		for _, e := range j.Unwrap() {
+			out = append(out, errorLines(e)...)
+		}
+		return out
+	}
+	return []string{sanitize.Text(err.Error())}
 }

@@ -13,8 +13,8 @@ import (
 	"github.com/fatih/color"
 	"github.com/spf13/cobra"
 
+	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/internal/agh"
-	"github.com/aghcheck/aghcheck/internal/broker"
 	"github.com/aghcheck/aghcheck/internal/monitor"
 	"github.com/aghcheck/aghcheck/internal/workunit"
 )
@@ -23,7 +23,7 @@ func init() { subcommands = append(subcommands, newMonitorCmd) }
 
 func newMonitorCmd() *cobra.Command {
 	var (
-		ep                         broker.Endpoint
+		nats                       harness.Credentials
 		workspace, channel, format string
 		compat, maxAge             string
 		errata                     []string
@@ -95,8 +95,15 @@ seen; 2 when the broker cannot be reached or for usage errors.`,
 				ctx, cancel = context.WithTimeout(ctx, duration)
 				defer cancel()
 			}
+			ep, err := external(nats)
+			if err != nil {
+				return err
+			}
+			if ep == nil {
+				return usage(errors.New("--nats-url: give the broker to watch"))
+			}
 			cfg := monitor.Config{
-				Endpoint: ep, Subject: monitor.Subject(workspace, channel), Options: opts,
+				Endpoint: *ep, Subject: monitor.Subject(workspace, channel), Options: opts,
 				Tracker: workunit.Config{Window: time.Duration(opts.MaxReplayAge) * time.Second, GreetInterval: greet, MaxEntries: maxEntries},
 			}
 			sum, err := monitor.Run(ctx, cfg, sink)
@@ -110,11 +117,7 @@ seen; 2 when the broker cannot be reached or for usage errors.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&ep.URL, "nats-url", "nats://127.0.0.1:4222", "NATS server or cluster (`URL[,URL...]`)")
-	f.StringVar(&ep.Token, "nats-token", "", "token for --nats-url")
-	f.StringVar(&ep.User, "nats-user", "", "user for --nats-url")
-	f.StringVar(&ep.Password, "nats-password", "", "password for --nats-user")
-	f.StringVar(&ep.Creds, "nats-creds", "", "credentials `FILE` for --nats-url")
+	addNATSFlags(f, &nats, "nats://127.0.0.1:4222", "NATS server or cluster (`URL[,URL...]`)")
 	f.StringVar(&workspace, "workspace", "", "watch only this workspace `ID`")
 	f.StringVar(&channel, "channel", "", "watch only this channel of --workspace")
 	f.StringVarP(&format, "format", "f", "auto", "output: auto (live on a terminal, json otherwise), "+strings.Join(monitor.Formats, ", "))

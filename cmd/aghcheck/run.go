@@ -21,6 +21,7 @@ import (
 	"github.com/aghcheck/aghcheck/internal/peer"
 	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/requirements"
+	"github.com/aghcheck/aghcheck/internal/sanitize"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/reporter"
 )
@@ -153,8 +154,8 @@ func newRunCmd() *cobra.Command {
 	var (
 		sf                                 suiteFlags
 		iutLine, iutPeer, format, output   string
-		natsURL, natsToken, natsUser       string
-		natsPassword, natsCreds, workspace string
+		nats                               harness.Credentials
+		workspace                          string
 		channel                            string
 		strict, verbose, noColor           bool
 		parallel                           int
@@ -233,16 +234,20 @@ outside it, no stale entry.`,
 					return usage(fmt.Errorf("--record: %w", err))
 				}
 			}
+			ext, err := external(nats)
+			if err != nil {
+				return err
+			}
 			o := sf.options()
 			o.Target = harness.Target{
 				StepTimeout: stepTimeout, GreetTimeout: greetTimeout, BackTimeout: backTimeout,
 				IUTPeer: iutPeer, Workspace: workspace, Channel: channel, Version: version, MaxRestarts: maxRestarts,
-				External: external(natsURL, natsToken, natsUser, natsPassword, natsCreds),
+				External: ext,
 			}
 			o.Strict, o.Parallel, o.Timeout, o.ReproDir = strict, parallel, timeout, reproDir
 			o.Baseline, o.WriteBaseline = baselinePath, writeBaselinePath
 			o.Implementation, o.ImplementationVersion = implName, implVersion
-			o.Warn = func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), "aghcheck: warning:", s) }
+			o.Warn = func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), "aghcheck: warning:", sanitize.Text(s)) }
 			if iutPeer != "" {
 				// Attached: what is not given is found from the peer's
 				// own traffic on the broker.
@@ -333,11 +338,7 @@ outside it, no stale entry.`,
 	f := cmd.Flags()
 	f.StringVar(&iutLine, "iut", "", "start the implementation under test with `'COMMAND ARGS'` (default: the built-in reference peer)")
 	f.StringVar(&iutPeer, "iut-peer", "", "attach to the peer `ID` already running on --nats-url")
-	f.StringVar(&natsURL, "nats-url", "", "use this NATS server or cluster (`URL[,URL...]`, tried in order) instead of an embedded broker")
-	f.StringVar(&natsToken, "nats-token", "", "token for --nats-url")
-	f.StringVar(&natsUser, "nats-user", "", "user for --nats-url")
-	f.StringVar(&natsPassword, "nats-password", "", "password for --nats-user")
-	f.StringVar(&natsCreds, "nats-creds", "", "credentials `FILE` for --nats-url")
+	addNATSFlags(f, &nats, "", "use this NATS server or cluster (`URL[,URL...]`, tried in order) instead of an embedded broker")
 	f.StringVar(&workspace, "workspace", "", "workspace id of the run (default a fresh aghcheck-XXXXXXXX; with --iut-peer, the peer's own, found from its traffic)")
 	f.StringVar(&channel, "channel", "conformance", "channel of the run (with --iut-peer, default the peer's own, found from its traffic)")
 	f.StringVarP(&format, "format", "f", "text", "report `FORMAT`: "+reporter.Run.List())
@@ -395,7 +396,7 @@ func outputFormat(cmd *cobra.Command, format, output string, exts map[string][]s
 
 // writeRecord writes the self-certification record of rep to path.
 func writeRecord(path, format string, rep *report.Report, o reporter.Options) error {
-	f, err := os.Create(path)
+	f, err := report.Create(path)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/aghcheck/aghcheck/internal/agh"
+	"io"
 	"os"
 
 	"github.com/aghcheck/aghcheck/internal/jcs"
@@ -44,8 +45,9 @@ responses, which must equal from), replaces proof with a fresh proof
 over the RFC 8785 canonical bytes of the whole envelope without proof.sig.
 
 The key comes from a key file written by 'aghcheck keygen --out' (or a file
-holding just the 64-hex-digit seed), or from --seed for fixtures. The
-nickname comes from --nickname, else from the key file.
+holding just the 64-hex-digit seed; --key - reads it from standard input),
+or from --seed for fixtures (a flag value shows in ps). The nickname comes
+from --nickname, else from the key file.
 
 Nothing else is changed or checked (except that a note on stderr says when the
 new from makes a direct room's direct_id stale): run 'aghcheck validate' on the output to
@@ -66,8 +68,8 @@ error or an input that is not a JSON object with a canonical form.`,
 	f := cmd.Flags()
 	f.StringVar(&o.profile, "profile", "agh", "signing profile: agh (Ed25519 + JCS trust profile) or olympus (HMAC-SHA256 over the canonical envelope content)")
 	f.BoolVar(&o.compact, "compact", false, "print the canonical (JCS) bytes instead of indented JSON")
-	f.StringVar(&o.keyFile, "key", "", "agh: key file from 'aghcheck keygen --out'")
-	f.StringVar(&o.seedHex, "seed", "", "agh: 32-byte Ed25519 seed as 64 hex digits (for fixtures)")
+	f.StringVar(&o.keyFile, "key", "", "agh: key `FILE` from 'aghcheck keygen --out', or holding the 64-hex-digit seed; - reads it from standard input")
+	f.StringVar(&o.seedHex, "seed", "", "agh: 32-byte Ed25519 seed as 64 hex digits, for fixtures only (a flag value shows in ps: use --key for a real key)")
 	f.StringVar(&o.nickname, "nickname", "", "agh: nickname of the handle nickname@fingerprint (default: the key file's)")
 	f.StringVar(&o.hmacKeyFile, "hmac-key-file", "", "olympus: HMAC-SHA256 key in `FILE` (default: $"+olympus.KeyEnv+"; never a flag value)")
 	_ = cmd.RegisterFlagCompletionFunc("profile", cobra.FixedCompletions([]string{"agh", "olympus"}, cobra.ShellCompDirectiveNoFileComp))
@@ -78,7 +80,10 @@ func (o *signOptions) run(cmd *cobra.Command, path string) error {
 	var sign func(env map[string]any) error
 	switch o.profile {
 	case "agh":
-		priv, nickname, err := o.aghKey()
+		if o.keyFile == "-" && path == "-" {
+			return &exitError{code: exitUsageErr, err: errors.New("--key - and DOCUMENT - both read standard input; give one of them as a file")}
+		}
+		priv, nickname, err := o.aghKey(cmd.InOrStdin())
 		if err != nil {
 			return &exitError{code: exitUsageErr, err: err}
 		}
@@ -122,7 +127,7 @@ func (o *signOptions) run(cmd *cobra.Command, path string) error {
 }
 
 // aghKey resolves the Ed25519 key and nickname from --key or --seed.
-func (o *signOptions) aghKey() (ed25519.PrivateKey, string, error) {
+func (o *signOptions) aghKey(stdin io.Reader) (ed25519.PrivateKey, string, error) {
 	var (
 		priv     ed25519.PrivateKey
 		fileNick string
@@ -132,7 +137,13 @@ func (o *signOptions) aghKey() (ed25519.PrivateKey, string, error) {
 	case o.keyFile != "" && o.seedHex != "":
 		return nil, "", errors.New("--key and --seed are alternatives; give one")
 	case o.keyFile != "":
-		data, rerr := os.ReadFile(o.keyFile)
+		var data []byte
+		var rerr error
+		if o.keyFile == "-" {
+			data, rerr = io.ReadAll(io.LimitReader(stdin, 1<<20))
+		} else {
+			data, rerr = os.ReadFile(o.keyFile)
+		}
 		if rerr != nil {
 			var pe *os.PathError
 			if errors.As(rerr, &pe) {

@@ -204,9 +204,7 @@ invalid.`,
 		case runErr != nil || expandErr != nil:
 			// Each input error on its own line, then exit 2: the check was
 			// not complete, whatever the documents said.
-			for _, line := range strings.Split(errors.Join(expandErr, runErr).Error(), "\n") {
-				fmt.Fprintln(cmd.ErrOrStderr(), "aghcheck:", line)
-			}
+			printErr(cmd.ErrOrStderr(), errors.Join(expandErr, runErr))
 			return &exitError{code: exitUsageErr}
 		}
 		if sum.Invalid > 0 {

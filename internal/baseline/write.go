@@ -8,6 +8,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/aghcheck/aghcheck/internal/report"
+	"github.com/aghcheck/aghcheck/internal/sanitize"
 )
 
 // TODOReason is the reason Write gives an entry it cannot know the reason of.
@@ -27,7 +28,7 @@ func Write(w io.Writer, rep *report.Report, prev *Baseline) error {
 		if e := prev.recorded(id, outcome); e != nil {
 			reason = e.Reason
 		}
-		n := &yaml.Node{Kind: yaml.MappingNode, HeadComment: firstLine(why)}
+		n := &yaml.Node{Kind: yaml.MappingNode, HeadComment: sanitize.YAMLComment(firstLine(why))}
 		for _, kv := range [][2]string{{"id", id}, {"outcome", string(outcome)}, {"reason", reason}} {
 			n.Content = append(n.Content,
 				&yaml.Node{Kind: yaml.ScalarNode, Value: kv[0]},

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/aghcheck/aghcheck/internal/sanitize"
 )
 
 // Formats a report is written in.
@@ -16,12 +18,16 @@ var Formats = []string{"text", "json"}
 func Write(w io.Writer, format string, rep *Report, verbose bool) error {
 	switch format {
 	case "json":
-		enc := json.NewEncoder(w)
+		// Only secrets are taken out: the encoder escapes the rest, and
+		// the writer what JSON leaves raw that a terminal would obey.
+		rep = sanitize.CopyRedacted(rep)
+		enc := json.NewEncoder(sanitize.NewJSONWriter(w))
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
 		return enc.Encode(rep)
 	case "text", "":
-		return writeText(w, rep, verbose)
+		// What the IUT sent (its peer id, reason codes, texts) is data.
+		return writeText(w, sanitize.Copy(rep), verbose)
 	}
 	return fmt.Errorf("unknown format %q (%s)", format, strings.Join(Formats, ", "))
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/internal/jsonx"
 	"github.com/aghcheck/aghcheck/internal/requirements"
+	"github.com/aghcheck/aghcheck/internal/sanitize"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 )
 
@@ -525,7 +526,8 @@ func (fz *fuzzer) reproducer(f *Finding) (string, error) {
 	}
 	path := filepath.Join(fz.cfg.ReproDir, sc.ID+".yaml")
 	head := fmt.Sprintf("# aghcheck fuzz --seed %d: %s %s (%s), found by %d case(s).\n# %s\n# Replay: aghcheck run --suite %s --embedded=false --iut '...'\n",
-		fz.cfg.Seed, f.Kind, f.Rule, f.Level, f.Count, oneLine(f.Message), fz.cfg.ReproDir)
+		fz.cfg.Seed, sanitize.YAMLComment(string(f.Kind)), sanitize.YAMLComment(f.Rule), sanitize.YAMLComment(f.Level), f.Count,
+		sanitize.YAMLComment(oneLine(f.Message)), sanitize.YAMLComment(fz.cfg.ReproDir))
 	if err := os.WriteFile(path, append([]byte(head), data...), 0o644); err != nil {
 		return "", err
 	}

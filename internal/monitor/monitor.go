@@ -23,6 +23,7 @@ import (
 	"github.com/aghcheck/aghcheck/internal/broker"
 	"github.com/aghcheck/aghcheck/internal/requirements"
 	"github.com/aghcheck/aghcheck/internal/rules"
+	"github.com/aghcheck/aghcheck/internal/sanitize"
 	"github.com/aghcheck/aghcheck/internal/workunit"
 	"github.com/aghcheck/aghcheck/reporter"
 )
@@ -162,7 +163,7 @@ func Run(ctx context.Context, cfg Config, sink Sink) (*Summary, error) {
 		err = nc.Flush()
 	}
 	if err != nil {
-		return nil, fmt.Errorf("subscribe %s on %s: %w", cfg.Subject, cfg.Endpoint.URL, err)
+		return nil, fmt.Errorf("subscribe %s on %s: %w", cfg.Subject, sanitize.URL(cfg.Endpoint.URL), err)
 	}
 
 	batches := make(chan []pub, 4)

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"time"
 
 	"github.com/fatih/color"
 
 	"github.com/aghcheck/aghcheck/internal/rules"
+	"github.com/aghcheck/aghcheck/internal/sanitize"
 	"github.com/aghcheck/aghcheck/reporter"
 )
 
@@ -20,23 +22,41 @@ import (
 var Formats = []string{"live", "text", "json", "github"}
 
 // NewSink returns the writer for format; color enables ANSI colours.
+// Every sink sees findings and summaries whose strings went through the
+// sanitiser: peer ids, subjects, ids and texts are the peers' to choose.
 func NewSink(format string, w io.Writer, color bool) (Sink, error) {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	p := painter{on: color}
 	switch format {
 	case "live":
-		return &liveSink{w: bw, p: p}, nil
+		return cleanSink{&liveSink{w: bw, p: p}, sanitize.Copy[Finding], sanitize.Copy[*Summary]}, nil
 	case "text":
-		return &textSink{w: bw, p: p}, nil
+		return cleanSink{&textSink{w: bw, p: p}, sanitize.Copy[Finding], sanitize.Copy[*Summary]}, nil
 	case "json":
-		enc := json.NewEncoder(bw)
+		// The encoder escapes what a string holds; the writer what JSON
+		// leaves raw that a terminal would obey. Secrets are taken out.
+		enc := json.NewEncoder(sanitize.NewJSONWriter(bw))
 		enc.SetEscapeHTML(false)
-		return &jsonSink{w: bw, enc: enc}, nil
+		return cleanSink{&jsonSink{w: bw, enc: enc}, sanitize.CopyRedacted[Finding], sanitize.CopyRedacted[*Summary]}, nil
 	case "github":
-		return &githubSink{w: bw, seen: map[string]bool{}}, nil
+		return cleanSink{&githubSink{w: bw, seen: map[string]bool{}}, sanitize.Copy[Finding], sanitize.Copy[*Summary]}, nil
 	}
 	return nil, fmt.Errorf("unknown format %q (want %s)", format, strings.Join(Formats, ", "))
 }
+
+// The rule catalogue is aghcheck's own: shared, not copied.
+var ruleType = reflect.TypeOf((*rules.Rule)(nil))
+
+// cleanSink hands its sink sanitised copies.
+type cleanSink struct {
+	s       Sink
+	finding func(Finding, ...reflect.Type) Finding
+	summary func(*Summary, ...reflect.Type) *Summary
+}
+
+func (c cleanSink) Finding(f Finding)      { c.s.Finding(c.finding(f, ruleType)) }
+func (c cleanSink) Tick(s *Summary)        { c.s.Tick(c.summary(s, ruleType)) }
+func (c cleanSink) Close(s *Summary) error { return c.s.Close(c.summary(s, ruleType)) }
 
 // line renders a finding on one line.
 func line(f *Finding) string {

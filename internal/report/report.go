@@ -116,8 +116,8 @@ type IUTInfo struct {
 	JoinedBy string `json:"joined_by,omitempty"`
 	Exit     string `json:"exit,omitempty"` // how the process ended
 	Crashed  bool   `json:"crashed,omitempty"`
-	Stdout   string `json:"stdout,omitempty"`
-	Stderr   string `json:"stderr,omitempty"`
+	Stdout   string `json:"stdout,omitempty" sanitize:"lines"`
+	Stderr   string `json:"stderr,omitempty" sanitize:"lines"`
 	Messages int    `json:"messages"` // envelopes (or bytes) it published during the run
 	// Implementation and ImplementationVersion name what was certified,
 	// for every report format and the self-certification record (see

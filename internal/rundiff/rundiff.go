@@ -68,8 +68,13 @@ const (
 	Improved  Class = "improved"  // the other way
 	Appeared  Class = "appeared"  // only the new run has it
 	Vanished  Class = "vanished"  // only the old run has it
-	// Unjudged is a change to or from skip or error: one of the runs did
-	// not judge it, so it neither regressed nor improved.
+	// Unplayable was judged in the old run (pass, warn or fail) and could
+	// not be played in the new one (error): the new run says nothing about
+	// it, so it is no regression, and no "no regression" either. It fails
+	// the gate unless errors are allowed (aghcheck diff --allow-errors).
+	Unplayable Class = "unplayable"
+	// Unjudged is any other change to or from skip or error: one of the
+	// runs did not judge it, so it neither regressed nor improved.
 	Unjudged Class = "unjudged"
 	// Shifted is a requirement whose verdict changed while every scenario
 	// citing it kept its outcome (and no passive finding on it changed):
@@ -136,6 +141,12 @@ func (d *Diff) Count(c Class) int {
 // diff.
 func (d *Diff) Regressed() bool { return d.Count(Regressed) > 0 }
 
+// Fails says whether the comparison fails the gate: something regressed,
+// or (unless allowErrors) something judged before could not be played.
+func (d *Diff) Fails(allowErrors bool) bool {
+	return d.Regressed() || (!allowErrors && d.Count(Unplayable) > 0)
+}
+
 // Of lists the changes of one class.
 func (d *Diff) Of(c Class) []Change {
 	var out []Change
@@ -158,6 +169,8 @@ func classify(old, cur report.Outcome) Class {
 		return Appeared
 	case cur == "":
 		return Vanished
+	case okOld && cur == report.Error:
+		return Unplayable
 	case !okOld || !okNew:
 		return Unjudged
 	case rn > ro:

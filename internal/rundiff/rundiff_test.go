@@ -107,7 +107,9 @@ func TestClassify(t *testing.T) {
 		{P, W, Regressed}, {P, F, Regressed}, {W, F, Regressed},
 		{F, W, Improved}, {F, P, Improved}, {W, P, Improved},
 		{"", F, Appeared}, {P, "", Vanished},
-		{P, S, Unjudged}, {S, F, Unjudged}, {F, E, Unjudged}, {E, P, Unjudged},
+		{P, S, Unjudged}, {S, F, Unjudged}, {E, P, Unjudged}, {S, E, Unjudged},
+		// Judged before, could not be played now: a class of its own.
+		{P, E, Unplayable}, {W, E, Unplayable}, {F, E, Unplayable},
 	} {
 		if got := classify(c.old, c.cur); got != c.want {
 			t.Errorf("%s → %s: %s, want %s", c.old, c.cur, got, c.want)
