@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -87,9 +88,14 @@ func Run(ctx context.Context, cfg Config) error {
 		subjects = append(subjects, agh.SubjectPrefix+"."+cfg.Channel+".broadcast",
 			agh.SubjectPrefix+"."+cfg.Channel+".peer."+agh.RouteToken(p.self))
 	}
+	var own *nats.Subscription // the subscription deaf-on closes
 	for _, subj := range subjects {
-		if _, err := nc.ChanSubscribe(subj, inbox); err != nil {
+		sub, err := nc.ChanSubscribe(subj, inbox)
+		if err != nil {
 			return fmt.Errorf("subscribe %s: %w", subj, err)
+		}
+		if subj == p.ownSubject {
+			own = sub
 		}
 	}
 	// Subscriptions must be live at the broker before the greet announces
@@ -135,12 +141,18 @@ func Run(ctx context.Context, cfg Config) error {
 			p.sweep()
 			p.greet()
 		case m := <-inbox:
+			if m.Sub == own && !own.IsValid() {
+				continue // queued before deaf-on closed the subscription
+			}
 			if !p.listening() {
 				continue
 			}
 			switch fault, what, crash := p.tripped(m.Data); {
 			case crash:
 				return p.crash(fault, what)
+			case strings.HasPrefix(fault, faultDeafOn):
+				p.goDeaf(own.Unsubscribe, fault, what)
+				continue
 			case fault != "":
 				p.hangUp(nc.Close, fault, what)
 				<-ctx.Done()
