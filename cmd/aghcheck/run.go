@@ -249,16 +249,27 @@ outside it, no stale entry.`,
 				Color:  out == os.Stdout && !color.NoColor,
 				Record: reporter.RecordInput{Scenarios: plan.Scenarios()}}
 			w := writer.New(out, opts)
-			plan.Progress(func(sc *report.ScenarioResult) { _ = w.Item(sc) }) // a failed write shows again at Finish
+			// While the run waits, a terminal shows one live line saying
+			// what is awaited and for how long, cleared before any other
+			// line; a pipe or a file (a CI log) gets a line every
+			// waitLogEvery while a wait lasts.
+			errOut := cmd.ErrOrStderr()
+			var live *reporter.LiveLine
+			if f, ok := errOut.(*os.File); ok && isTerminal(f) {
+				live = reporter.NewLiveLine(f)
+				plan.Waiting(reporter.LiveWaitOn(live, termWidth()))
+			} else {
+				plan.Waiting(reporter.LogWait(errOut, waitLogEvery))
+			}
+			clearLive := func() {
+				if live != nil {
+					live.Clear()
+				}
+			}
+			plan.Progress(func(sc *report.ScenarioResult) { clearLive(); _ = w.Item(sc) }) // a failed write shows again at Finish
 			// The IUT's deaths and returns go to stderr as they happen,
 			// whatever the report's format: a CI log shows them in order.
-			errOut := cmd.ErrOrStderr()
-			plan.Life(func(ev report.LifeEvent) { fmt.Fprint(errOut, reporter.LifeLines(ev)) })
-			// While the IUT starts, a terminal shows a live line; a pipe or
-			// a file (a CI log) gets nothing.
-			if f, ok := cmd.ErrOrStderr().(*os.File); ok && isTerminal(f) {
-				plan.Waiting(reporter.LiveWait(f, termWidth()))
-			}
+			plan.Life(func(ev report.LifeEvent) { clearLive(); fmt.Fprint(errOut, reporter.LifeLines(ev)) })
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			rep, runErr := plan.Run(ctx)
@@ -345,3 +356,7 @@ func writeRecord(path, format string, rep *report.Report, o reporter.Options) er
 	}
 	return err
 }
+
+// waitLogEvery is how often a log that is not a terminal hears what a run
+// waits for while a wait lasts.
+const waitLogEvery = 10 * time.Second

@@ -151,7 +151,9 @@ func Run(ctx context.Context, cfg Config) error {
 			case crash:
 				return p.crash(fault, what)
 			case strings.HasPrefix(fault, faultDeafOn):
-				p.goDeaf(own.Unsubscribe, fault, what)
+				if own.IsValid() { // once: then it no longer hears its subject
+					p.goDeaf(own.Unsubscribe, fault, what)
+				}
 				continue
 			case fault != "":
 				p.hangUp(nc.Close, fault, what)
