@@ -53,17 +53,17 @@ type runner struct {
 	procMu sync.Mutex // r.proc changes on a restart while watchers read it
 	waits  waits      // what the run waits for now (waiting.go)
 
-	tag       string // this run's random tag (probe identity)
-	life      *liveness
-	hunting   *hunting
-	bornAt    time.Duration // when the IUT's current process started (procMu)
-	restarts  int           // every restart of the IUT
+	tag      string // this run's random tag (probe identity)
+	life     *liveness
+	hunting  *hunting
+	bornAt   time.Duration // when the IUT's current process started (procMu)
+	restarts int           // every restart of the IUT
 	// deathRestarts are the restarts after deaths in company, which
 	// --max-restarts bounds (a hunt's are in its own budget).
 	deathRestarts int
-	gaveUp    string          // why the run could not play everything
-	killers   []report.Killer // scenarios that kill the IUT alone
-	oldOutput []*iut.Process
+	gaveUp        string          // why the run could not play everything
+	killers       []report.Killer // scenarios that kill the IUT alone
+	oldOutput     []*iut.Process
 }
 
 func (r *runner) now() time.Time { return r.cfg.Now() }
