@@ -32,7 +32,7 @@ import (
 // huntReplays is how many replays the hunts of one run may spend: a
 // bisection among n suspects costs about 2·log2(n), the check of a timed
 // death one.
-const huntReplays = 30
+const huntReplays = 40
 
 // closeFloor is the least span between an input and a death that follows
 // it closely; a slow IUT widens it to its slowest reply so far.
@@ -120,14 +120,10 @@ func (r *runner) sift(rep *report.Report, d *death, as []*attempt) (back, suspec
 	return back, suspects
 }
 
-// hunt looks for the killer among the suspects of death d and returns the
-// attempts that go back into company; ok is false when the IUT did not
-// come back.
+// hunt looks for the killer among the suspects of death d (not a timed
+// one) and returns the attempts that go back into company; ok is false
+// when the IUT did not come back.
 func (r *runner) hunt(ctx context.Context, rep *report.Report, par int, d *death, suspects []*attempt) (back []*attempt, ok bool) {
-	timed, ok := r.timedDeath(ctx, d)
-	if !ok || timed {
-		return suspects, ok
-	}
 	// Closest to the death first: the killer's input reached the IUT
 	// just before it died.
 	byCloseness := func(d *death, as []*attempt) {

@@ -61,6 +61,14 @@ func (r *runner) rounds(ctx context.Context, rep *report.Report, play []int, par
 			return
 		}
 		back, suspects := r.sift(rep, d, interrupted)
+		timed, ok := r.timedDeath(ctx, d)
+		if !ok {
+			r.unplayable(rep, append(indexes(append(back, suspects...)), queue...), "")
+			return
+		}
+		if timed {
+			back, suspects = append(back, suspects...), nil
+		}
 		if len(suspects) > 0 {
 			more, ok := r.hunt(ctx, rep, par, d, suspects)
 			back = append(back, more...)

@@ -103,6 +103,13 @@ type Report struct {
 	// Corpus is how many kept cases were played, and how many were added.
 	Corpus *CorpusInfo `json:"corpus,omitempty"`
 	Error  string      `json:"error,omitempty"`
+	// Interrupted says the run was stopped (a signal) before it played
+	// what it was asked to: the cases in flight then (InFlight) were not
+	// judged, and findings that rested on a shortened ceiling could not
+	// be confirmed (counted in Unconfirmed, not reported). aghcheck fuzz
+	// exits 2.
+	Interrupted bool `json:"interrupted,omitempty"`
+	InFlight    int  `json:"in_flight_unjudged,omitempty"`
 }
 
 // IUTSummary is what the run learned of the IUT.
@@ -277,8 +284,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			return false
 		})
 		pending = pending[n:]
-		died, err := fz.play(batch)
+		died, err := fz.play(ctx, batch)
 		fz.setCeiling()
+		if ctx.Err() != nil {
+			break // interrupted: see below
+		}
 		if err != nil {
 			rep.Error = err.Error()
 			break
@@ -291,6 +301,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		fz.progress("fuzzing")
 	}
 	stopGen()
+	if ctx.Err() != nil {
+		fz.interrupted()
+	}
 	if rep.Error == "" && ctx.Err() == nil {
 		fz.minimize(ctx)
 	}
@@ -363,13 +376,18 @@ func (fz *fuzzer) done(ctx context.Context) bool {
 }
 
 // play plays a batch and reads its findings; died says the IUT died
-// meanwhile.
-func (fz *fuzzer) play(batch []*Case) (died bool, err error) {
+// meanwhile. A batch the run's interruption cut short is not read: its
+// cases were in flight, and what they show rests on nothing.
+func (fz *fuzzer) play(ctx context.Context, batch []*Case) (died bool, err error) {
 	scs := make([]*scenario.Scenario, len(batch))
 	for i, c := range batch {
 		scs[i] = c.Scenario
 	}
 	b, err := fz.sess.Play(scs, harness.PlayOptions{Parallel: fz.cfg.Parallel})
+	if ctx.Err() != nil {
+		fz.rep.InFlight += len(batch)
+		return false, err
+	}
 	if b != nil {
 		fz.judge(batch, b)
 		died = slices.ContainsFunc(b.Events, report.LifeEvent.Death)
@@ -457,6 +475,23 @@ func (fz *fuzzer) judge(batch []*Case, b *harness.Batch) {
 	}
 	for _, c := range played {
 		fz.corpus.consider(c)
+	}
+}
+
+// interrupted ends a run stopped before its end: findings that rest on a
+// ceiling shorter than --step-timeout cannot be confirmed now, so they are
+// left out (counted in Unconfirmed), as a confirmation that failed would
+// leave them.
+func (fz *fuzzer) interrupted() {
+	fz.rep.Interrupted = true
+	if fz.ceiling >= fz.cfg.Target.StepTimeout {
+		return
+	}
+	for _, f := range fz.found.list() {
+		if f.waited {
+			fz.found.drop(f)
+			fz.rep.Unconfirmed++
+		}
 	}
 }
 

@@ -54,6 +54,13 @@ func writeText(w io.Writer, rep *Report, verbose bool) error {
 	if rep.Errors > 0 {
 		fmt.Fprintf(&b, "  %d cases could not be judged (the IUT was gone)\n", rep.Errors)
 	}
+	if rep.Interrupted {
+		fmt.Fprintf(&b, "  interrupted: the %d %s in flight were not judged", rep.InFlight, plural(rep.InFlight, "case"))
+		if rep.Unconfirmed > 0 {
+			fmt.Fprintf(&b, "; %d %s that rested on a shortened ceiling could not be confirmed and are left out", rep.Unconfirmed, plural(rep.Unconfirmed, "finding"))
+		}
+		b.WriteString("\n")
+	}
 	b.WriteString("\n")
 	must := 0
 	for _, f := range rep.Findings {
@@ -115,6 +122,8 @@ func writeText(w io.Writer, rep *Report, verbose bool) error {
 	switch {
 	case rep.Error != "" && rep.Cases == 0:
 		fmt.Fprintf(&b, "NOT RUN: %s\n", rep.Error)
+	case rep.Interrupted:
+		fmt.Fprintf(&b, "INTERRUPTED after %s: no verdict (%d MUST %s among the cases judged)\n", rep.Duration.D().Round(time.Millisecond), must, plural(must, "finding"))
 	case rep.Failed():
 		fmt.Fprintf(&b, "FAILED: %d MUST %s\n", must, plural(must, "finding"))
 	default:
