@@ -23,6 +23,7 @@ const (
 	faultDropAfter    = "drop-after-greet:"
 	faultDeafAfter    = "deaf-after:"
 	faultDeafOn       = "deaf-on:"
+	faultHangUpAfter  = "hang-up-after:"
 )
 
 // GroupLiveness is the group of the liveness faults. They name no
@@ -43,6 +44,7 @@ var ErrCrashed = errors.New("peer crashed")
 type liveness struct {
 	slow      time.Duration // every non-greet publication goes out this late
 	dropAfter time.Duration // drops the connection this long after a join or reconnect greet
+	hangUp    time.Duration // closes the connection for good this long after its join greet
 	deafAfter int           // processes this many messages, then none; -1: no limit
 	crashOn   *input
 	hangUpOn  *input
@@ -73,6 +75,8 @@ var livenessFaults = []livenessFault{
 		func(l *liveness, s string) (err error) { l.deafOn, err = lookupInput(s); return err }},
 	{Fault{faultDropAfter + "DURATION", GroupLiveness, "DURATION after its join greet and after each reconnect greet, drops its broker connection and reconnects at once (and greets again); presence greets do not restart the cycle", nil},
 		func(l *liveness, s string) (err error) { l.dropAfter, err = positiveDuration(s); return err }},
+	{Fault{faultHangUpAfter + "DURATION", GroupLiveness, "DURATION after its join greet, whatever it received, closes its NATS connection for good; the process lingers until signalled", nil},
+		func(l *liveness, s string) (err error) { l.hangUp, err = positiveDuration(s); return err }},
 	{Fault{faultDeafAfter + "N", GroupLiveness, "after receiving N messages processes nothing more it receives (no replies), yet stays connected and keeps greeting", nil},
 		func(l *liveness, s string) error {
 			n, err := strconv.Atoi(s)

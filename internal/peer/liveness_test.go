@@ -110,6 +110,25 @@ var livenessFaultCases = []faultCase{
 			t.Errorf("stderr is not an error with a stack trace:\n%s", out)
 		}
 	}},
+	{faultHangUpAfter + "300ms", nil, func(t *testing.T, r *rig) {
+		// Nothing is sent: the connection closes on the timer alone.
+		for deadline := time.Now().Add(wait); ; time.Sleep(10 * time.Millisecond) {
+			if open, closed := peerConns(t, r.srv); len(open) == 0 && len(closed) == 1 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the peer's connection did not close")
+			}
+		}
+		select {
+		case err := <-r.done:
+			t.Fatalf("Run returned %v; the process must linger until signalled", err)
+		case <-time.After(quiet):
+		}
+		if out := r.stderr.String(); !strings.Contains(out, "closing the NATS connection 300ms after joining") {
+			t.Errorf("stderr does not say why the connection closed:\n%s", out)
+		}
+	}},
 	{faultDropAfter + "300ms", nil, func(t *testing.T, r *rig) {
 		// The join greet was the first; two more come after reconnects.
 		for greets := 1; greets < 3; {

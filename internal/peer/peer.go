@@ -111,6 +111,12 @@ func Run(ctx context.Context, cfg Config) error {
 		drop.arm()
 	}
 
+	var hangUp <-chan time.Time // hang-up-after: nil never fires
+	if p.live.hangUp > 0 {
+		t := time.NewTimer(p.live.hangUp)
+		defer t.Stop()
+		hangUp = t.C
+	}
 	tick := time.NewTicker(cfg.GreetInterval)
 	defer tick.Stop()
 	for {
@@ -130,6 +136,11 @@ func Run(ctx context.Context, cfg Config) error {
 				p.greet()
 				drop.arm()
 			}
+		case <-hangUp:
+			fmt.Fprintf(p.cfg.Stderr, "closing the NATS connection %s after joining (%s%s)\n", p.live.hangUp, faultHangUpAfter, p.live.hangUp)
+			nc.Close()
+			<-ctx.Done()
+			return nil
 		case <-drop.due():
 			// Abrupt: the socket goes without unsubscribing or draining,
 			// and the client reconnects at once, not after ReconnectWait.
