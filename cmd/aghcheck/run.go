@@ -145,6 +145,7 @@ func newRunCmd() *cobra.Command {
 		maxRestarts                        int
 		reproDir                           string
 		backTimeout                        time.Duration
+		deadline                           time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -181,7 +182,7 @@ outside it, no stale entry.`,
 			if err := refuseBlank(cmd, "iut", "iut-peer"); err != nil {
 				return err
 			}
-			if err := positiveDurations(cmd, "step-timeout", "greet-timeout"); err != nil {
+			if err := positiveDurations(cmd, "step-timeout", "greet-timeout", "deadline"); err != nil {
 				return err
 			}
 			if backTimeout < 0 {
@@ -211,7 +212,7 @@ outside it, no stale entry.`,
 			}
 			o := sf.options()
 			o.Target = harness.Target{
-				StepTimeout: stepTimeout, GreetTimeout: greetTimeout, BackTimeout: backTimeout,
+				StepTimeout: stepTimeout, GreetTimeout: greetTimeout, BackTimeout: backTimeout, Deadline: deadline,
 				IUTPeer: iutPeer, Workspace: workspace, Channel: channel, Version: version, MaxRestarts: maxRestarts,
 				External: external(natsURL, natsToken, natsUser, natsPassword, natsCreds),
 			}
@@ -326,6 +327,7 @@ outside it, no stale entry.`,
 	f.StringVar(&implVersion, "implementation-version", "", "implementation `VERSION` every report names (default the Peer Card's version, else unknown)")
 	f.DurationVar(&greetTimeout, "greet-timeout", harness.DefaultGreetTimeout, "how long to wait for the IUT's greet (also for its return after it died or lost its connection)")
 	f.IntVar(&maxRestarts, "max-restarts", harness.DefaultMaxRestarts, "how often an --iut that died is started again (0: never; the scenarios it could not play are errors)")
+	f.DurationVar(&deadline, "deadline", harness.DefaultDeadline, "when the run's verdict is due: after it the run starts no scenario and no replay, and what it could not play is an error")
 	f.DurationVar(&backTimeout, "back-timeout", 0, "how long an --iut whose broker connection closed has to come back on its own before it is restarted (default --greet-timeout)")
 	f.StringVar(&reproDir, "repro-dir", "", "write each scenario that kills the IUT when played alone as a scenario file into `DIR` (replay: run --suite DIR --embedded=false)")
 	return cmd
