@@ -81,7 +81,6 @@ func (lv *liveness) heard(m *message) {
 	}
 	lv.mu.Lock()
 	defer lv.mu.Unlock()
-	lv.lastHeard = m.at
 	if lv.iut == "" || m.from() != lv.iut {
 		return
 	}

@@ -214,6 +214,9 @@ func (r *runner) alone(ctx context.Context, rep *report.Report, back []*attempt,
 			return append(back, a), false
 		}
 	}
+	// An IUT the run did not start cannot be started afresh: it is played
+	// alone on the incarnation there is, and the verdict says so.
+	fresh := r.life.current().fresh()
 	died, got, ok := r.replay(ctx, rep, 1, []*attempt{a})
 	switch {
 	case died == nil:
@@ -226,7 +229,7 @@ func (r *runner) alone(ctx context.Context, rep *report.Report, back []*attempt,
 	if timed, ok := r.timedDeath(ctx, died); !ok || timed {
 		return append(back, got...), ok
 	}
-	r.blame(rep, got[0])
+	r.blame(rep, got[0], fresh)
 	return back, true
 }
 
@@ -252,7 +255,10 @@ func (r *runner) timedDeath(ctx context.Context, d *death) (timed, ok bool) {
 	case !seen || d.uptime <= h.calm || r.spent() != "":
 		return false, true
 	}
-	if l := r.life.current(); !l.fresh() && r.proc != nil {
+	if l := r.life.current(); !l.fresh() {
+		if r.proc == nil {
+			return false, true // an IUT the run did not start cannot be made fresh
+		}
 		if !r.restart(ctx, "for a fresh IUT that is sent nothing") {
 			return false, false
 		}

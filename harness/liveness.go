@@ -83,7 +83,6 @@ type liveness struct {
 	probedAt      time.Duration // the probe outstanding (0: none)
 	lastAnswer    time.Duration // the IUT's latest answer to a directed input
 	slowest       time.Duration // its slowest reply so far
-	lastHeard     time.Duration
 }
 
 func newLiveness(r *runner) *liveness {

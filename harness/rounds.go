@@ -175,14 +175,18 @@ func (r *runner) interrupted(d *death, as []*attempt) {
 
 // blame fails a scenario that killed the IUT when played alone on a fresh
 // IUT, closely after one of its inputs, and keeps it as a reproducer.
-func (r *runner) blame(rep *report.Report, a *attempt) {
+func (r *runner) blame(rep *report.Report, a *attempt, fresh bool) {
 	d := a.died
 	res := a.res
 	what := fmt.Sprintf("%s (%s)", d.event.Says(), d.event.Cause)
 	if a.lastBefore(d.at) > 0 {
 		what += "; this scenario " + a.sentBefore(d.at)
 	}
-	res.Outcome, res.Message = report.Fail, "played alone on a fresh IUT, it kills the IUT: "+what
+	alone := "played alone on a fresh IUT"
+	if !fresh {
+		alone = "played alone"
+	}
+	res.Outcome, res.Message = report.Fail, alone+", it kills the IUT: "+what
 	res.Killed = true
 	if len(d.event.Stderr) > 0 {
 		res.Notes = append(res.Notes, "the IUT's last stderr lines: "+joinLines(d.event.Stderr))
