@@ -80,6 +80,11 @@ type Target struct {
 	// started again after it died: 0 never (DefaultMaxRestarts is what
 	// aghcheck run and aghtest give).
 	MaxRestarts int
+	// Deadline is when the run's verdict is due, counted from its start
+	// (default DefaultDeadline): the run starts no scenario and no replay
+	// after it, and what it could not play is an error that says so. A
+	// Session has none.
+	Deadline time.Duration
 
 	FloodLimit int // IUT messages validated before the run calls it a flood (default 5000)
 	// MaxPayload is the embedded broker's max_payload (default
@@ -93,7 +98,10 @@ type Target struct {
 	// (a death once the scenarios it interrupted are known).
 	Life func(report.LifeEvent)
 	// Waiting, when set, is called every waitingEvery while the run waits
-	// for the IUT to join, and once more with Done set when the wait ends.
+	// (for the IUT to join, for an expect step's match, for the IUT to
+	// come back), with the wait that has lasted longest, and once more
+	// with Done set when nothing is awaited any more. A Session tells only
+	// the wait for the IUT to join.
 	Waiting func(Wait)
 }
 
@@ -119,12 +127,14 @@ type config struct {
 // waitingEvery is how often Config.Waiting hears how the wait goes.
 const waitingEvery = 200 * time.Millisecond
 
-// Wait is how the wait for the IUT's greet goes, for a live line.
+// Wait is how the run's longest wait goes, for a live line.
 type Wait struct {
-	Elapsed    time.Duration
-	For        string // what the run waits for
-	LastStderr string // the IUT's latest stderr line ("" when none, or attached)
-	Done       bool   // the wait is over, whichever way
+	Elapsed    time.Duration // how long it has lasted
+	Run        time.Duration // how long the run has lasted
+	For        string        // what the run waits for
+	Others     int           // how many other waits there are
+	LastStderr string        // the IUT's latest stderr line ("" when none, or attached)
+	Done       bool          // nothing is awaited any more
 }
 
 // HarnessError is a run that could not be carried out (exit code 2); the
@@ -154,6 +164,9 @@ func (c *Target) defaults() {
 	}
 	if c.BackTimeout <= 0 {
 		c.BackTimeout = c.GreetTimeout
+	}
+	if c.Deadline <= 0 {
+		c.Deadline = DefaultDeadline
 	}
 	if c.FloodLimit <= 0 {
 		c.FloodLimit = 5000

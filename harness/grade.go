@@ -43,7 +43,7 @@ func grade(rep *report.Report, cfg config, target string) {
 	if s.Incomplete {
 		// What was not played was not judged: no claim rests on it.
 		s.Passed = false
-		withhold(rep, "the run is incomplete: some scenarios could not be played (the IUT did not come back)")
+		withhold(rep, "the run is incomplete: some scenarios could not be played ("+strings.Join(s.Unplayed, "; ")+")")
 	}
 	if rep.Error != "" {
 		// A run that could not be carried out earns nothing.
@@ -70,6 +70,9 @@ func summarize(scs []*report.ScenarioResult, target string) report.Summary {
 		}
 		s.ScenarioTime += sc.Duration
 		s.Incomplete = s.Incomplete || sc.Unplayed
+		if why, ok := strings.CutPrefix(sc.Message, "not played: "); sc.Unplayed && ok && !slices.Contains(s.Unplayed, why) {
+			s.Unplayed = append(s.Unplayed, why)
+		}
 	}
 	s.Latency = runLatency(scs)
 	return s

@@ -83,10 +83,11 @@ func (r *runner) passive(rep *report.Report) {
 // brokerDisconnects reports the IUT connections the embedded broker closed:
 // the harness never sees those messages, so without this an IUT that
 // publishes more than the 1 MiB max payload would just go quiet. Only the
-// harness and the IUT connect to the embedded broker.
+// harness and the IUT connect to the embedded broker: every connection but
+// the harness's own (by id, whatever name a client gives) is the IUT's.
 func (r *runner) brokerDisconnects(rep *report.Report) {
 	oversize, why := 0, ""
-	for _, d := range r.broker.Disconnects(harnessConnName) {
+	for _, d := range r.brokerClosed() {
 		rep.IUT.Disconnects = append(rep.IUT.Disconnects, d.Reason)
 		if d.MaxPayload {
 			oversize, why = oversize+1, d.Reason
@@ -98,4 +99,17 @@ func (r *runner) brokerDisconnects(rep *report.Report) {
 		pr.Findings = append(pr.Findings, report.PassiveFinding{Rule: rules.InputTooLarge.ID, Level: "MUST", Count: oversize, RunWide: true,
 			Example: fmt.Sprintf("the broker disconnected the IUT for publishing more than the %d-byte max payload (%s)", broker.MaxPayload, why)})
 	}
+}
+
+// brokerClosed lists the IUT connections the embedded broker closed on its
+// own account (nil without one).
+func (r *runner) brokerClosed() []broker.Disconnect {
+	if r.broker == nil || r.nc == nil {
+		return nil
+	}
+	self, err := r.nc.GetClientID()
+	if err != nil {
+		return nil
+	}
+	return r.broker.ClosedByBroker(self)
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aghcheck/aghcheck/internal/broker"
 	"github.com/aghcheck/aghcheck/internal/iut"
 	"github.com/aghcheck/aghcheck/internal/report"
 )
@@ -16,15 +17,18 @@ import (
 // Fair blame. The scenarios run in rounds, each against one incarnation of
 // the IUT. A death interrupts the scenarios in flight: none of them is
 // judged on the interrupted attempt, and each is played again once the IUT
-// is back. One in flight at a second death is a suspect: suspects are
-// replayed alone, closest to the death first, and only one that kills the
-// IUT when played alone fails, naming the death and what it sent just
-// before. A scenario that cannot be played (restarts used up, an IUT that
-// never came back) is an error, never a fail or a pass.
+// is back. A scenario is blamed only with a cause: the death followed one
+// of its inputs closely (closeTo), twice, and then again when it was
+// played alone on a fresh IUT; the hunt that narrows the suspects down
+// (hunt.go) replays half of them at a time, within a budget. A death that
+// follows no input, or comes at the same uptime whatever was sent, blames
+// no scenario. A scenario that cannot be played (restarts or the hunt's
+// budget used up, the run's deadline past, an IUT that never came back) is
+// an error, never a fail or a pass.
 
 // DefaultMaxRestarts is how often an IUT started with --iut is started
-// again after it died: enough to isolate a few killing scenarios (each
-// costs up to three deaths: two in company, one alone).
+// again after it died in company; the hunt for a killer restarts it
+// within its own budget (huntReplays).
 const DefaultMaxRestarts = 10
 
 // attempt is one scenario played against one incarnation.
@@ -39,55 +43,39 @@ type attempt struct {
 // rounds plays the scenarios play, par at once, until each is judged or
 // cannot be played.
 func (r *runner) rounds(ctx context.Context, rep *report.Report, play []int, par int) {
-	deaths := map[int]int{} // scenario → deaths it was in flight at
 	queue := play
 	for len(queue) > 0 && ctx.Err() == nil {
 		l := r.life.current()
 		interrupted, rest := r.round(ctx, l, rep, queue, par)
 		d := l.died()
 		if d == nil {
+			if len(rest) > 0 {
+				r.unplayable(rep, rest, r.outOfTime())
+			}
 			return
 		}
 		r.interrupted(d, interrupted)
-		var back, suspects []*attempt
-		for _, a := range interrupted {
-			deaths[a.i]++
-			switch {
-			case deaths[a.i] >= 2 && len(interrupted) == 1:
-				// In flight alone at its second death: it kills the IUT.
-				r.blame(rep, a)
-			case deaths[a.i] >= 2:
-				suspects = append(suspects, a)
-			default:
-				back = append(back, a)
-			}
-		}
 		queue = rest
-		if !r.revive(ctx, rep) {
-			r.unplayable(rep, append(indexes(interrupted), queue...))
+		if !r.revive(ctx, rep, false) {
+			r.unplayable(rep, append(indexes(interrupted), queue...), "")
 			return
 		}
-		// Closest to the death first: the killer's input reached the IUT
-		// just before it died.
-		slices.SortStableFunc(suspects, func(a, b *attempt) int { return cmp.Compare(d.at-a.lastBefore(d.at), d.at-b.lastBefore(d.at)) })
-		for k, a := range suspects {
-			l := r.life.current()
-			got, _ := r.round(ctx, l, rep, []int{a.i}, 1)
-			if len(got) == 0 {
-				continue // judged: it passes alone
-			}
-			r.interrupted(l.died(), got)
-			r.blame(rep, got[0])
-			if !r.revive(ctx, rep) {
-				r.unplayable(rep, append(indexes(suspects[k+1:]), append(indexes(back), queue...)...))
+		back, suspects := r.sift(rep, d, interrupted)
+		timed, ok := r.timedDeath(ctx, d)
+		if !ok {
+			r.unplayable(rep, append(indexes(append(back, suspects...)), queue...), "")
+			return
+		}
+		if timed {
+			back, suspects = append(back, suspects...), nil
+		}
+		if len(suspects) > 0 {
+			more, ok := r.hunt(ctx, rep, par, d, suspects)
+			back = append(back, more...)
+			if !ok {
+				r.unplayable(rep, append(indexes(back), queue...), "")
 				return
 			}
-			// One killer found: the other suspects go back into company.
-			for _, o := range suspects[k+1:] {
-				deaths[o.i] = 1
-				back = append(back, o)
-			}
-			break
 		}
 		queue = append(indexes(back), queue...)
 	}
@@ -111,10 +99,11 @@ func (r *runner) round(ctx context.Context, l *life, rep *report.Report, queue [
 		case <-l.ctx.Done():
 		}
 		r.link.ready(l.ctx)
-		if l.ctx.Err() != nil {
+		if l.ctx.Err() != nil || r.outOfTime() != "" {
 			rest = append(rest, queue[k:]...)
 			break
 		}
+		l.played.Add(1)
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
@@ -162,6 +151,8 @@ func (r *runner) interrupted(d *death, as []*attempt) {
 	if d == nil {
 		return
 	}
+	r.hunting.uptimes = append(r.hunting.uptimes, d.uptime)
+	within := r.closeBy()
 	ev := d.event
 	r.life.mu.Lock()
 	var closest *attempt
@@ -174,21 +165,28 @@ func (r *runner) interrupted(d *death, as []*attempt) {
 	if closest != nil {
 		ev.Last = closest.res.ID + " " + closest.sentBefore(d.at)
 	}
+	if len(as) > 0 && !slices.ContainsFunc(as, func(a *attempt) bool { return a.closeTo(d, within) }) {
+		ev.Blame = fmt.Sprintf("it follows no input of the scenarios in flight within %s: no scenario is blamed", within)
+	}
 	out := *ev
 	r.life.mu.Unlock()
 	r.life.tell(out)
 }
 
-// blame fails a scenario that killed the IUT when played alone, and keeps
-// it as a reproducer.
-func (r *runner) blame(rep *report.Report, a *attempt) {
+// blame fails a scenario that killed the IUT when played alone on a fresh
+// IUT, closely after one of its inputs, and keeps it as a reproducer.
+func (r *runner) blame(rep *report.Report, a *attempt, fresh bool) {
 	d := a.died
 	res := a.res
 	what := fmt.Sprintf("%s (%s)", d.event.Says(), d.event.Cause)
 	if a.lastBefore(d.at) > 0 {
 		what += "; this scenario " + a.sentBefore(d.at)
 	}
-	res.Outcome, res.Message = report.Fail, "played alone, it kills the IUT: "+what
+	alone := "played alone on a fresh IUT"
+	if !fresh {
+		alone = "played alone"
+	}
+	res.Outcome, res.Message = report.Fail, alone+", it kills the IUT: "+what
 	res.Killed = true
 	if len(d.event.Stderr) > 0 {
 		res.Notes = append(res.Notes, "the IUT's last stderr lines: "+joinLines(d.event.Stderr))
@@ -207,11 +205,16 @@ func (r *runner) blame(rep *report.Report, a *attempt) {
 	}
 }
 
-// unplayable marks scenarios the run could not play: error, never fail.
-func (r *runner) unplayable(rep *report.Report, is []int) {
-	why := "not played: the IUT did not come back"
-	if r.gaveUp != "" {
+// unplayable marks scenarios the run could not play, for why ("": the
+// IUT did not come back): error, never fail.
+func (r *runner) unplayable(rep *report.Report, is []int, why string) {
+	switch {
+	case why != "":
+		why = "not played: " + why
+	case r.gaveUp != "":
 		why = "not played: " + r.gaveUp
+	default:
+		why = "not played: the IUT did not come back"
 	}
 	for _, i := range is {
 		res := rep.Scenarios[i]
@@ -230,14 +233,17 @@ func (r *runner) unplayable(rep *report.Report, is []int) {
 // revive brings the IUT back after a death: an IUT that reconnected on
 // its own is awaited on the broker; a started one that exited, or did not
 // come back within the greet timeout, is stopped (its whole process group)
-// and started again, up to --max-restarts; an attached one is awaited for a
-// new greet. It reports whether the run can go on.
-func (r *runner) revive(ctx context.Context, rep *report.Report) bool {
+// and started again, up to --max-restarts (a hunt's restarts count in the
+// hunt's budget instead); an attached one is awaited for a new greet. It
+// reports whether the run can go on.
+func (r *runner) revive(ctx context.Context, rep *report.Report, hunting bool) bool {
 	d := r.life.current().died()
 	since := time.Since(r.start)
 	if d != nil {
 		since = d.at
 	}
+	done := r.await("the IUT to come back")
+	defer done()
 	if d != nil && d.event.Kind == report.LifeDisconnected && r.backOnItsOwn(ctx, since) {
 		r.life.record(report.LifeBack, "")
 		r.beginLife(ctx)
@@ -257,14 +263,29 @@ func (r *runner) revive(ctx context.Context, rep *report.Report) bool {
 		r.life.record(report.LifeGone, r.gaveUp)
 		return false
 	}
-	if r.restarts >= r.cfg.MaxRestarts {
-		r.gaveUp = fmt.Sprintf("the IUT died %d times; --max-restarts %d used up", r.restarts+1, r.cfg.MaxRestarts)
+	if r.cfg.MaxRestarts == 0 || (!hunting && r.deathRestarts >= r.cfg.MaxRestarts) {
+		r.gaveUp = fmt.Sprintf("the IUT died %d times; --max-restarts %d used up", r.deathRestarts+1, r.cfg.MaxRestarts)
 		r.life.record(report.LifeGone, r.gaveUp)
 		return false
+	}
+	why := fmt.Sprintf("for the hunt, replay %d of %d", r.hunting.replays, huntReplays)
+	if !hunting {
+		r.deathRestarts++
+		why = fmt.Sprintf("restart %d of %d", r.deathRestarts, r.cfg.MaxRestarts)
+	}
+	return r.restart(ctx, why)
+}
+
+// restart stops the IUT's process (its whole process group) and starts it
+// again, noting why; the incarnation it ends, if alive, is no death.
+func (r *runner) restart(ctx context.Context, why string) bool {
+	if l := r.life.current(); l != nil && l.died() == nil {
+		l.cancel(nil)
 	}
 	r.restarts++
 	r.proc.Stop(time.Second)
 	r.oldOutput = append(r.oldOutput, r.proc)
+	r.awaitNoConns()
 	proc, err := iut.Start(r.cfg.Command, r.iutEnv())
 	if err != nil {
 		r.gaveUp = "restart: " + err.Error()
@@ -273,15 +294,33 @@ func (r *runner) revive(ctx context.Context, rep *report.Report) bool {
 	}
 	r.procMu.Lock()
 	r.proc = proc // read by the liveness watchers
+	r.bornAt = time.Since(r.start)
 	r.procMu.Unlock()
 	if _, err := r.nextGreet(ctx, proc.Done(), time.Since(r.start)); err != nil {
 		r.gaveUp = "after restart " + fmt.Sprint(r.restarts) + ": " + err.Error()
 		r.life.record(report.LifeGone, r.gaveUp)
 		return false
 	}
-	r.life.record(report.LifeRestarted, fmt.Sprintf("restart %d of %d", r.restarts, r.cfg.MaxRestarts))
+	r.life.record(report.LifeRestarted, why)
 	r.beginLife(ctx)
 	return true
+}
+
+// awaitNoConns waits, a second at most, for the connections of a process
+// the harness stopped to close, so that the next incarnation's watcher
+// does not take their close for its own death.
+func (r *runner) awaitNoConns() {
+	if r.broker == nil {
+		return
+	}
+	deadline := time.Now().Add(time.Second)
+	for time.Now().Before(deadline) {
+		conns, err := r.iutConns()
+		if err != nil || !slices.ContainsFunc(conns, broker.Conn.Open) {
+			return
+		}
+		time.Sleep(connPoll)
+	}
 }
 
 // backOnItsOwn waits, up to Config.BackTimeout, for an IUT whose
@@ -347,7 +386,13 @@ func (r *runner) nextGreet(ctx context.Context, done <-chan struct{}, since time
 
 // beginLife starts watching a new incarnation.
 func (r *runner) beginLife(ctx context.Context) *life {
-	l := r.life.begin(ctx)
+	r.procMu.Lock()
+	born := r.bornAt
+	r.procMu.Unlock()
+	if r.proc == nil {
+		born = time.Since(r.start) // attached: its uptime counts from its greet
+	}
+	l := r.life.begin(ctx, born)
 	r.life.watchProcess(l)
 	r.life.watchConnection(l)
 	r.life.watchProbes(l)

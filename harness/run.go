@@ -55,13 +55,19 @@ type runner struct {
 	progress sync.Mutex
 
 	procMu sync.Mutex // r.proc changes on a restart while watchers read it
+	waits  waits      // what the run waits for now (waiting.go)
 
-	tag       string // this run's random tag (probe identity)
-	life      *liveness
-	restarts  int
-	gaveUp    string          // why the run could not play everything
-	killers   []report.Killer // scenarios that kill the IUT alone
-	oldOutput []*iut.Process
+	tag      string // this run's random tag (probe identity)
+	life     *liveness
+	hunting  *hunting
+	bornAt   time.Duration // when the IUT's current process started (procMu)
+	restarts int           // every restart of the IUT
+	// deathRestarts are the restarts after deaths in company, which
+	// --max-restarts bounds (a hunt's are in its own budget).
+	deathRestarts int
+	gaveUp        string          // why the run could not play everything
+	killers       []report.Killer // scenarios that kill the IUT alone
+	oldOutput     []*iut.Process
 }
 
 func (r *runner) now() time.Time { return r.cfg.Now() }
@@ -75,7 +81,7 @@ func runConfig(ctx context.Context, cfg config) (*report.Report, error) {
 	if err != nil {
 		return nil, &HarnessError{err}
 	}
-	r := &runner{cfg: cfg, start: time.Now(), ws: cfg.Workspace, ch: cfg.Channel, target: lv.Target, tag: randid.Hex(4)}
+	r := &runner{cfg: cfg, start: time.Now(), ws: cfg.Workspace, ch: cfg.Channel, target: lv.Target, tag: randid.Hex(4), hunting: newHunting()}
 	r.life = newLiveness(r)
 	rep := r.newReport()
 	defer func() { rep.Duration = report.Millis(time.Since(r.start)) }()
@@ -86,6 +92,8 @@ func runConfig(ctx context.Context, cfg config) (*report.Report, error) {
 	r.link = newLink(r.start, cfg.OutageTimeout)
 	ctx, stopLink := r.link.guard(ctx)
 	defer stopLink()
+	stopWaits := r.watchWaits(ctx)
+	defer stopWaits()
 	if err := r.connect(ctx, rep, needJS); err != nil {
 		return r.abort(rep, todo, err)
 	}
@@ -312,6 +320,7 @@ func (r *runner) startIUT(rep *report.Report) error {
 	}
 	r.procMu.Lock()
 	r.proc = proc
+	r.bornAt = time.Since(r.start)
 	r.procMu.Unlock()
 	r.iutDone = proc.Done()
 	return nil
@@ -327,23 +336,19 @@ func (r *runner) iutEnv() []string {
 	return append(env.Environ(), r.cfg.Env...)
 }
 
-// awaitGreet waits for the IUT's greet (or, attached, its whois answer),
-// telling Config.Waiting how the wait goes.
+// awaitGreet waits for the IUT's greet (or, attached, its whois answer);
+// Config.Waiting hears how the wait goes.
 func (r *runner) awaitGreet(ctx context.Context) (*message, error) {
 	timer := time.NewTimer(r.cfg.GreetTimeout)
 	defer timer.Stop()
 	asked := false
-	var tick <-chan time.Time // nil: never, when nobody listens
-	if r.cfg.Waiting != nil {
-		t := time.NewTicker(waitingEvery)
-		defer t.Stop()
-		tick = t.C
-		defer r.tellWaiting(true)
+	what := "the IUT's greet"
+	if r.cfg.IUTPeer != "" {
+		what = r.cfg.IUTPeer + " to answer a whois"
 	}
+	defer r.await(what)()
 	for {
 		select {
-		case <-tick:
-			r.tellWaiting(false)
 		case greet := <-r.bus.greeted:
 			return greet, nil
 		case <-r.iutDone:
@@ -373,15 +378,19 @@ func (r *runner) awaitGreet(ctx context.Context) (*message, error) {
 	}
 }
 
-// tellWaiting gives Config.Waiting the state of the wait for the greet.
-func (r *runner) tellWaiting(done bool) {
-	w := Wait{Elapsed: time.Since(r.start), Done: done, For: "the IUT's greet"}
-	if r.cfg.IUTPeer != "" {
-		w.For = r.cfg.IUTPeer + " to answer a whois"
-	} else if r.proc != nil {
-		w.LastStderr = strings.TrimPrefix(lastLine(r.proc.Stderr()), ": ")
+// watchWaits tells Config.Waiting how the run's waits go until the
+// returned stop is called; stop returns once the last word is told.
+func (r *runner) watchWaits(ctx context.Context) (stop func()) {
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r.tellWaits(wctx)
+	}()
+	return func() {
+		cancel()
+		<-done
 	}
-	r.cfg.Waiting(w)
 }
 
 // interruption says in words why the run's context ended: the signal or
@@ -432,6 +441,7 @@ func (r *runner) gateAll(rep *report.Report, todo []int) []int {
 // playAll plays the scenarios, up to cfg.Parallel at once, then those that
 // must run alone, one at a time. An interrupted run starts nothing more.
 func (r *runner) playAll(ctx context.Context, rep *report.Report, play []int) {
+	r.hunting = newHunting()
 	var alone []int
 	play = slices.DeleteFunc(play, func(i int) bool {
 		a := r.cfg.Scenarios[i].Alone()

@@ -65,6 +65,7 @@ func (s *sender) sendAs(ctx context.Context, st *scenario.Send, sound bool) ([]s
 			ids = append(ids, v)
 		}
 	}
+	s.r.life.sentTo(subject, ids)
 	return ids, nil
 }
 

@@ -37,8 +37,11 @@ func Open(ctx context.Context, t Target) (*Session, error) {
 	if _, err := cfg.level(); err != nil {
 		return nil, &HarnessError{err}
 	}
-	r := &runner{cfg: cfg, start: time.Now(), ws: cfg.Workspace, ch: cfg.Channel, tag: randid.Hex(4)}
+	r := &runner{cfg: cfg, start: time.Now(), ws: cfg.Workspace, ch: cfg.Channel, tag: randid.Hex(4), hunting: newHunting()}
 	r.cfg.Scenarios = nil
+	// A session lasts as long as its caller plays: no run-wide deadline
+	// (each batch's hunt has its budget).
+	r.cfg.Deadline = 0
 	r.life = newLiveness(r)
 	s := &Session{r: r, rep: r.newReport()}
 	r.link = newLink(r.start, cfg.OutageTimeout)
@@ -47,6 +50,10 @@ func Open(ctx context.Context, t Target) (*Session, error) {
 		s.Close()
 		return nil, &HarnessError{err}
 	}
+	// A session's caller tells its own progress: Config.Waiting hears
+	// only the wait for the IUT to join.
+	stopWaits := r.watchWaits(s.ctx)
+	defer stopWaits()
 	if err := r.connect(s.ctx, s.rep, false); err != nil {
 		return fail(err)
 	}
@@ -147,7 +154,7 @@ func (s *Session) Play(scs []*scenario.Scenario, opt PlayOptions) (*Batch, error
 	b := &Batch{Results: rep.Scenarios, Events: r.life.snapshot()[events:], Killers: append([]report.Killer(nil), r.killers[killers:]...)}
 	b.Published, b.Flooded = s.drain(rep)
 	if err := s.ctx.Err(); err != nil {
-		r.unplayable(rep, todo)
+		r.unplayable(rep, todo, "")
 		return b, &HarnessError{interruption(s.ctx)}
 	}
 	if r.gaveUp != "" {
@@ -203,7 +210,7 @@ func (s *Session) Close() *report.Report {
 	if s.stop != nil {
 		s.stop()
 	}
-	for _, d := range r.broker.Disconnects(harnessConnName) {
+	for _, d := range r.brokerClosed() {
 		s.rep.IUT.Disconnects = append(s.rep.IUT.Disconnects, d.Reason)
 	}
 	r.close(s.rep)

@@ -29,6 +29,9 @@ func LifeLines(ev report.LifeEvent) string {
 		}
 		fmt.Fprintf(&b, "    interrupted %s, played again: %s%s\n", Plural(n, "scenario"), strings.Join(shown, ", "), more)
 	}
+	if ev.Blame != "" {
+		fmt.Fprintf(&b, "    %s\n", ev.Blame)
+	}
 	if !ev.Death() {
 		return b.String()
 	}
@@ -67,7 +70,11 @@ func (t *runText) liveness(rep *report.Report) {
 		}
 	}
 	if rep.Summary.Incomplete {
-		fmt.Fprintf(w, "         %s\n", p.red.Sprint("the run is incomplete: some scenarios could not be played (error)"))
+		why := ""
+		if len(rep.Summary.Unplayed) > 0 {
+			why = ": " + strings.Join(rep.Summary.Unplayed, "; ")
+		}
+		fmt.Fprintf(w, "         %s\n", p.red.Sprint("the run is incomplete: some scenarios could not be played (error)"+why))
 	}
 }
 

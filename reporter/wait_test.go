@@ -54,3 +54,21 @@ func TestLiveWait(t *testing.T) {
 		t.Errorf("an end with nothing shown wrote %q", quiet.String())
 	}
 }
+
+// A log that is not a terminal hears a wait once it has lasted the given
+// span, and again each span while it lasts; a shorter wait goes untold.
+func TestLogWait(t *testing.T) {
+	var b bytes.Buffer
+	log := LogWait(&b, 10*time.Second)
+	log(harness.Wait{Elapsed: 2 * time.Second, Run: 3 * time.Second, For: "a step"})
+	log(harness.Wait{Done: true})
+	if b.Len() != 0 {
+		t.Fatalf("a short wait printed %q", b.String())
+	}
+	log(harness.Wait{Elapsed: 10 * time.Second, Run: 12 * time.Second, For: "kinds.x step 2: a receipt", Others: 3})
+	log(harness.Wait{Elapsed: 10200 * time.Millisecond, Run: 12200 * time.Millisecond, For: "kinds.x step 2: a receipt", Others: 3})
+	want := "aghcheck: 12s into the run, 10.0s waiting for kinds.x step 2: a receipt (and 3 more)\n"
+	if b.String() != want {
+		t.Errorf("printed %q, want %q (once within the span)", b.String(), want)
+	}
+}

@@ -63,7 +63,8 @@ late. --cases alone plays that many cases, however long they take. With
 standard error.
 
 Exit status: 0 when nothing at MUST level was found, 1 when something
-was, 2 when the fuzzer could not run.`,
+was, 2 when the fuzzer could not run or was interrupted (the cases in
+flight then are not judged).`,
 		Example: `  aghcheck fuzz
   aghcheck fuzz --iut './my-agent --join' --duration 60s --seed 1 --repro-dir findings
   aghcheck fuzz --iut 'aghcheck peer --fault disconnect-on:whois-query-type' --cases 5000
@@ -152,12 +153,14 @@ was, 2 when the fuzzer could not run.`,
 				fmt.Fprintln(errOut, fuzz.VerdictLine(rep, output))
 			}
 			switch {
+			case ctx.Err() != nil:
+				// Interrupted: what was played is reported, but no verdict
+				// rests on a run stopped midway.
+				return &exitError{code: exitUsageErr, err: errors.New("interrupted")}
 			case runErr != nil:
 				return &exitError{code: exitUsageErr, err: runErr}
 			case rep.Failed():
 				return &exitError{code: exitInvalid}
-			case ctx.Err() != nil:
-				return &exitError{code: exitUsageErr, err: errors.New("interrupted")}
 			}
 			return nil
 		},

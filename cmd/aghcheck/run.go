@@ -166,6 +166,7 @@ func newRunCmd() *cobra.Command {
 		maxRestarts                        int
 		reproDir                           string
 		backTimeout                        time.Duration
+		deadline                           time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -202,7 +203,7 @@ outside it, no stale entry.`,
 			if err := refuseBlank(cmd, "iut", "iut-peer"); err != nil {
 				return err
 			}
-			if err := positiveDurations(cmd, "step-timeout", "greet-timeout"); err != nil {
+			if err := positiveDurations(cmd, "step-timeout", "greet-timeout", "deadline"); err != nil {
 				return err
 			}
 			if backTimeout < 0 {
@@ -240,7 +241,7 @@ outside it, no stale entry.`,
 			}
 			o := sf.options()
 			o.Target = harness.Target{
-				StepTimeout: stepTimeout, GreetTimeout: greetTimeout, BackTimeout: backTimeout,
+				StepTimeout: stepTimeout, GreetTimeout: greetTimeout, BackTimeout: backTimeout, Deadline: deadline,
 				IUTPeer: iutPeer, Workspace: workspace, Channel: channel, Version: version, MaxRestarts: maxRestarts,
 				External: ext,
 			}
@@ -279,16 +280,27 @@ outside it, no stale entry.`,
 				Color:  out == os.Stdout && !color.NoColor,
 				Record: reporter.RecordInput{Scenarios: plan.Scenarios()}}
 			w := writer.New(out, opts)
-			plan.Progress(func(sc *report.ScenarioResult) { _ = w.Item(sc) }) // a failed write shows again at Finish
+			// While the run waits, a terminal shows one live line saying
+			// what is awaited and for how long, cleared before any other
+			// line; a pipe or a file (a CI log) gets a line every
+			// waitLogEvery while a wait lasts.
+			errOut := cmd.ErrOrStderr()
+			var live *reporter.LiveLine
+			if f, ok := errOut.(*os.File); ok && isTerminal(f) {
+				live = reporter.NewLiveLine(f)
+				plan.Waiting(reporter.LiveWaitOn(live, termWidth()))
+			} else {
+				plan.Waiting(reporter.LogWait(errOut, waitLogEvery))
+			}
+			clearLive := func() {
+				if live != nil {
+					live.Clear()
+				}
+			}
+			plan.Progress(func(sc *report.ScenarioResult) { clearLive(); _ = w.Item(sc) }) // a failed write shows again at Finish
 			// The IUT's deaths and returns go to stderr as they happen,
 			// whatever the report's format: a CI log shows them in order.
-			errOut := cmd.ErrOrStderr()
-			plan.Life(func(ev report.LifeEvent) { fmt.Fprint(errOut, reporter.LifeLines(ev)) })
-			// While the IUT starts, a terminal shows a live line; a pipe or
-			// a file (a CI log) gets nothing.
-			if f, ok := cmd.ErrOrStderr().(*os.File); ok && isTerminal(f) {
-				plan.Waiting(reporter.LiveWait(f, termWidth()))
-			}
+			plan.Life(func(ev report.LifeEvent) { clearLive(); fmt.Fprint(errOut, reporter.LifeLines(ev)) })
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			rep, runErr := plan.Run(ctx)
@@ -359,6 +371,7 @@ outside it, no stale entry.`,
 	f.StringVar(&implVersion, "implementation-version", "", "implementation `VERSION` every report names (default the Peer Card's version, else unknown)")
 	f.DurationVar(&greetTimeout, "greet-timeout", harness.DefaultGreetTimeout, "how long to wait for the IUT's greet (also for its return after it died or lost its connection)")
 	f.IntVar(&maxRestarts, "max-restarts", harness.DefaultMaxRestarts, "how often an --iut that died is started again (0: never; the scenarios it could not play are errors)")
+	f.DurationVar(&deadline, "deadline", harness.DefaultDeadline, "when the run's verdict is due: after it the run starts no scenario and no replay, and what it could not play is an error")
 	f.DurationVar(&backTimeout, "back-timeout", 0, "how long an --iut whose broker connection closed has to come back on its own before it is restarted (default --greet-timeout)")
 	f.StringVar(&reproDir, "repro-dir", "", "write each scenario that kills the IUT when played alone as a scenario file into `DIR` (replay: run --suite DIR --embedded=false)")
 	return cmd
@@ -409,3 +422,7 @@ func writeRecord(path, format string, rep *report.Report, o reporter.Options) er
 	}
 	return err
 }
+
+// waitLogEvery is how often a log that is not a terminal hears what a run
+// waits for while a wait lasts.
+const waitLogEvery = 10 * time.Second

@@ -111,6 +111,13 @@ type Report struct {
 	// Corpus is how many kept cases were played, and how many were added.
 	Corpus *CorpusInfo `json:"corpus,omitempty"`
 	Error  string      `json:"error,omitempty"`
+	// Interrupted says the run was stopped (a signal) before it played
+	// what it was asked to: the cases in flight then (InFlight) were not
+	// judged, and findings that rested on a shortened ceiling could not
+	// be confirmed (counted in Unconfirmed, not reported). aghcheck fuzz
+	// exits 2.
+	Interrupted bool `json:"interrupted,omitempty"`
+	InFlight    int  `json:"in_flight_unjudged,omitempty"`
 }
 
 // SeedResult is what one seed, played unmutated, showed. Only where it
@@ -254,7 +261,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	fz.gen = newGenerator(cfg.Seed, seeds, dict, fz.sess.MaxPayload())
 	fz.setCeiling()
 	fz.o = &oracle{fam: fam, now: cfg.Now, trust: takesTrust, unmet: map[string]bool{}}
-	if err := fz.seeds(seeds); err != nil {
+	if err := fz.seeds(ctx, seeds); err != nil {
 		var he *harness.HarnessError
 		if errors.As(err, &he) {
 			return fz.fail(err)
@@ -314,9 +321,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		})
 		pending = pending[n:]
 		began := time.Now()
-		died, err := fz.play(batch)
+		died, err := fz.play(ctx, batch)
 		fz.longest = max(fz.longest, time.Since(began))
 		fz.setCeiling()
+		if ctx.Err() != nil {
+			break // interrupted: see below
+		}
 		if err != nil {
 			rep.Error = err.Error()
 			break
@@ -329,6 +339,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		fz.progress("fuzzing")
 	}
 	stopGen()
+	if ctx.Err() != nil {
+		fz.interrupted()
+	}
 	if rep.Error == "" && ctx.Err() == nil {
 		fz.minimize(ctx)
 	}
@@ -391,7 +404,7 @@ func (fz *fuzzer) generate(kept []*draft, out chan<- made, stop <-chan struct{})
 // the IUT does with valid messages of each kind is the baseline a
 // mutant's behaviour is compared with. They are played with the full
 // --step-timeout (no verdict on them rests on a shortened ceiling).
-func (fz *fuzzer) seeds(seeds []seed) error {
+func (fz *fuzzer) seeds(ctx context.Context, seeds []seed) error {
 	var batch []*Case
 	for i := range seeds {
 		s := &seeds[i]
@@ -421,7 +434,7 @@ func (fz *fuzzer) seeds(seeds []seed) error {
 		batch = append(batch, c)
 	}
 	fz.sess.SetStepTimeout(fz.cfg.Target.StepTimeout)
-	_, err := fz.play(batch)
+	_, err := fz.play(ctx, batch)
 	fz.setCeiling()
 	for name, sr := range fz.seedOf {
 		if !sr.Met {
@@ -516,13 +529,18 @@ func (fz *fuzzer) roomToShrink() bool {
 }
 
 // play plays a batch and reads its findings; died says the IUT died
-// meanwhile.
-func (fz *fuzzer) play(batch []*Case) (died bool, err error) {
+// meanwhile. A batch the run's interruption cut short is not read: its
+// cases were in flight, and what they show rests on nothing.
+func (fz *fuzzer) play(ctx context.Context, batch []*Case) (died bool, err error) {
 	scs := make([]*scenario.Scenario, len(batch))
 	for i, c := range batch {
 		scs[i] = c.Scenario
 	}
 	b, err := fz.sess.Play(scs, harness.PlayOptions{Parallel: fz.cfg.Parallel})
+	if ctx.Err() != nil {
+		fz.rep.InFlight += len(batch)
+		return false, err
+	}
 	if b != nil {
 		fz.judge(batch, b)
 		died = slices.ContainsFunc(b.Events, report.LifeEvent.Death)
@@ -623,6 +641,23 @@ func (fz *fuzzer) judge(batch []*Case, b *harness.Batch) {
 	}
 	for _, c := range played {
 		fz.corpus.consider(c)
+	}
+}
+
+// interrupted ends a run stopped before its end: findings that rest on a
+// ceiling shorter than --step-timeout cannot be confirmed now, so they are
+// left out (counted in Unconfirmed), as a confirmation that failed would
+// leave them.
+func (fz *fuzzer) interrupted() {
+	fz.rep.Interrupted = true
+	if fz.ceiling >= fz.cfg.Target.StepTimeout {
+		return
+	}
+	for _, f := range fz.found.list() {
+		if f.waited {
+			fz.found.drop(f)
+			fz.rep.Unconfirmed++
+		}
 	}
 }
 

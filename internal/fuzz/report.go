@@ -78,6 +78,13 @@ func writeText(w io.Writer, rep *Report, verbose bool) error {
 			}
 		}
 	}
+	if rep.Interrupted {
+		fmt.Fprintf(&b, "  interrupted: the %d %s in flight were not judged", rep.InFlight, plural(rep.InFlight, "case"))
+		if rep.Unconfirmed > 0 {
+			fmt.Fprintf(&b, "; %d %s that rested on a shortened ceiling could not be confirmed and are left out", rep.Unconfirmed, plural(rep.Unconfirmed, "finding"))
+		}
+		b.WriteString("\n")
+	}
 	b.WriteString("\n")
 	must := 0
 	for _, f := range rep.Findings {
@@ -150,6 +157,8 @@ func verdict(rep *Report, must int) string {
 	switch {
 	case rep.Error != "" && rep.Cases == 0:
 		return "NOT RUN: " + rep.Error
+	case rep.Interrupted:
+		return fmt.Sprintf("INTERRUPTED after %s: no verdict (%d MUST %s among the cases judged)", rep.Duration.D().Round(time.Millisecond), must, plural(must, "finding"))
 	case rep.Failed():
 		return fmt.Sprintf("FAILED: %d MUST %s", must, plural(must, "finding"))
 	}

@@ -22,6 +22,8 @@ const (
 	faultDisconnectOn = "disconnect-on:"
 	faultDropAfter    = "drop-after-greet:"
 	faultDeafAfter    = "deaf-after:"
+	faultDeafOn       = "deaf-on:"
+	faultHangUpAfter  = "hang-up-after:"
 )
 
 // GroupLiveness is the group of the liveness faults. They name no
@@ -42,9 +44,11 @@ var ErrCrashed = errors.New("peer crashed")
 type liveness struct {
 	slow      time.Duration // every non-greet publication goes out this late
 	dropAfter time.Duration // drops the connection this long after a join or reconnect greet
+	hangUp    time.Duration // closes the connection for good this long after its join greet
 	deafAfter int           // processes this many messages, then none; -1: no limit
 	crashOn   *input
 	hangUpOn  *input
+	deafOn    *input
 }
 
 // livenessFault is one parameterised liveness fault: its listing and how
@@ -67,8 +71,12 @@ var livenessFaults = []livenessFault{
 		func(l *liveness, s string) (err error) { l.crashOn, err = lookupInput(s); return err }},
 	{Fault{faultDisconnectOn + "INPUT", GroupLiveness, "on receiving INPUT prints an error and stack trace to stderr and closes its NATS connection for good; the process lingers until signalled", nil},
 		func(l *liveness, s string) (err error) { l.hangUpOn, err = lookupInput(s); return err }},
+	{Fault{faultDeafOn + "INPUT", GroupLiveness, "on receiving INPUT prints an error and stack trace to stderr, drops that message and closes its subscription to its own peer subject, keeping its connection, its broadcast subscription and its greets (as nats.js does when a subscription callback throws)", nil},
+		func(l *liveness, s string) (err error) { l.deafOn, err = lookupInput(s); return err }},
 	{Fault{faultDropAfter + "DURATION", GroupLiveness, "DURATION after its join greet and after each reconnect greet, drops its broker connection and reconnects at once (and greets again); presence greets do not restart the cycle", nil},
 		func(l *liveness, s string) (err error) { l.dropAfter, err = positiveDuration(s); return err }},
+	{Fault{faultHangUpAfter + "DURATION", GroupLiveness, "DURATION after its join greet, whatever it received, closes its NATS connection for good; the process lingers until signalled", nil},
+		func(l *liveness, s string) (err error) { l.hangUp, err = positiveDuration(s); return err }},
 	{Fault{faultDeafAfter + "N", GroupLiveness, "after receiving N messages processes nothing more it receives (no replies), yet stays connected and keeps greeting", nil},
 		func(l *liveness, s string) error {
 			n, err := strconv.Atoi(s)
@@ -189,11 +197,12 @@ func (p *peer) listening() bool {
 	return p.received <= p.live.deafAfter
 }
 
-// tripped reports the crash-on or disconnect-on fault raw sets off
-// (fault "" when none), what it received, for the report, and whether the
-// fault is a crash. A crash wins over a disconnect on the same input.
+// tripped reports the crash-on, disconnect-on or deaf-on fault raw sets
+// off (fault "" when none), what it received, for the report, and whether
+// the fault is a crash. A crash wins over a disconnect, a disconnect over
+// deafness, on the same input.
 func (p *peer) tripped(raw []byte) (fault, what string, crash bool) {
-	if p.live.crashOn == nil && p.live.hangUpOn == nil {
+	if p.live.crashOn == nil && p.live.hangUpOn == nil && p.live.deafOn == nil {
 		return "", "", false
 	}
 	var env map[string]any
@@ -203,7 +212,7 @@ func (p *peer) tripped(raw []byte) (fault, what string, crash bool) {
 	for _, f := range []struct {
 		prefix string
 		in     *input
-	}{{faultCrashOn, p.live.crashOn}, {faultDisconnectOn, p.live.hangUpOn}} {
+	}{{faultCrashOn, p.live.crashOn}, {faultDisconnectOn, p.live.hangUpOn}, {faultDeafOn, p.live.deafOn}} {
 		if f.in == nil || !f.in.match(env) {
 			continue
 		}
@@ -230,6 +239,19 @@ func (p *peer) hangUp(close func(), fault, what string) {
 	fmt.Fprintf(p.cfg.Stderr, "error in message handler: %s: received %s; closing the NATS connection\n%s\n", fault, what, debug.Stack())
 	close()
 	p.log.Info("connection closed for good; lingering until signalled", "fault", fault)
+}
+
+// goDeaf prints what a runtime prints for an exception thrown in a
+// subscription callback and closes the subscription to the peer's own
+// subject: nats.js stops a subscription whose callback throws and keeps the
+// connection, so the peer stays connected, greets and hears broadcasts,
+// and no longer hears what is addressed to it.
+func (p *peer) goDeaf(unsubscribe func() error, fault, what string) {
+	fmt.Fprintf(p.cfg.Stderr, "error in subscription callback: %s: received %s; the subscription to %s is closed\n%s\n", fault, what, p.ownSubject, debug.Stack())
+	if err := unsubscribe(); err != nil {
+		p.log.Error("unsubscribe", "subject", p.ownSubject, "err", err)
+	}
+	p.log.Info("deaf on its own subject from now on; still connected", "fault", fault)
 }
 
 // dropCycle is the drop-after-greet timer; with no duration it never fires.

@@ -79,6 +79,54 @@ var livenessFaultCases = []faultCase{
 			t.Errorf("stderr is not an error with a stack trace:\n%s", out)
 		}
 	}},
+	{faultDeafOn + "whois-query-type", nil, func(t *testing.T, r *rig) {
+		q := whoisRequest(r)
+		r.send(q)
+		wantAnswer(t, r.expect("whois"), q)
+		bad := whoisRequest(r)
+		body(bad)["query"] = 42
+		r.send(bad)
+		// Deaf on its own subject: a directed whois goes unanswered...
+		r.send(whoisRequest(r))
+		r.silence()
+		// ...while a broadcast one is still heard and answered, over the
+		// same connection.
+		b := whoisRequest(r)
+		b["to"] = nil
+		r.send(b)
+		wantAnswer(t, r.expect("whois"), b)
+		if open, closed := peerConns(t, r.srv); len(open) != 1 || len(closed) != 0 {
+			t.Errorf("%d connections open, %d closed; want the one connection kept", len(open), len(closed))
+		}
+		select {
+		case err := <-r.done:
+			t.Fatalf("Run returned %v; a deaf peer keeps running", err)
+		default:
+		}
+		out := r.stderr.String()
+		if !strings.Contains(out, "deaf-on:whois-query-type: received a whois request") || !strings.Contains(out, "\ngoroutine ") {
+			t.Errorf("stderr is not an error with a stack trace:\n%s", out)
+		}
+	}},
+	{faultHangUpAfter + "300ms", nil, func(t *testing.T, r *rig) {
+		// Nothing is sent: the connection closes on the timer alone.
+		for deadline := time.Now().Add(wait); ; time.Sleep(10 * time.Millisecond) {
+			if open, closed := peerConns(t, r.srv); len(open) == 0 && len(closed) == 1 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the peer's connection did not close")
+			}
+		}
+		select {
+		case err := <-r.done:
+			t.Fatalf("Run returned %v; the process must linger until signalled", err)
+		case <-time.After(quiet):
+		}
+		if out := r.stderr.String(); !strings.Contains(out, "closing the NATS connection 300ms after joining") {
+			t.Errorf("stderr does not say why the connection closed:\n%s", out)
+		}
+	}},
 	{faultDropAfter + "300ms", nil, func(t *testing.T, r *rig) {
 		// The join greet was the first; two more come after reconnects.
 		for greets := 1; greets < 3; {
@@ -185,11 +233,12 @@ func TestSlowCombines(t *testing.T) {
 	late.silence()
 }
 
-// The inputs a crash-on or disconnect-on fault trips on, by example.
+// The inputs a crash-on, disconnect-on or deaf-on fault trips on, by example.
 func TestTrippingInputs(t *testing.T) {
 	p, _ := offline(t, faultCrashOn+"whois-query-type", faultDisconnectOn+"garbage")
 	say, _ := offline(t, faultDisconnectOn+"any-say")
 	deep, _ := offline(t, faultCrashOn+"deep-nesting")
+	deaf, _ := offline(t, faultDeafOn+"whois-query-type")
 	nest := func(n int) string {
 		return `{"kind":"say","ext":{"a.b":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}}`
 	}
@@ -203,6 +252,8 @@ func TestTrippingInputs(t *testing.T) {
 		crash   bool
 	}{
 		{p, whois(`,"query":5`), "crash-on:whois-query-type", true},
+		{deaf, whois(`,"query":5`), "deaf-on:whois-query-type", false},
+		{deaf, whois(`,"query":"5"`), "", false},
 		{p, whois(`,"query":null`), "crash-on:whois-query-type", true},
 		{p, whois(`,"query":["a"]`), "crash-on:whois-query-type", true},
 		{p, whois(`,"query":"5"`), "", false},

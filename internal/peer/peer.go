@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -87,9 +88,14 @@ func Run(ctx context.Context, cfg Config) error {
 		subjects = append(subjects, agh.SubjectPrefix+"."+cfg.Channel+".broadcast",
 			agh.SubjectPrefix+"."+cfg.Channel+".peer."+agh.RouteToken(p.self))
 	}
+	var own *nats.Subscription // the subscription deaf-on closes
 	for _, subj := range subjects {
-		if _, err := nc.ChanSubscribe(subj, inbox); err != nil {
+		sub, err := nc.ChanSubscribe(subj, inbox)
+		if err != nil {
 			return fmt.Errorf("subscribe %s: %w", subj, err)
+		}
+		if subj == p.ownSubject {
+			own = sub
 		}
 	}
 	// Subscriptions must be live at the broker before the greet announces
@@ -105,6 +111,12 @@ func Run(ctx context.Context, cfg Config) error {
 		drop.arm()
 	}
 
+	var hangUp <-chan time.Time // hang-up-after: nil never fires
+	if p.live.hangUp > 0 {
+		t := time.NewTimer(p.live.hangUp)
+		defer t.Stop()
+		hangUp = t.C
+	}
 	tick := time.NewTicker(cfg.GreetInterval)
 	defer tick.Stop()
 	for {
@@ -124,6 +136,11 @@ func Run(ctx context.Context, cfg Config) error {
 				p.greet()
 				drop.arm()
 			}
+		case <-hangUp:
+			fmt.Fprintf(p.cfg.Stderr, "closing the NATS connection %s after joining (%s%s)\n", p.live.hangUp, faultHangUpAfter, p.live.hangUp)
+			nc.Close()
+			<-ctx.Done()
+			return nil
 		case <-drop.due():
 			// Abrupt: the socket goes without unsubscribing or draining,
 			// and the client reconnects at once, not after ReconnectWait.
@@ -135,12 +152,20 @@ func Run(ctx context.Context, cfg Config) error {
 			p.sweep()
 			p.greet()
 		case m := <-inbox:
+			if m.Sub == own && !own.IsValid() {
+				continue // queued before deaf-on closed the subscription
+			}
 			if !p.listening() {
 				continue
 			}
 			switch fault, what, crash := p.tripped(m.Data); {
 			case crash:
 				return p.crash(fault, what)
+			case strings.HasPrefix(fault, faultDeafOn):
+				if own.IsValid() { // once: then it no longer hears its subject
+					p.goDeaf(own.Unsubscribe, fault, what)
+				}
+				continue
 			case fault != "":
 				p.hangUp(nc.Close, fault, what)
 				<-ctx.Done()

@@ -30,6 +30,10 @@ type LifeEvent struct {
 	// Said is the IUT's latest stderr line that names a panic or an error
 	// (a stack trace's tail rarely says what went wrong).
 	Said string `json:"error_line,omitempty"`
+	// Blame says why a death blames no scenario, once that is known: it
+	// followed no input closely, or it comes at the same uptime whatever
+	// is sent.
+	Blame string `json:"blame,omitempty"`
 }
 
 // Says is what happened to the IUT, as a clause: "the IUT exited".

@@ -76,6 +76,9 @@ type Summary struct {
 	// Incomplete is set when scenarios could not be played (the IUT did
 	// not come back): their outcome is error, and no claim is earned.
 	Incomplete bool `json:"incomplete,omitempty"`
+	// Unplayed are the reasons scenarios could not be played, each once
+	// ("the IUT died 11 times; --max-restarts 10 used up").
+	Unplayed []string `json:"unplayed,omitempty"`
 	// Latency is the IUT's reply latency over the whole run.
 	Latency *Latency `json:"latency,omitempty"`
 }

@@ -1,0 +1,139 @@
+package harness
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aghcheck/aghcheck/internal/report"
+)
+
+// A peer that goes deaf on its own subject and stays connected (what
+// nats.js does when a subscription callback throws): the deafness is named
+// with the scenario that causes it, only such scenarios fail (played alone
+// on a fresh IUT), each naming the deafness, and the rest pass after
+// restarts.
+func TestDeafnessIsNamedAndTheRunGoesOn(t *testing.T) {
+	t.Parallel() // it mostly waits for deafness to show
+	some := regexp.MustCompile(`^(kinds|delivery|receiver\.(WHOIS|ENV-ID|ENV-KIND))`)
+	correct := runAgainst(t, "peer", config{Select: some})
+	rep := runAgainst(t, "peer:deaf-on:whois-query-type", config{Target: Target{GreetTimeout: 3 * time.Second}, Select: some})
+	if rep.Error != "" {
+		t.Fatal(rep.Error)
+	}
+	dump(t, rep)
+	if len(rep.IUT.Killers) == 0 {
+		t.Fatal("no killer named")
+	}
+	for _, k := range rep.IUT.Killers {
+		if !strings.HasPrefix(k.Scenario, "receiver.WHOIS-QUERY-TYPE.") || k.Event != report.LifeDeaf || !strings.Contains(k.Message, "went deaf") {
+			t.Errorf("killer %+v, want a receiver.WHOIS-QUERY-TYPE case that made it deaf", k)
+		}
+	}
+	fails := 0
+	for _, sc := range rep.Scenarios {
+		switch sc.Outcome {
+		case report.Fail:
+			fails++
+			if !strings.Contains(sc.Message, "kills the IUT") || !strings.Contains(sc.Message, "went deaf") {
+				t.Errorf("%s fails with %q, want the deafness named", sc.ID, sc.Message)
+			}
+		case report.Error:
+			t.Errorf("%s: error %q", sc.ID, sc.Message)
+		}
+	}
+	if fails == 0 || fails > 6 {
+		t.Errorf("%d scenarios fail, want 1 to 6", fails)
+	}
+	if rep.Summary.Pass < correct.Summary.Pass-6 {
+		t.Errorf("%d pass, want at most 6 fewer than the correct peer's %d", rep.Summary.Pass, correct.Summary.Pass)
+	}
+	deaf := 0
+	for _, ev := range rep.IUT.Events {
+		if ev.Kind == report.LifeDeaf {
+			deaf++
+			if !strings.Contains(ev.Cause, "probe") {
+				t.Errorf("deafness %s does not say what went unanswered", ev)
+			}
+		}
+	}
+	if deaf == 0 || rep.IUT.Restarts == 0 || rep.Summary.Incomplete {
+		t.Errorf("%d deafnesses, %d restarts, incomplete %v: want deafness, restarts and a complete run", deaf, rep.IUT.Restarts, rep.Summary.Incomplete)
+	}
+}
+
+// A peer that closes its connection on a timer, whatever it is sent: the
+// disconnect is named, the deaths are found to come at the same uptime
+// with nothing sent, and no scenario is blamed.
+func TestTimedDeathBlamesNoScenario(t *testing.T) {
+	t.Parallel() // it mostly waits for the timer
+	rep := runAgainst(t, "peer:hang-up-after:1500ms,slow:700ms", config{Target: Target{GreetTimeout: 3 * time.Second, BackTimeout: 200 * time.Millisecond, MaxRestarts: 6},
+		Select: regexp.MustCompile(`^kinds\.`)})
+	dump(t, rep)
+	if len(rep.IUT.Killers) > 0 {
+		t.Errorf("killers %+v, want none: the deaths follow a timer", rep.IUT.Killers)
+	}
+	disconnects, timed := 0, false
+	for _, ev := range rep.IUT.Events {
+		if ev.Kind == report.LifeDisconnected {
+			disconnects++
+			if !strings.Contains(ev.Cause, "Client Closed") {
+				t.Errorf("disconnect %s does not name the close", ev)
+			}
+		}
+		timed = timed || strings.Contains(ev.Blame, "whatever is sent")
+	}
+	if disconnects == 0 || !timed {
+		t.Errorf("%d disconnects, timed %v; want the disconnects named and found to come whatever is sent: %+v", disconnects, timed, rep.IUT.Events)
+	}
+	for _, sc := range rep.Scenarios {
+		if sc.Outcome == report.Fail || sc.Killed {
+			t.Errorf("%s: %s %q, want no scenario blamed", sc.ID, sc.Outcome, sc.Message)
+		}
+	}
+}
+
+// While a run waits on a slow IUT, Config.Waiting hears what is awaited
+// (a scenario's step) and for how long, and once more when nothing is.
+func TestWaitingNamesTheStep(t *testing.T) {
+	t.Parallel()
+	var waits []Wait
+	rep := runAgainst(t, "peer:slow:700ms", config{Select: regexp.MustCompile(`^kinds\.whois-directed-answered$`),
+		Target: Target{Waiting: func(w Wait) { waits = append(waits, w) }}})
+	if rep.Summary.Pass != 1 {
+		t.Fatalf("summary %+v, want the one scenario passed", rep.Summary)
+	}
+	step := false
+	for _, w := range waits {
+		step = step || (strings.Contains(w.For, "kinds.whois-directed-answered step ") && w.Elapsed >= waitingEvery && w.Run >= w.Elapsed)
+	}
+	if !step || len(waits) == 0 || !waits[len(waits)-1].Done {
+		t.Errorf("waits %+v, want the step awaited and a last Done", waits)
+	}
+}
+
+// A death follows an input closely when the input came at most the span
+// before the death began, and not after it.
+func TestCloseTo(t *testing.T) {
+	at := func(d time.Duration) *report.ExchangedEntry { return &report.ExchangedEntry{At: report.Millis(d)} }
+	a := &attempt{sent: []*report.ExchangedEntry{at(time.Second), at(5 * time.Second)}}
+	for _, c := range []struct {
+		after, at time.Duration
+		want      bool
+	}{
+		{time.Second, time.Second, true},                        // at the input
+		{2900 * time.Millisecond, 3 * time.Second, true},        // within 2s of the first
+		{3100 * time.Millisecond, 4 * time.Second, false},       // too late for the first, before the second
+		{4 * time.Second, 6 * time.Second, true},                // the second falls in the span
+		{8 * time.Second, 8 * time.Second, false},               // long after both
+		{500 * time.Millisecond, 900 * time.Millisecond, false}, // before any input
+	} {
+		if got := a.closeTo(&death{after: c.after, at: c.at}, 2*time.Second); got != c.want {
+			t.Errorf("death %v..%v: closeTo %v, want %v", c.after, c.at, got, c.want)
+		}
+	}
+	if !sameUptime(4800*time.Millisecond, 4500*time.Millisecond) || sameUptime(time.Second, 2*time.Second) || !sameUptime(60*time.Second, 55*time.Second) {
+		t.Error("sameUptime: within half a second or a tenth")
+	}
+}

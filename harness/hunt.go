@@ -1,0 +1,301 @@
+package harness
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/aghcheck/aghcheck/internal/report"
+)
+
+// The hunt for a killer. A scenario in flight at a death is a suspect
+// when the death followed one of its inputs closely. The suspects are
+// narrowed down by bisection: half of them (those whose input came closest
+// to the death first) are played again together on the IUT brought back;
+// when that half kills it, the hunt goes on among those of the half whose
+// input the new death followed closely, and the other half goes back into
+// company; when it does not, that half is judged and the other half is
+// played. The last suspect is played alone on a fresh IUT, and blamed only
+// when it kills it again, closely after one of its inputs. Before a hunt,
+// a death that came at the uptime an earlier one came at is checked
+// against a fresh IUT sent nothing: one that dies so too dies on a timer,
+// whatever is sent, and blames no scenario. A hunt costs little when the
+// death does not come again: its replays are how the suspects are played
+// again anyway, a half at a time.
+//
+// Replays have a budget (huntReplays per run, or per batch of a
+// session) and the run a deadline (Target.Deadline): what they leave
+// unplayed is an error, and says which.
+
+// huntReplays is how many replays the hunts of one run may spend: a
+// bisection among n suspects costs about 2·log2(n), the check of a timed
+// death one.
+const huntReplays = 40
+
+// closeFloor is the least span between an input and a death that follows
+// it closely; a slow IUT widens it to its slowest reply so far.
+const closeFloor = 2 * time.Second
+
+// maxInterrupts is how often a scenario may be interrupted by deaths it
+// is not blamed for before it is left unplayed (an error): an IUT that
+// dies on a timer would otherwise interrupt a long scenario for ever.
+const maxInterrupts = 4
+
+// DefaultDeadline is when a run's verdict is due: the run starts nothing
+// after it, and what it could not play is an error.
+const DefaultDeadline = 10 * time.Minute
+
+// hunting is the state of fair blame over one run (or one batch of a
+// session): indexes are those of its scenarios.
+type hunting struct {
+	interrupts map[int]int // scenario → deaths it was in flight at
+	replays    int
+	// uptimes are the uptimes of the deaths so far, timed those a fresh
+	// IUT sent nothing died at too; calm is the uptime a fresh IUT sent
+	// nothing lived past (no death before it comes whatever is sent).
+	uptimes, timed []time.Duration
+	calm           time.Duration
+}
+
+func newHunting() *hunting {
+	return &hunting{interrupts: map[int]int{}}
+}
+
+// closeBy is how long after an input a death still follows it closely.
+func (r *runner) closeBy() time.Duration {
+	r.life.mu.Lock()
+	defer r.life.mu.Unlock()
+	return max(closeFloor, r.life.slowest)
+}
+
+// closeTo reports whether a sent one of its inputs at most within before
+// d's span began, or during it.
+func (a *attempt) closeTo(d *death, within time.Duration) bool {
+	for _, e := range a.sent {
+		if t := e.At.D(); t <= d.at && t+within >= d.after {
+			return true
+		}
+	}
+	return false
+}
+
+// outOfTime says why nothing more may start ("" while the run has time).
+func (r *runner) outOfTime() string {
+	if r.cfg.Deadline > 0 && time.Since(r.start) >= r.cfg.Deadline {
+		return fmt.Sprintf("the run's verdict was due within %s (--deadline)", r.cfg.Deadline)
+	}
+	return ""
+}
+
+// spent says why the hunt may not replay any more ("" while it may).
+func (r *runner) spent() string {
+	if why := r.outOfTime(); why != "" {
+		return why
+	}
+	if r.hunting.replays >= huntReplays {
+		return fmt.Sprintf("the hunt for what kills the IUT used its %d replays", huntReplays)
+	}
+	return ""
+}
+
+// sift sorts the attempts a death interrupted: those it followed closely
+// are suspects; the others go back into company, but one interrupted too
+// often, which is left unplayed.
+func (r *runner) sift(rep *report.Report, d *death, as []*attempt) (back, suspects []*attempt) {
+	h := r.hunting
+	within := r.closeBy()
+	for _, a := range as {
+		h.interrupts[a.i]++
+		switch {
+		case a.closeTo(d, within):
+			suspects = append(suspects, a)
+		case h.interrupts[a.i] >= maxInterrupts:
+			r.unplayable(rep, []int{a.i}, fmt.Sprintf("interrupted by %d deaths of the IUT, none of them its own", h.interrupts[a.i]))
+		default:
+			back = append(back, a)
+		}
+	}
+	return back, suspects
+}
+
+// hunt looks for the killer among the suspects of death d (not a timed
+// one) and returns the attempts that go back into company; ok is false
+// when the IUT did not come back.
+func (r *runner) hunt(ctx context.Context, rep *report.Report, par int, d *death, suspects []*attempt) (back []*attempt, ok bool) {
+	// Closest to the death first: the killer's input reached the IUT
+	// just before it died.
+	byCloseness := func(d *death, as []*attempt) {
+		slices.SortStableFunc(as, func(a, b *attempt) int { return cmp.Compare(d.at-a.lastBefore(d.at), d.at-b.lastBefore(d.at)) })
+	}
+	byCloseness(d, suspects)
+	s := suspects
+	for len(s) > 0 && ctx.Err() == nil {
+		if why := r.spent(); why != "" {
+			r.unplayable(rep, indexes(s), why)
+			return back, true
+		}
+		if len(s) == 1 {
+			return r.alone(ctx, rep, back, s[0])
+		}
+		halves := [][]*attempt{s[:len(s)/2], s[len(s)/2:]}
+		var next []*attempt
+		for k, half := range halves {
+			if k > 0 {
+				if why := r.spent(); why != "" {
+					r.unplayable(rep, indexes(half), why)
+					return back, true
+				}
+			}
+			died, got, ok := r.replay(ctx, rep, par, half)
+			if !ok {
+				back = append(back, got...)
+				if k == 0 {
+					back = append(back, halves[1]...)
+				}
+				return back, false
+			}
+			if died == nil {
+				continue // judged: no killer in this half
+			}
+			within := r.closeBy()
+			for _, a := range got {
+				if a.closeTo(died, within) {
+					next = append(next, a)
+				} else {
+					back = append(back, a)
+				}
+			}
+			if k == 0 {
+				back = append(back, halves[1]...) // back into company
+			}
+			if len(next) > 0 {
+				if timed, ok := r.timedDeath(ctx, died); !ok || timed {
+					return append(back, next...), ok
+				}
+			}
+			byCloseness(died, next)
+			break
+		}
+		s = next
+	}
+	return append(back, s...), true
+}
+
+// replay plays the attempts' scenarios again together on the current
+// incarnation: died is the death that interrupted them (nil: judged),
+// got the attempts it interrupted; ok is false when the IUT did not come
+// back.
+func (r *runner) replay(ctx context.Context, rep *report.Report, par int, as []*attempt) (died *death, got []*attempt, ok bool) {
+	r.hunting.replays++
+	l := r.life.current()
+	got, rest := r.round(ctx, l, rep, indexes(as), par)
+	died = l.died()
+	if died == nil {
+		if len(rest) > 0 {
+			r.unplayable(rep, rest, r.outOfTime())
+		}
+		return nil, nil, true
+	}
+	r.interrupted(died, got)
+	for _, i := range rest {
+		got = append(got, &attempt{i: i, res: rep.Scenarios[i]})
+	}
+	return died, got, r.revive(ctx, rep, true)
+}
+
+// alone plays the last suspect alone on a fresh IUT and blames it when
+// it kills it again closely after one of its inputs, not on a timer.
+func (r *runner) alone(ctx context.Context, rep *report.Report, back []*attempt, a *attempt) ([]*attempt, bool) {
+	if l := r.life.current(); !l.fresh() && r.proc != nil {
+		r.hunting.replays++
+		if !r.restart(ctx, "for a fresh IUT to play "+a.res.ID+" alone") {
+			return append(back, a), false
+		}
+	}
+	// An IUT the run did not start cannot be started afresh: it is played
+	// alone on the incarnation there is, and the verdict says so.
+	fresh := r.life.current().fresh()
+	died, got, ok := r.replay(ctx, rep, 1, []*attempt{a})
+	switch {
+	case died == nil:
+		return back, true // judged: it passes alone
+	case !ok:
+		return append(back, got...), false
+	case len(got) == 0 || !got[0].closeTo(died, r.closeBy()):
+		return append(back, got...), true
+	}
+	if timed, ok := r.timedDeath(ctx, died); !ok || timed {
+		return append(back, got...), ok
+	}
+	r.blame(rep, got[0], fresh)
+	return back, true
+}
+
+// timedDeath reports whether death d comes at the uptime an earlier death
+// came at whatever was sent: a fresh IUT, sent nothing, dies at that
+// uptime too. It checks once per uptime, and not at all for a first
+// death at an uptime; ok is false when the IUT did not come back.
+func (r *runner) timedDeath(ctx context.Context, d *death) (timed, ok bool) {
+	h := r.hunting
+	near := func(list []time.Duration) bool {
+		return slices.ContainsFunc(list, func(u time.Duration) bool { return sameUptime(u, d.uptime) })
+	}
+	n := 0 // deaths at this uptime, d among them (see interrupted)
+	for _, u := range h.uptimes {
+		if sameUptime(u, d.uptime) {
+			n++
+		}
+	}
+	seen := n >= 2
+	switch {
+	case near(h.timed):
+		return true, true
+	case !seen || d.uptime <= h.calm || r.spent() != "":
+		return false, true
+	}
+	if l := r.life.current(); !l.fresh() {
+		if r.proc == nil {
+			return false, true // an IUT the run did not start cannot be made fresh
+		}
+		if !r.restart(ctx, "for a fresh IUT that is sent nothing") {
+			return false, false
+		}
+	}
+	h.replays++
+	l := r.life.current()
+	// Long enough for the death to come again, and to be seen: deafness
+	// shows only after its window.
+	wait := d.uptime + max(closeFloor, d.uptime/2)
+	if d.event.Kind == report.LifeDeaf {
+		r.life.mu.Lock()
+		wait += r.life.deafWindowLocked()
+		r.life.mu.Unlock()
+	}
+	done := r.await(fmt.Sprintf("a fresh IUT, sent nothing, to live past %s of uptime (it died at %s before)", rounded(report.Millis(wait)), rounded(report.Millis(d.uptime))))
+	t := time.NewTimer(max(wait-(time.Since(r.start)-l.born), 0))
+	select {
+	case <-t.C:
+	case <-l.ctx.Done():
+	}
+	t.Stop()
+	done()
+	again := l.died()
+	if again == nil {
+		h.calm = max(h.calm, time.Since(r.start)-l.born)
+		return false, ctx.Err() == nil
+	}
+	h.timed = append(h.timed, d.uptime, again.uptime)
+	again.event.Blame = fmt.Sprintf("a fresh IUT sent nothing died at %s of uptime, as it did at %s: the deaths come whatever is sent, and no scenario is blamed",
+		rounded(report.Millis(again.uptime)), rounded(report.Millis(d.uptime)))
+	d.event.Blame = again.event.Blame
+	r.interrupted(again, nil)
+	return true, r.revive(ctx, nil, true)
+}
+
+// sameUptime reports whether two deaths came at the same uptime: within
+// half a second, or a tenth of it.
+func sameUptime(a, b time.Duration) bool {
+	return (a - b).Abs() <= max(500*time.Millisecond, max(a, b)/10)
+}
