@@ -233,14 +233,7 @@ func TestReceiverFamilyClassIsTheCatalogues(t *testing.T) {
 // step that wants no refusal in another class checks the one or the other,
 // at its level, and the case cites it.
 func TestReceiverFamilyClassChecks(t *testing.T) {
-	set := LoadFS(suites.FS(), ".", "embedded:")
-	if err := set.Err(); err != nil {
-		t.Fatal(err)
-	}
-	played := map[string]*Scenario{}
-	for _, sc := range set.Scenarios {
-		played[sc.ID] = sc
-	}
+	played := builtinByID(t)
 	must := 0
 	for _, c := range receiverCases(t) {
 		sc := played[c.ID]
@@ -549,14 +542,7 @@ func FuzzFamily(f *testing.F) {
 // was judged (a peer that validates none of these kinds earns nothing from
 // them).
 func TestUnobservableKindsPlayedForSurvival(t *testing.T) {
-	set := LoadFS(suites.FS(), ".", "embedded:")
-	if err := set.Err(); err != nil {
-		t.Fatal(err)
-	}
-	played := map[string]*Scenario{}
-	for _, sc := range set.Scenarios {
-		played[sc.ID] = sc
-	}
+	played := builtinByID(t)
 	n := 0
 	for _, c := range receiverCases(t) {
 		sc := played[c.ID]
@@ -579,4 +565,18 @@ func TestUnobservableKindsPlayedForSurvival(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no case of those kinds: the test sees nothing")
 	}
+}
+
+// builtinByID is every built-in scenario, by id, as a run loads them.
+func builtinByID(t *testing.T) map[string]*Scenario {
+	t.Helper()
+	set := LoadFS(suites.FS(), ".", "embedded:")
+	if err := set.Err(); err != nil {
+		t.Fatal(err)
+	}
+	played := map[string]*Scenario{}
+	for _, sc := range set.Scenarios {
+		played[sc.ID] = sc
+	}
+	return played
 }
