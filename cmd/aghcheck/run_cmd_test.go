@@ -116,7 +116,7 @@ func TestRunSettingsCheckedFirst(t *testing.T) {
 		{[]string{"run", "--channel", "UP"}, `--channel: "UP" is not a channel name: want [a-z0-9][a-z0-9_-]{0,63}`},
 		{[]string{"run", "--workspace", "ws.a"}, `--workspace: "ws.a" is not a workspace id`},
 		{[]string{"run", "--nats-url", "nats://127.0.0.1:1", "--iut-peer", "Bad Id"}, `--iut-peer: "Bad Id" is not a peer id`},
-		{[]string{"run", "--nats-url", "nats://127.0.0.1:1", "--iut-peer", "p.1", "--nats-creds", "/nonexistent/ci.creds"}, "--nats-creds: /nonexistent/ci.creds: no such file"},
+		{[]string{"run", "--nats-url", "nats://127.0.0.1:1", "--iut-peer", "p.1", "--nats-creds", "/nonexistent/ci.creds"}, "--nats-creds: reading /nonexistent/ci.creds: open /nonexistent/ci.creds: no such file or directory"},
 		{[]string{"fuzz", "--channel", "UP"}, `--channel: "UP" is not a channel name`},
 	} {
 		start := time.Now()

@@ -46,5 +46,6 @@ func Check(t testing.TB, path string, got []byte) {
 }
 
 // Updating reports whether the tests run with -update: a test that
-// rewrites a generated part of a hand-written file asks it.
+// rewrites a generated part of a hand-written file asks it, and so does one
+// whose golden file records a measurement that may vary at its edges.
 func Updating() bool { return *update }
