@@ -31,7 +31,10 @@ func TestInterruptedRunJudgesNothingInFlight(t *testing.T) {
 	if !rep.Interrupted || rep.InFlight == 0 || rep.Cases == 0 {
 		t.Fatalf("interrupted %v, %d in flight, %d judged: want an interrupted run with cases judged and in flight", rep.Interrupted, rep.InFlight, rep.Cases)
 	}
-	if len(rep.Findings) > 0 || rep.Unconfirmed == 0 {
-		t.Errorf("%d findings (%d unconfirmed): want none reported, the shortened ceiling's left out:%s", len(rep.Findings), rep.Unconfirmed, describe(rep))
+	// Judged, the cases in flight would show as findings (or as findings
+	// left out unconfirmed) of the shortened ceiling; the seeds, played
+	// first with the full ceiling, show none.
+	if len(rep.Findings) > 0 {
+		t.Errorf("%d findings (%d unconfirmed): want none reported:%s", len(rep.Findings), rep.Unconfirmed, describe(rep))
 	}
 }
