@@ -287,7 +287,7 @@ func (p *player) step(ctx context.Context, i int, st *scenario.Step) report.Step
 		return sr.Judged(report.Pass, "")
 	case st.Expect != nil:
 		p.wait.step = i
-		defer p.r.await(fmt.Sprintf("%s step %d: a %s", p.sc.ID, i+1, strings.TrimPrefix(expected(st.Expect.Patterns()), "matching ")))()
+		defer p.r.await(fmt.Sprintf("%s step %d: a %s", p.sc.ID, i+1, expected(st.Expect.Patterns())))()
 		return p.wait.expect(ctx, st.Expect)
 	case st.ExpectSilence != nil:
 		return p.wait.silence(i, st.ExpectSilence)

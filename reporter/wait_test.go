@@ -65,9 +65,9 @@ func TestLogWait(t *testing.T) {
 	if b.Len() != 0 {
 		t.Fatalf("a short wait printed %q", b.String())
 	}
-	log(harness.Wait{Elapsed: 10 * time.Second, Run: 12 * time.Second, For: "kinds.x step 2: a receipt", Others: 3})
-	log(harness.Wait{Elapsed: 10200 * time.Millisecond, Run: 12200 * time.Millisecond, For: "kinds.x step 2: a receipt", Others: 3})
-	want := "aghcheck: 12s into the run, 10.0s waiting for kinds.x step 2: a receipt (and 3 more)\n"
+	log(harness.Wait{Elapsed: 10 * time.Second, Run: 12 * time.Second, For: "kinds.x step 2: a matching receipt", Others: 3})
+	log(harness.Wait{Elapsed: 10200 * time.Millisecond, Run: 12200 * time.Millisecond, For: "kinds.x step 2: a matching receipt", Others: 3})
+	want := "aghcheck: 12s into the run, 10.0s waiting for kinds.x step 2: a matching receipt (and 3 more)\n"
 	if b.String() != want {
 		t.Errorf("printed %q, want %q (once within the span)", b.String(), want)
 	}

@@ -1,8 +1,10 @@
 package broker
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -61,6 +63,7 @@ func (b *Broker) Conns(except uint64, user string) ([]Conn, error) {
 			out = append(out, c)
 		}
 	}
+	slices.SortFunc(out, func(a, b Conn) int { return cmp.Compare(a.CID, b.CID) })
 	return out, nil
 }
 
