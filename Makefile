@@ -21,9 +21,12 @@ build:
 # runs, testscript scripts) mostly wait on a peer, a silence window or a
 # timeout, not on a core; the default (GOMAXPROCS, 2 on a small CI machine)
 # would play them two at a time.
+# GORACE=atexit_sleep_ms=0: a race-enabled binary sleeps a second before it
+# exits, and the tests start hundreds of them (every IUT a run starts or
+# restarts is the test binary; every command a script runs is one).
 test:
 	$(GO) vet $(PKGS)
-	$(GO) test -race -count=1 -p 4 -parallel 4 $(PKGS)
+	GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1 -p 4 -parallel 4 $(PKGS)
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem $(PKGS)

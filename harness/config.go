@@ -122,6 +122,9 @@ type config struct {
 	// ReproDir, when set, receives a scenario file for each scenario that
 	// kills the IUT when played alone.
 	ReproDir string
+	// deafAfter replaces the constant deafAfter (tests: how deafness is
+	// named and hunted does not depend on how long it takes to show).
+	deafAfter time.Duration
 }
 
 // waitingEvery is how often Config.Waiting hears how the wait goes.

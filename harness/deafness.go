@@ -109,7 +109,11 @@ var answerRefs = [][]string{{"reply_to"}, {"body", "for_id"}, {"causation_id"}, 
 // deafWindow is how long the IUT may go without answering, a probe
 // outstanding, before it is deaf; lock held.
 func (lv *liveness) deafWindowLocked() time.Duration {
-	return max(deafAfter, 3*lv.slowest)
+	least := deafAfter
+	if d := lv.r.cfg.deafAfter; d > 0 {
+		least = d
+	}
+	return max(least, 3*lv.slowest)
 }
 
 // watchProbes asks the IUT, while nothing addressed to it was answered

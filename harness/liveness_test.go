@@ -182,14 +182,18 @@ func TestExitAndDeafnessAreNamed(t *testing.T) {
 		{"peer:crash-on:garbage", report.LifeExited, "exit status"},
 		{"peer:deaf-after:10", report.LifeDeaf, "probe"},
 	} {
-		rep := runAgainst(t, c.mode, config{Target: Target{StepTimeout: time.Second, GreetTimeout: 2 * time.Second, MaxRestarts: 3}, Select: regexp.MustCompile(`^(delivery\.garbage-survived|kinds\.)`)})
-		found := false
-		for _, ev := range rep.IUT.Events {
-			found = found || (ev.Kind == c.kind && strings.Contains(ev.Cause, c.cause))
-		}
-		if !found {
-			t.Errorf("%s: events %+v, want %s naming %q", c.mode, rep.IUT.Events, c.kind, c.cause)
-		}
+		t.Run(c.mode, func(t *testing.T) {
+			t.Parallel()
+			rep := runAgainst(t, c.mode, config{Target: Target{StepTimeout: time.Second, GreetTimeout: 2 * time.Second, MaxRestarts: 3},
+				Select: regexp.MustCompile(`^(delivery\.garbage-survived|kinds\.)`), deafAfter: testDeafAfter})
+			found := false
+			for _, ev := range rep.IUT.Events {
+				found = found || (ev.Kind == c.kind && strings.Contains(ev.Cause, c.cause))
+			}
+			if !found {
+				t.Errorf("events %+v, want %s naming %q", rep.IUT.Events, c.kind, c.cause)
+			}
+		})
 	}
 }
 

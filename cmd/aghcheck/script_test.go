@@ -41,6 +41,11 @@ func TestScripts(t *testing.T) {
 		UpdateScripts: *updateScripts,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")
+			// A script's environment starts empty: carry the race
+			// runtime's options (make test turns off its exit sleep).
+			if v, ok := os.LookupEnv("GORACE"); ok {
+				env.Setenv("GORACE", v)
+			}
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
