@@ -18,8 +18,10 @@ import (
 // there. While no such answer comes for probeQuiet, a directed whois probe
 // asks whether it still listens (a directed whois must be answered).
 //
-// The IUT is deaf when it has answered a probe before, a probe sent since
-// its last answer is unanswered, and that last answer is deafAfter (or
+// The IUT is deaf when it has answered a probe before, its current
+// incarnation has answered something (a restarted IUT may be slower than
+// the one before: its first answer tells), a probe sent since its last
+// answer is unanswered, and that last answer is deafAfter (or
 // three times its slowest reply so far, if longer) ago. Slowness is told
 // apart by the answers that do arrive: each one starts the count again,
 // and a slow reply widens the window; no fixed deadline applies to a peer
@@ -101,6 +103,7 @@ func (lv *liveness) heard(m *message) {
 	if answered && m.at > lv.lastAnswer {
 		lv.lastAnswer = m.at
 	}
+	lv.lifeAnswered = lv.lifeAnswered || answered
 }
 
 // answerRefs are the members by which an envelope answers another.
@@ -138,7 +141,7 @@ func (lv *liveness) watchProbes(l *life) {
 				lv.probedAt, lv.probeMsg = 0, ""
 			}
 			quiet := now-lv.lastAnswer >= probeQuiet && lv.probedAt == 0
-			deaf := lv.answeredProbe && lv.probedAt > lv.lastAnswer && now-lv.lastAnswer >= window && now-lv.probedAt >= lv.slowest
+			deaf := lv.answeredProbe && lv.lifeAnswered && lv.probedAt > lv.lastAnswer && now-lv.lastAnswer >= window && now-lv.probedAt >= lv.slowest
 			last, probed, slowest := lv.lastAnswer, lv.probedAt, lv.slowest
 			lv.mu.Unlock()
 			switch {
@@ -195,7 +198,7 @@ func (lv *liveness) deaf(ctx context.Context) (bool, string) {
 			}
 		}
 		lv.mu.Lock()
-		open := lv.answeredProbe && lv.probedAt > lv.lastAnswer
+		open := lv.answeredProbe && lv.lifeAnswered && lv.probedAt > lv.lastAnswer
 		lv.mu.Unlock()
 		if !open {
 			return false, ""

@@ -99,6 +99,10 @@ func TestTimedDeathBlamesNoScenario(t *testing.T) {
 			t.Errorf("%s: %s %q, want no scenario blamed", sc.ID, sc.Outcome, sc.Message)
 		}
 	}
+	// Nor is the IUT charged for them as a sender.
+	if hasFinding(rep, "PEER-SURVIVES-INPUT") || rep.Passive.Outcome == report.Fail {
+		t.Errorf("passive %s with findings %+v, want deaths without a cause charged nowhere", rep.Passive.Outcome, rep.Passive.Findings)
+	}
 }
 
 // While a run waits on a slow IUT, Config.Waiting hears what is awaited
@@ -140,7 +144,15 @@ func TestCloseTo(t *testing.T) {
 			t.Errorf("death %v..%v: closeTo %v, want %v", c.after, c.at, got, c.want)
 		}
 	}
-	if !sameUptime(4800*time.Millisecond, 4500*time.Millisecond) || sameUptime(time.Second, 2*time.Second) || !sameUptime(60*time.Second, 55*time.Second) {
-		t.Error("sameUptime: within half a second or a tenth")
+	if !sameSpan(4800*time.Millisecond, 4500*time.Millisecond) || sameSpan(time.Second, 2*time.Second) || !sameSpan(60*time.Second, 55*time.Second) {
+		t.Error("sameSpan: within half a second or a tenth")
+	}
+	// A timer from the greet shows when the processes took unequal times
+	// to start, and one from the process's start when they greeted late.
+	s := time.Second
+	if !sameUptime(uptime{proc: 3 * s, greeted: 1500 * time.Millisecond}, uptime{proc: 2 * s, greeted: 1500 * time.Millisecond}) ||
+		!sameUptime(uptime{proc: 3 * s, greeted: 2 * s}, uptime{proc: 3 * s, greeted: s}) ||
+		sameUptime(uptime{proc: 3 * s, greeted: 2 * s}, uptime{proc: 2 * s, greeted: s}) {
+		t.Error("sameUptime: either count agreeing")
 	}
 }

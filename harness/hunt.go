@@ -55,8 +55,8 @@ type hunting struct {
 	// uptimes are the uptimes of the deaths so far, timed those a fresh
 	// IUT sent nothing died at too; calm is the uptime a fresh IUT sent
 	// nothing lived past (no death before it comes whatever is sent).
-	uptimes, timed []time.Duration
-	calm           time.Duration
+	uptimes, timed []uptime
+	calm           uptime
 }
 
 func newHunting() *hunting {
@@ -239,8 +239,8 @@ func (r *runner) alone(ctx context.Context, rep *report.Report, back []*attempt,
 // death at an uptime; ok is false when the IUT did not come back.
 func (r *runner) timedDeath(ctx context.Context, d *death) (timed, ok bool) {
 	h := r.hunting
-	near := func(list []time.Duration) bool {
-		return slices.ContainsFunc(list, func(u time.Duration) bool { return sameUptime(u, d.uptime) })
+	near := func(list []uptime) bool {
+		return slices.ContainsFunc(list, func(u uptime) bool { return sameUptime(u, d.uptime) })
 	}
 	n := 0 // deaths at this uptime, d among them (see interrupted)
 	for _, u := range h.uptimes {
@@ -249,10 +249,11 @@ func (r *runner) timedDeath(ctx context.Context, d *death) (timed, ok bool) {
 		}
 	}
 	seen := n >= 2
+	calm := d.uptime.proc <= h.calm.proc && d.uptime.greeted <= h.calm.greeted
 	switch {
 	case near(h.timed):
 		return true, true
-	case !seen || d.uptime <= h.calm || r.spent() != "":
+	case !seen || calm || r.spent() != "":
 		return false, true
 	}
 	if l := r.life.current(); !l.fresh() {
@@ -265,16 +266,18 @@ func (r *runner) timedDeath(ctx context.Context, d *death) (timed, ok bool) {
 	}
 	h.replays++
 	l := r.life.current()
-	// Long enough for the death to come again, and to be seen: deafness
-	// shows only after its window.
-	wait := d.uptime + max(closeFloor, d.uptime/2)
+	// Long enough for the death to come again, counted either way, and to
+	// be seen: deafness shows only after its window.
+	slack := max(closeFloor, max(d.uptime.proc, d.uptime.greeted)/2)
 	if d.event.Kind == report.LifeDeaf {
 		r.life.mu.Lock()
-		wait += r.life.deafWindowLocked()
+		slack += r.life.deafWindowLocked()
 		r.life.mu.Unlock()
 	}
-	done := r.await(fmt.Sprintf("a fresh IUT, sent nothing, to live past %s of uptime (it died at %s before)", rounded(report.Millis(wait)), rounded(report.Millis(d.uptime))))
-	t := time.NewTimer(max(wait-(time.Since(r.start)-l.born), 0))
+	waitProc, waitGreeted := d.uptime.proc+slack, d.uptime.greeted+slack
+	done := r.await(fmt.Sprintf("a fresh IUT, sent nothing, to live past %s of uptime (it died at %s before)", rounded(report.Millis(waitProc)), d.uptime))
+	now := time.Since(r.start)
+	t := time.NewTimer(max(waitProc-(now-l.born), waitGreeted-(now-l.began), 0))
 	select {
 	case <-t.C:
 	case <-l.ctx.Done():
@@ -283,19 +286,25 @@ func (r *runner) timedDeath(ctx context.Context, d *death) (timed, ok bool) {
 	done()
 	again := l.died()
 	if again == nil {
-		h.calm = max(h.calm, time.Since(r.start)-l.born)
+		now := time.Since(r.start)
+		h.calm = uptime{proc: max(h.calm.proc, now-l.born), greeted: max(h.calm.greeted, now-l.began)}
 		return false, ctx.Err() == nil
 	}
 	h.timed = append(h.timed, d.uptime, again.uptime)
 	again.event.Blame = fmt.Sprintf("a fresh IUT sent nothing died at %s of uptime, as it did at %s: the deaths come whatever is sent, and no scenario is blamed",
-		rounded(report.Millis(again.uptime)), rounded(report.Millis(d.uptime)))
+		again.uptime, d.uptime)
 	d.event.Blame = again.event.Blame
 	r.interrupted(again, nil)
 	return true, r.revive(ctx, nil, true)
 }
 
-// sameUptime reports whether two deaths came at the same uptime: within
-// half a second, or a tenth of it.
-func sameUptime(a, b time.Duration) bool {
+// sameUptime reports whether two deaths came at the same uptime, counted
+// from the process's start or from its greet: within half a second, or a
+// tenth of it.
+func sameUptime(a, b uptime) bool {
+	return sameSpan(a.proc, b.proc) || sameSpan(a.greeted, b.greeted)
+}
+
+func sameSpan(a, b time.Duration) bool {
 	return (a - b).Abs() <= max(500*time.Millisecond, max(a, b)/10)
 }

@@ -3,13 +3,13 @@ package harness
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/aghcheck/aghcheck/internal/report"
-	"github.com/aghcheck/aghcheck/internal/requirements"
 )
 
 // Liveness follows whether the IUT is alive, from every source the run has:
@@ -34,10 +34,17 @@ type death struct {
 	// at at. What it received in that span, or just before, may have
 	// killed it.
 	after, at time.Duration
-	// uptime is how long the incarnation's process had run at at (for an
-	// attached IUT, since it greeted).
-	uptime time.Duration
+	// uptime is how long the incarnation had lived at at.
+	uptime uptime
 }
+
+// uptime is how long an incarnation had lived, counted two ways: since its
+// process started (for an attached IUT, since it greeted) and since the
+// greet that began it. A peer's timer may run from either, and a loaded
+// machine starts processes at uneven speeds.
+type uptime struct{ proc, greeted time.Duration }
+
+func (u uptime) String() string { return rounded(report.Millis(u.proc)).String() }
 
 func (d *death) Error() string { return d.event.Kind + ": " + d.event.Cause }
 
@@ -80,6 +87,7 @@ type liveness struct {
 	asked         map[string]time.Duration // directed input id or work_id → sent, until its first answer
 	askOrder      []string
 	answeredProbe bool          // the IUT has answered a probe: deafness can be told
+	lifeAnswered  bool          // its current incarnation has answered something
 	probedAt      time.Duration // the probe outstanding (0: none)
 	lastAnswer    time.Duration // the IUT's latest answer to a directed input
 	slowest       time.Duration // its slowest reply so far
@@ -100,7 +108,7 @@ func (lv *liveness) begin(ctx context.Context, born time.Duration) *life {
 	lv.iut = lv.r.iutID
 	// The new incarnation has answered nothing yet: it is given a whole
 	// window from now, and what the last one was asked is forgotten.
-	lv.lastAnswer, lv.probedAt, lv.probeMsg = now, 0, ""
+	lv.lastAnswer, lv.probedAt, lv.probeMsg, lv.lifeAnswered = now, 0, "", false
 	clear(lv.asked)
 	lv.askOrder = lv.askOrder[:0]
 	lv.mu.Unlock()
@@ -133,7 +141,7 @@ func (lv *liveness) dieSpan(l *life, kind, cause string, after, at time.Duration
 	lv.mu.Lock()
 	ev.At = report.Millis(at)
 	lv.mu.Unlock()
-	l.cancel(&death{event: ev, after: min(after, at), at: at, uptime: at - l.born})
+	l.cancel(&death{event: ev, after: min(after, at), at: at, uptime: uptime{proc: at - l.born, greeted: at - l.began}})
 }
 
 // record adds an event, with the IUT's latest output, and tells
@@ -223,28 +231,15 @@ func lastLines(s string, n int) []string {
 }
 
 // liveReport puts the IUT's liveness into the report: its events,
-// restarts and killers, the survival finding for its deaths, the run's
-// latency, and whether the run is incomplete.
+// restarts and killers, the run's latency, and whether the run is
+// incomplete. A death is charged once, where it has a cause: the
+// scenario that reproducibly kills the IUT fails (a receiver's duty to
+// survive what it receives). A death no scenario causes charges nothing:
+// it is listed with what it followed, and the scenarios it interrupted are
+// played again or are error. It is never a finding on what the IUT sent.
 func (r *runner) liveReport(rep *report.Report) {
 	rep.IUT.Events = r.life.snapshot()
 	rep.IUT.Restarts = r.restarts
 	rep.IUT.Killers = r.killers
-	deaths := 0
-	example := ""
-	for _, ev := range rep.IUT.Events {
-		if ev.Death() {
-			deaths++
-			if example == "" {
-				example = ev.String()
-			}
-		}
-	}
-	rep.IUT.Crashed = deaths > 0
-	if deaths == 0 {
-		return
-	}
-	rule := requirements.PeerSurvives
-	p := &rep.Passive
-	p.Findings = append(p.Findings, report.PassiveFinding{Rule: rule.ID, Level: rule.Severity.Level(), Count: deaths, RunWide: true, Example: example})
-	p.Outcome = worse(p.Outcome, report.Fail)
+	rep.IUT.Crashed = slices.ContainsFunc(rep.IUT.Events, report.LifeEvent.Death)
 }
