@@ -291,8 +291,8 @@ func (r *runner) timedDeath(ctx context.Context, d *death) (timed, ok bool) {
 		return false, ctx.Err() == nil
 	}
 	h.timed = append(h.timed, d.uptime, again.uptime)
-	again.event.Blame = fmt.Sprintf("a fresh IUT sent nothing died at %s of uptime, as it did at %s: the deaths come whatever is sent, and no scenario is blamed",
-		again.uptime, d.uptime)
+	thisTime, lastTime := agreeing(again.uptime, d.uptime)
+	again.event.Blame = fmt.Sprintf("a fresh IUT sent nothing died %s, as it did %s: the deaths come whatever is sent, and no scenario is blamed", thisTime, lastTime)
 	d.event.Blame = again.event.Blame
 	r.interrupted(again, nil)
 	return true, r.revive(ctx, nil, true)
@@ -303,6 +303,14 @@ func (r *runner) timedDeath(ctx context.Context, d *death) (timed, ok bool) {
 // tenth of it.
 func sameUptime(a, b uptime) bool {
 	return sameSpan(a.proc, b.proc) || sameSpan(a.greeted, b.greeted)
+}
+
+// agreeing says when deaths a and b came, counted the way they agree.
+func agreeing(a, b uptime) (string, string) {
+	if sameSpan(a.proc, b.proc) {
+		return fmt.Sprintf("at %s of uptime", rounded(report.Millis(a.proc))), fmt.Sprintf("at %s", rounded(report.Millis(b.proc)))
+	}
+	return fmt.Sprintf("%s after its greet", rounded(report.Millis(a.greeted))), fmt.Sprintf("%s after its greet", rounded(report.Millis(b.greeted)))
 }
 
 func sameSpan(a, b time.Duration) bool {
