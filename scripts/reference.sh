@@ -278,7 +278,7 @@ if [ -n "${GOTEST:-}" ]; then
 	done
 	say "running go test -run TestConformance against $MODULE $version"
 	set +e
-	(cd "$adapter_dir" && GOWORK="$tmp/go.work" AGHCHECK_BASELINE="$BASELINE" "$GO" test -count=1 -trimpath \
+	(cd "$adapter_dir" && GOWORK="$tmp/go.work" AGHCHECK_BASELINE="$BASELINE" AGHCHECK_COMPAT="$COMPAT" AGHCHECK_OWNED_BY_ADAPTER="$ADAPTER_OWNED" "$GO" test -count=1 -trimpath \
 		-ldflags "-X command-line-arguments.runtimeVersion=$version -X github.com/aghcheck/aghcheck/internal/buildinfo.stamped=${VERSION:-}" \
 		-run '^TestConformance$' ${GOTEST_ARGS:-} \
 		"${ADAPTER_FILES[@]}" conformance_test.go)
