@@ -112,6 +112,15 @@ func Select(runtime string, names []string) ([]Reading, error) {
 		}
 	}
 	for _, name := range names {
+		// --errata reference is the whole preset, as validate reads it.
+		if e, err := agh.Compat(name); err == nil && strings.TrimSpace(name) != "" {
+			for _, n := range e.Names() {
+				if err := add(n); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
 		if err := add(name); err != nil {
 			return nil, err
 		}

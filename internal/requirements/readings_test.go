@@ -77,6 +77,9 @@ func TestSelect(t *testing.T) {
 	if got := Envelope(rs); got != agh.Reference() {
 		t.Errorf("Envelope = %v, want the reference preset %v", got.Names(), agh.Reference().Names())
 	}
+	if rs, err := Select("", []string{"reference"}); err != nil || Envelope(rs) != agh.Reference() {
+		t.Errorf("--errata reference = %v, %v; want the reference preset, as validate reads it", rs, err)
+	}
 	if rs, err := Select("", nil); err != nil || len(rs) != 0 {
 		t.Errorf("Select with nothing = %v, %v", rs, err)
 	}
