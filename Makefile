@@ -58,18 +58,21 @@ fuzz:
 ## reference: certify the reference runtime (github.com/compozy/agh) against
 ## reference/compozy-agh.yaml: REF=<working tree> tests that tree as it is, REF=<git dir>
 ## REV=<commit, tag or branch> that commit, REF=<git dir> alone the pinned release
-## (docs/reference.md). The recipe is not echoed: stdout is the report alone.
+## (docs/reference.md). COMPAT=reference judges by the runtime's own reading
+## of every documented erratum (run --compat reference) against
+## reference/compozy-agh.compat-reference.yaml. The recipe is not echoed:
+## stdout is the report alone.
 reference:
-	@REF="$(REF)" REV="$(REV)" GO="$(GO)" VERSION="$(VERSION)" ./scripts/reference.sh
+	@REF="$(REF)" REV="$(REV)" COMPAT="$(COMPAT)" GO="$(GO)" VERSION="$(VERSION)" ./scripts/reference.sh
 
 ## reference-gotest: the same, from go test (package aghtest; the adapter's conformance_test.go).
 reference-gotest:
-	@REF="$(REF)" REV="$(REV)" GO="$(GO)" VERSION="$(VERSION)" GOTEST=1 GOTEST_ARGS="$(GOTEST_ARGS)" ./scripts/reference.sh
+	@REF="$(REF)" REV="$(REV)" COMPAT="$(COMPAT)" GO="$(GO)" VERSION="$(VERSION)" GOTEST=1 GOTEST_ARGS="$(GOTEST_ARGS)" ./scripts/reference.sh
 
 ## reference-matrix: the runtime's versions side by side as a Markdown table:
 ## REF=<git dir> REVS='v0.0.4 v0.0.5 main' [OUT=FILE] [REPORTS=DIR] (docs/reference.md).
 reference-matrix:
-	@REF="$(REF)" REVS="$(REVS)" GO="$(GO)" VERSION="$(VERSION)" ./scripts/reference-matrix.sh
+	@REF="$(REF)" REVS="$(REVS)" COMPAT="$(COMPAT)" GO="$(GO)" VERSION="$(VERSION)" ./scripts/reference-matrix.sh
 
 ## example-peer: install the Node.js example peer (npm ci) and certify it at level core (needs node/npm).
 example-peer: build

@@ -69,6 +69,15 @@ type Config struct {
 	// scenario it records is logged, not failed; one that no longer falls
 	// short as recorded fails the test (the entry is stale).
 	Baseline string
+	// Compat judges by every reading of a documented erratum that the
+	// runtime named implements ("reference": aghcheck run --compat
+	// reference), Errata by each reading named (--errata NAME).
+	Compat string
+	Errata []string
+	// OwnedByAdapter is a file naming the requirements whose verdict
+	// comes from an adapter's own code (aghcheck run --owned-by-adapter):
+	// the JSON report marks them.
+	OwnedByAdapter string
 
 	// Implementation and ImplementationVersion name what is certified in
 	// the messages and the JSON report (default: its Peer Card's).
@@ -158,6 +167,7 @@ func TestPeer(t *testing.T, cfg Config) {
 // takes as flags: a refused option is named as the test wrote it.
 var optionNames = map[string]string{
 	"run": "Config.Run", "level": "Config.Level", "suite": "Config.Suites", "baseline": "Config.Baseline",
+	"compat": "Config.Compat", "errata": "Config.Errata", "owned-by-adapter": "Config.OwnedByAdapter",
 	"iut": "Config.Command", "timeout": "Config.Timeout", "step-timeout": "Config.StepTimeout",
 }
 
@@ -169,7 +179,7 @@ func newRun(cfg Config) (*run, error) {
 		Target: harness.Target{Command: cfg.Command, Env: cfg.Env, MaxRestarts: harness.DefaultMaxRestarts,
 			StepTimeout: cfg.StepTimeout, GreetTimeout: cfg.GreetTimeout, Version: buildinfo.Version()},
 		NoBuiltin: cfg.NoBuiltin, Suites: cfg.Suites, Run: cfg.Run, Level: cfg.Level, Strict: cfg.Strict,
-		Timeout: cfg.Timeout, Baseline: cfg.Baseline,
+		Timeout: cfg.Timeout, Baseline: cfg.Baseline, Compat: cfg.Compat, Errata: cfg.Errata, OwnedByAdapter: cfg.OwnedByAdapter,
 		Implementation: cfg.Implementation, ImplementationVersion: cfg.ImplementationVersion,
 	}
 	if cfg.Start != nil {

@@ -93,6 +93,10 @@ type bus struct {
 	flooded  bool
 	dropped  int
 	track    *tracking
+	// errata is the reading of the envelope rules the run judges by
+	// (Options.Compat, Options.Errata): what the IUT sends is valid or
+	// not under it, as validate would say with the same flags.
+	errata agh.Errata
 }
 
 func newBus(start time.Time, ws, ch string, embedded bool, floodMax int, now func() time.Time) *bus {
@@ -145,7 +149,7 @@ func (b *bus) unregister(in *inbox, peers peerSet) {
 // check judges one IUT message: the agh engine and the subject rule, then
 // the work-unit tracker.
 func (b *bus) check(m *message) {
-	c, err := agh.NewChecker(agh.Options{Now: b.now().Unix()})
+	c, err := agh.NewChecker(agh.Options{Now: b.now().Unix(), Errata: b.errata})
 	if err != nil {
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/internal/broker"
 	"github.com/aghcheck/aghcheck/internal/randid"
 	"github.com/aghcheck/aghcheck/internal/scenario"
@@ -110,10 +111,14 @@ type config struct {
 	Target
 
 	Scenarios []*scenario.Scenario
-	Level     string         // core, trust or full (default full)
-	Strict    bool           // warnings fail
-	Select    *regexp.Regexp // --run: only scenarios whose id matches
-	Parallel  int            // scenarios at once (default: all)
+	// Readings are the other readings of errata the run judges by
+	// (Options.Compat, Options.Errata), Errata their envelope reading.
+	Readings []string
+	Errata   agh.Errata
+	Level    string         // core, trust or full (default full)
+	Strict   bool           // warnings fail
+	Select   *regexp.Regexp // --run: only scenarios whose id matches
+	Parallel int            // scenarios at once (default: all)
 	// Timeout is a ceiling per scenario (0: none, each wait has its own).
 	Timeout time.Duration
 	// Progress is called as each scenario ends (from several goroutines,

@@ -45,7 +45,7 @@ func mutants(t *testing.T, live map[string][]*scenario.Scenario) []*mutant {
 	// rule its emit fault.
 	broken, sent := map[string]bool{}, map[string]bool{}
 	for _, f := range peer.Faults() {
-		if f.Name == peer.FaultOverlook+"RULE-ID" || f.Name == peer.FaultEmit+"RULE-ID" {
+		if f.Name == peer.FaultOverlook+"RULE-ID" || f.Name == peer.FaultEmit+"RULE-ID" || f.Name == peer.FaultReading+"NAME" {
 			continue // the templates; their instances follow
 		}
 		if f.Group == peer.GroupLiveness || f.Group == peer.GroupAllowed {

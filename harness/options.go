@@ -15,6 +15,7 @@ import (
 	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/internal/baseline"
 	"github.com/aghcheck/aghcheck/internal/iut"
+	"github.com/aghcheck/aghcheck/internal/owned"
 	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/requirements"
 	"github.com/aghcheck/aghcheck/internal/sanitize"
@@ -35,10 +36,15 @@ type Options struct {
 	Suites    []string // directories of more scenario files
 	// Run, a regular expression, plays only the scenarios whose id it
 	// matches; it must match at least one.
-	Run    string
-	Level  string   // core, trust or full (default full)
-	Errata []string // the other readings of documented errata to judge by
-	Strict bool     // a SHOULD not met fails
+	Run   string
+	Level string // core, trust or full (default full)
+	// Compat judges by every reading of a documented erratum that the
+	// runtime named implements ("reference": compozy/agh's, the same
+	// preset as validate --compat reference), Errata by each reading
+	// named; requirements.Select turns both into readings, in one place.
+	Compat string
+	Errata []string
+	Strict bool // a SHOULD not met fails
 
 	Parallel int           // scenarios at once (0: all)
 	Timeout  time.Duration // ceiling per scenario (0: none)
@@ -49,6 +55,11 @@ type Options struct {
 	// WriteBaseline, when set, receives this run's failures as a baseline
 	// (keeping the reasons of Baseline's entries that still hold).
 	Baseline, WriteBaseline string
+
+	// OwnedByAdapter is a file naming the requirements whose verdict
+	// comes from an adapter's own code rather than from the runtime it
+	// wraps (package owned): reports mark them.
+	OwnedByAdapter string
 
 	// Implementation and ImplementationVersion name what is certified
 	// (default: its Peer Card's display_name and version).
@@ -81,6 +92,7 @@ type Plan struct {
 	opts     Options
 	cfg      config
 	known    *baseline.Baseline
+	owned    *owned.List
 	runnable bool // made by Plan, not Preview
 }
 
@@ -99,6 +111,11 @@ func (o Options) Plan() (*Plan, error) {
 	}
 	if p.known, err = o.loadBaseline(p.cfg.Scenarios); err != nil {
 		return nil, err
+	}
+	if o.OwnedByAdapter != "" {
+		if p.owned, err = owned.Load(o.OwnedByAdapter, func(id string) bool { _, ok := catalogue.Lookup(id); return ok }); err != nil {
+			return nil, &OptionError{Option: "owned-by-adapter", Err: err}
+		}
 	}
 	p.runnable = true
 	return p, nil
@@ -123,12 +140,19 @@ func (o Options) Preview() (*Plan, error) {
 	if err != nil {
 		return nil, &OptionError{Option: "suite", Err: err}
 	}
-	for _, name := range o.Errata {
-		r, err := requirements.LookupReading(name)
-		if err != nil {
-			return nil, &OptionError{Option: "errata", Err: err}
+	readings, err := requirements.Select(o.Compat, o.Errata)
+	if err != nil {
+		option := "errata"
+		if _, cerr := agh.Compat(o.Compat); cerr != nil {
+			option = "compat"
 		}
-		scs = scenario.Reread(scs, r.Swap)
+		return nil, &OptionError{Option: option, Err: err}
+	}
+	var names []string
+	for _, r := range readings {
+		scs = scenario.RereadAs(scs, r.Name, r.Swap)
+		scs = scenario.Under(scs, r.Name)
+		names = append(names, r.Name)
 	}
 	var sel *regexp.Regexp
 	if o.Run != "" {
@@ -139,7 +163,8 @@ func (o Options) Preview() (*Plan, error) {
 			return nil, optionErr("run", "%q matches no scenario id (see aghcheck list)", o.Run)
 		}
 	}
-	p := &Plan{opts: o, cfg: config{Target: o.Target, Scenarios: scs, Level: level, Strict: o.Strict, Select: sel,
+	p := &Plan{opts: o, cfg: config{Target: o.Target, Scenarios: scs, Readings: names, Errata: requirements.Envelope(readings),
+		Level: level, Strict: o.Strict, Select: sel,
 		Parallel: o.Parallel, Timeout: o.Timeout, ReproDir: o.ReproDir}}
 	return p, nil
 }
@@ -357,6 +382,7 @@ func (p *Plan) Run(ctx context.Context) (*report.Report, error) {
 		return nil, err
 	}
 	rep.NameImplementation(p.opts.Implementation, p.opts.ImplementationVersion)
+	p.markOwned(rep)
 	if p.opts.WriteBaseline != "" && rep.Error == "" {
 		if werr := writeBaseline(p.opts.WriteBaseline, rep, p.known); werr != nil {
 			return rep, errors.Join(err, &OptionError{Option: "write-baseline", Err: werr})
@@ -366,6 +392,20 @@ func (p *Plan) Run(ctx context.Context) (*report.Report, error) {
 		p.known.Apply(rep)
 	}
 	return rep, err
+}
+
+// markOwned marks the requirements whose verdict is the adapter's.
+func (p *Plan) markOwned(rep *report.Report) {
+	if p.owned == nil {
+		return
+	}
+	rep.AdapterOwned = &report.AdapterOwned{File: p.owned.File, Adapter: p.owned.Adapter}
+	for _, r := range p.owned.Requirements {
+		rep.AdapterOwned.Requirements = append(rep.AdapterOwned.Requirements, report.OwnedRequirement{ID: r.ID, Why: r.Why})
+	}
+	for i := range rep.Requirements {
+		rep.Requirements[i].Adapter = p.owned.Why(rep.Requirements[i].ID)
+	}
 }
 
 func writeBaseline(path string, rep *report.Report, known *baseline.Baseline) error {

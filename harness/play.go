@@ -319,6 +319,14 @@ func (p *player) judge() {
 			continue
 		}
 		e, w, oe, ow := p.charge(m)
+		if e == nil && w == nil && oe == nil && ow == nil && !p.peers.addressed(m) {
+			// A broadcast message this scenario's steps took, charged to
+			// another scenario that took it too (the IUT's join greet,
+			// say): which one judged first is a race, so each that took
+			// it judges what it is; the passive verdict still counts it
+			// once, for the scenario it was charged to.
+			e, w = p.shared(m)
+		}
 		errs, warns = append(errs, e...), append(warns, w...)
 		ownErrs, ownWarns = append(ownErrs, oe...), append(ownWarns, ow...)
 	}
@@ -370,6 +378,24 @@ func (p *player) charge(m *message) (errs, warns, ownErrs, ownWarns []string) {
 		res.SenderFindings[i].Count++
 	}
 	return errs, warns, ownErrs, ownWarns
+}
+
+// shared returns the sender findings of m, a message charged to another
+// scenario, as lines, errors and warnings apart, without charging them
+// again (nothing is added to SenderFindings).
+func (p *player) shared(m *message) (errs, warns []string) {
+	for _, f := range m.findings {
+		if slices.Contains(workunit.Judged, f.Rule) {
+			continue // the tracker's: judged with the scenario that caused it
+		}
+		s := fmt.Sprintf("IUT %s %s: %s", m.label(), m.id(), f)
+		if f.Rule.Severity == rules.Error {
+			errs = append(errs, s)
+		} else {
+			warns = append(warns, s)
+		}
+	}
+	return errs, warns
 }
 
 // fold applies charged findings to the scenario's outcome: a Core Sender

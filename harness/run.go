@@ -145,7 +145,7 @@ func runConfig(ctx context.Context, cfg config) (*report.Report, error) {
 func (r *runner) newReport() *report.Report {
 	rep := &report.Report{
 		Tool: "aghcheck", Version: r.cfg.Version, Protocol: agh.Protocol, Started: r.start,
-		Level: r.cfg.Level, Strict: r.cfg.Strict,
+		Level: r.cfg.Level, Strict: r.cfg.Strict, Readings: r.cfg.Readings,
 		Broker: report.BrokerInfo{Embedded: r.cfg.External == nil, Workspace: r.ws, Channel: r.ch},
 	}
 	if r.cfg.Select != nil {
@@ -154,8 +154,9 @@ func (r *runner) newReport() *report.Report {
 	rep.Scenarios = make([]*report.ScenarioResult, len(r.cfg.Scenarios))
 	for i, sc := range r.cfg.Scenarios {
 		rep.Scenarios[i] = &report.ScenarioResult{ID: sc.ID, Title: sc.Title, Suite: sc.Suite, File: sc.File, Line: sc.Line, Level: sc.Level,
-			Claim: sc.Claim, Requirements: sc.Requirements}
-		if strings.HasPrefix(sc.File, "embedded:") { // proven.yaml covers the built-in suites
+			Claim: sc.Claim, Requirements: sc.Requirements, Readings: sc.JudgedBy}
+		// proven.yaml covers the built-in suites in their default form.
+		if strings.HasPrefix(sc.File, "embedded:") && len(sc.JudgedBy) == 0 {
 			rep.Scenarios[i].ProvenBy = provenBy()[sc.ID]
 		}
 	}
@@ -252,6 +253,7 @@ func (r *runner) connect(ctx context.Context, rep *report.Report, needJS bool) e
 	rep.Broker.URL = ep.URL
 
 	r.bus = newBus(r.start, r.ws, r.ch, r.cfg.External == nil, r.cfg.FloodLimit, r.cfg.Now)
+	r.bus.errata, r.bus.track.errata = r.cfg.Errata, r.cfg.Errata
 	r.bus.heard = r.life.heard
 	nc, err := ep.Connect(harnessConnName, append(r.link.options(), nats.NoEcho(), nats.ErrorHandler(func(_ *nats.Conn, s *nats.Subscription, err error) {
 		if errors.Is(err, nats.ErrSlowConsumer) && s != nil {

@@ -39,6 +39,9 @@ type tracking struct {
 	// trust says the IUT takes the trust profile: only then must it
 	// refuse what breaks the profile's rules (agh.DutyReason).
 	trust atomic.Bool
+	// errata is the run's reading of the envelope rules: a message it
+	// makes valid may open work.
+	errata agh.Errata
 }
 
 // newTracking: complete when the run sees every publication from the start
@@ -56,7 +59,7 @@ func newTracking(complete bool) *tracking {
 // IUT that takes it answers under the ids it carries.
 func (k *tracking) sent(data []byte) {
 	now := time.Now()
-	c, err := agh.NewChecker(agh.Options{Now: now.Unix()})
+	c, err := agh.NewChecker(agh.Options{Now: now.Unix(), Errata: k.errata})
 	if err != nil {
 		return
 	}

@@ -39,13 +39,17 @@ type certRecord struct {
 	Profiles []string `json:"profiles" yaml:"profiles"`
 	// FixtureSuite names the suite: aghcheck's version and the SHA-256 of
 	// the scenario definitions played, so a narrowed or edited suite shows.
-	FixtureSuite    string           `json:"fixture_suite" yaml:"fixture_suite"`
-	ScenariosPlayed int              `json:"scenarios_played" yaml:"scenarios_played"`
-	Passed          []string         `json:"passed" yaml:"passed"`
-	Optional        []string         `json:"optional" yaml:"optional"`
-	Deviations      []deviationEntry `json:"deviations" yaml:"deviations"`
-	Date            string           `json:"date" yaml:"date"`
-	ReportSHA256    string           `json:"report_sha256" yaml:"report_sha256"`
+	FixtureSuite    string `json:"fixture_suite" yaml:"fixture_suite"`
+	ScenariosPlayed int    `json:"scenarios_played" yaml:"scenarios_played"`
+	// Readings are the other readings of documented errata the run judged
+	// by (run --compat, --errata): a claim earned under them is earned
+	// under the runtime's reading, not the pages'.
+	Readings     []string         `json:"readings,omitempty" yaml:"readings,omitempty"`
+	Passed       []string         `json:"passed" yaml:"passed"`
+	Optional     []string         `json:"optional" yaml:"optional"`
+	Deviations   []deviationEntry `json:"deviations" yaml:"deviations"`
+	Date         string           `json:"date" yaml:"date"`
+	ReportSHA256 string           `json:"report_sha256" yaml:"report_sha256"`
 }
 
 // deviationEntry is a --baseline entry the run confirmed: a known shortfall.
@@ -74,6 +78,7 @@ func newRecord(rep *report.Report, in RecordInput) (*certRecord, error) {
 		Claim:          rep.Summary.Claim, Protocol: rep.Protocol,
 		Profiles: []string{}, Passed: []string{}, Optional: []string{}, Deviations: []deviationEntry{},
 		FixtureSuite:    fmt.Sprintf("aghcheck@%s sha256:%s", rep.Version, digest),
+		Readings:        rep.Readings,
 		ScenariosPlayed: played,
 		Date:            rep.Started.UTC().Format(time.RFC3339),
 		ReportSHA256:    hex.EncodeToString(sum[:]),

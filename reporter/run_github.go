@@ -1,6 +1,7 @@
 package reporter
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -83,6 +84,22 @@ func writeRunGitHub(w io.Writer, rep *report.Report) error {
 		cmd = "error"
 	}
 	b.WriteString(Annotation(cmd, "aghcheck run: "+word, verdict) + "\n")
+	if line := ReadingsText(rep); line != "" {
+		fmt.Fprintf(&b, "readings: %s\n", line)
+	}
+	if a := rep.AdapterOwned; a != nil {
+		// The requirements whose verdict is the adapter's, not the
+		// runtime's, with their outcome.
+		outcome := map[string]report.Outcome{}
+		for _, r := range rep.Requirements {
+			outcome[r.ID] = r.Outcome
+		}
+		fmt.Fprintf(&b, "verdicts from the adapter's own code (%s, %s), not the runtime's:\n", a.Adapter, a.File)
+		for _, r := range a.Requirements {
+			o := cmp.Or(outcome[r.ID], report.Skip)
+			fmt.Fprintf(&b, "  %s %s: %s\n", strings.ToUpper(string(o)), r.ID, r.Why)
+		}
+	}
 	for _, c := range rep.Claims {
 		mark, why := "✔", ""
 		if !c.Earned {

@@ -55,6 +55,7 @@ type htmlView struct {
 	Grid     []htmlRow
 	Coverage htmlCoverage
 	Reqs     []htmlReq
+	Readings string // ReadingsText: the other readings of errata applied
 	Passive  []htmlEntry
 	Details  []htmlScenario
 	Skipped  []*report.ScenarioResult
@@ -166,6 +167,7 @@ func writeRunHTML(w io.Writer, rep *report.Report) error {
 		targets[sc.ID] = target(sc)
 	}
 	v.Reqs, v.Coverage = htmlRequirements(rep.Requirements, targets)
+	v.Readings = ReadingsText(rep)
 	for _, k := range rep.IUT.Killers {
 		v.Killers = append(v.Killers, htmlKiller{Killer: k, Anchor: targets[k.Scenario]})
 	}

@@ -171,6 +171,9 @@ func (t *runText) Finish(rep *report.Report) error {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "tested   %s\n", TestedText(rep))
+	if line := ReadingsText(rep); line != "" {
+		fmt.Fprintf(w, "readings %s\n", line)
+	}
 	t.liveness(rep)
 	for _, d := range rep.IUT.Disconnects {
 		fmt.Fprintf(w, "%s %s\n", label, p.red.Sprint("disconnected by the broker: "+d))
@@ -219,6 +222,7 @@ func (t *runText) Finish(rep *report.Report) error {
 
 	fmt.Fprintln(w)
 	writePassive(w, p, rep)
+	writeAdapterOwned(w, p, rep)
 	writeRunBaseline(w, p, rep)
 
 	fmt.Fprintln(w, "\nClaims:")
@@ -373,6 +377,9 @@ func writeScenario(w io.Writer, p palette, sc *report.ScenarioResult, verbose bo
 		where += " (aghcheck show " + sc.ID + ")"
 	}
 	fmt.Fprintf(w, "        %s %s, %s, requirements %s\n", p.faint.Sprint("in"), where, sc.Level, strings.Join(sc.Requirements, ", "))
+	if len(sc.Readings) > 0 {
+		fmt.Fprintf(w, "        %s %s (docs/errata.md)\n", p.faint.Sprint("judged under the reading"), strings.Join(sc.Readings, ", "))
+	}
 	if sc.Message != "" {
 		fmt.Fprintf(w, "        %s\n", sc.Message)
 	}
@@ -493,4 +500,42 @@ func tailLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// ReadingsText is the readings line of a report: the other readings of
+// errata the run judged by and how many scenarios they changed ("" when
+// the run judged by the pages' default readings alone).
+func ReadingsText(rep *report.Report) string {
+	if len(rep.Readings) == 0 {
+		return ""
+	}
+	n := 0
+	for _, sc := range rep.Scenarios {
+		if len(sc.Readings) > 0 {
+			n++
+		}
+	}
+	return fmt.Sprintf("%s (docs/errata.md): %s judged in the form the readings give", strings.Join(rep.Readings, ", "), Plural(n, "scenario"))
+}
+
+// writeAdapterOwned lists the requirements whose verdict comes from the
+// adapter's own code (run --owned-by-adapter), with their verdicts: they
+// say nothing about the runtime the adapter wraps.
+func writeAdapterOwned(w io.Writer, p palette, rep *report.Report) {
+	a := rep.AdapterOwned
+	if a == nil {
+		return
+	}
+	outcome := map[string]report.Outcome{}
+	for _, r := range rep.Requirements {
+		outcome[r.ID] = r.Outcome
+	}
+	fmt.Fprintf(w, "\nVerdicts from the adapter's own code, not the runtime's (%s, %s):\n", a.Adapter, a.File)
+	for _, r := range a.Requirements {
+		o, ok := outcome[r.ID]
+		if !ok {
+			o = report.Skip
+		}
+		fmt.Fprintf(w, "  %s %-30s %s\n", p.outcome(o), r.ID, p.faint.Sprint(r.Why))
+	}
 }

@@ -9,8 +9,13 @@
 #   make reference REF=<git dir> REV=v0.0.5 # the pinned release
 #   make reference                          # the pinned release, cloned from the public repository
 #
-# Environment: REF, REV, GO (default go), BASELINE (default
-# reference/compozy-agh.yaml), RUN_ARGS (more `aghcheck run` flags, e.g.
+# Environment: REF, REV, GO (default go), COMPAT=reference (judge by the
+# runtime's own reading of every documented erratum: run --compat
+# reference, compared with BASELINE's default
+# reference/compozy-agh.compat-reference.yaml), BASELINE (default
+# reference/compozy-agh.yaml), ADAPTER_OWNED (default
+# reference/compozy-agh.adapter.yaml: the requirements whose verdict is the
+# adapter's, marked in the report; empty for none), RUN_ARGS (more `aghcheck run` flags, e.g.
 # '--format json'), WRITE_BASELINE=FILE (write today's deviations to FILE,
 # keeping the reasons BASELINE gives those that still hold: the first step of
 # bumping the pin), KEEP=DIR (copy the built adapter and aghcheck there, for
@@ -38,7 +43,14 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 GO=${GO:-go}
 # An empty BASELINE (set, but to nothing) means none: WRITE_BASELINE then
 # writes every entry with reason TODO.
-BASELINE=${BASELINE-$ROOT/reference/compozy-agh.yaml}
+COMPAT=${COMPAT:-}
+case "$COMPAT" in
+"") default_baseline=$ROOT/reference/compozy-agh.yaml ;;
+reference) default_baseline=$ROOT/reference/compozy-agh.compat-reference.yaml ;;
+*) echo "reference: COMPAT=$COMPAT: want reference (or nothing for the pages' readings)" >&2; exit 2 ;;
+esac
+BASELINE=${BASELINE-$default_baseline}
+ADAPTER_OWNED=${ADAPTER_OWNED-$ROOT/reference/compozy-agh.adapter.yaml}
 REF=${REF:-}
 REV=${REV:-}
 # The adapter's files that go into the runtime's copy; stub.go and the tests
@@ -69,6 +81,12 @@ else
 	[ -n "$BASELINE" ] || die "BASELINE is empty: name the baseline to compare with"
 	[ -f "$BASELINE" ] || die "no baseline at $BASELINE (write one with WRITE_BASELINE=FILE)"
 	compare=(--baseline "$BASELINE")
+fi
+judging=()
+[ -n "$COMPAT" ] && judging+=(--compat "$COMPAT")
+if [ -n "$ADAPTER_OWNED" ]; then
+	[ -f "$ADAPTER_OWNED" ] || die "no adapter file at $ADAPTER_OWNED (ADAPTER_OWNED= for none)"
+	judging+=(--owned-by-adapter "$ADAPTER_OWNED")
 fi
 if [ -n "$REV" ] && [ -z "$REF" ]; then
 	die "REV=$REV needs REF=<git dir or working tree of $MODULE> to find it in"
@@ -166,7 +184,7 @@ say "built aghcheck in $(elapsed "$t")"
 if [ -n "$BASELINE" ]; then
 	# The ids against the built-in suites (a --suite of RUN_ARGS may add
 	# scenarios the baseline names: then only a warning).
-	if ! "$tmp/bin/aghcheck" list --baseline "$BASELINE" >/dev/null 2>"$tmp/list.err"; then
+	if ! "$tmp/bin/aghcheck" list ${COMPAT:+--compat "$COMPAT"} --baseline "$BASELINE" >/dev/null 2>"$tmp/list.err"; then
 		sed 's/^aghcheck: warning: /reference: /; s/^aghcheck: /reference: /' "$tmp/list.err" >&2
 		grep -q 'retired or renamed' "$tmp/list.err" || die "$BASELINE cannot be used"
 		if [ -z "${WRITE_BASELINE:-}" ] && [[ " ${RUN_ARGS:-} " != *" --suite"* ]]; then
@@ -260,7 +278,7 @@ if [ -n "${GOTEST:-}" ]; then
 	done
 	say "running go test -run TestConformance against $MODULE $version"
 	set +e
-	(cd "$adapter_dir" && GOWORK="$tmp/go.work" AGHCHECK_BASELINE="$BASELINE" "$GO" test -count=1 -trimpath \
+	(cd "$adapter_dir" && GOWORK="$tmp/go.work" AGHCHECK_BASELINE="$BASELINE" AGHCHECK_COMPAT="$COMPAT" AGHCHECK_OWNED_BY_ADAPTER="$ADAPTER_OWNED" "$GO" test -count=1 -trimpath \
 		-ldflags "-X command-line-arguments.runtimeVersion=$version -X github.com/aghcheck/aghcheck/internal/buildinfo.stamped=${VERSION:-}" \
 		-run '^TestConformance$' ${GOTEST_ARGS:-} \
 		"${ADAPTER_FILES[@]}" conformance_test.go)
@@ -281,8 +299,8 @@ set +e
 # waits for the refusal receipts it never sends (R1, R3 in
 # docs/reference.md) end at the 30 s ceiling, all at once.
 "$tmp/bin/aghcheck" run --iut "$iut" \
-	--implementation "$MODULE" --implementation-version "$version" "${compare[@]}" ${RUN_ARGS:-}
+	--implementation "$MODULE" --implementation-version "$version" "${compare[@]}" ${judging[@]+"${judging[@]}"} ${RUN_ARGS:-}
 status=$?
 set -e
-say "exit $status after $(elapsed "$start") in all ($MODULE $version)"
+say "exit $status after $(elapsed "$start") in all ($MODULE $version${COMPAT:+, --compat $COMPAT})"
 exit "$status"

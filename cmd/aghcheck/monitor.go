@@ -142,15 +142,9 @@ func isTerminal(f *os.File) bool {
 
 // parseErrata reads --compat and --errata into the engine's errata set.
 func parseErrata(compat string, names []string) (agh.Errata, error) {
-	var e agh.Errata
-	switch compat {
-	case "":
-	case "reference":
-		if err := e.Set("reference"); err != nil {
-			return e, err
-		}
-	default:
-		return e, fmt.Errorf("--compat: unknown runtime %q (known: reference)", compat)
+	e, err := agh.Compat(compat)
+	if err != nil {
+		return e, fmt.Errorf("--compat: %w", err)
 	}
 	for _, n := range names {
 		if err := e.Set(n); err != nil {

@@ -35,6 +35,7 @@ type suiteFlags struct {
 	level    string
 	embedded bool
 	errata   []string
+	compat   string
 }
 
 func (s *suiteFlags) add(cmd *cobra.Command) {
@@ -44,6 +45,8 @@ func (s *suiteFlags) add(cmd *cobra.Command) {
 	f.StringVar(&s.level, "level", "full", "claimed level: core, trust or full")
 	f.BoolVar(&s.embedded, "embedded", true, "include the built-in suites (--embedded=false plays only --suite files)")
 	f.StringArrayVar(&s.errata, "errata", nil, "judge by the other reading `NAME` of a documented erratum (repeatable; known: "+readingNames()+"; see docs/errata.md)")
+	f.StringVar(&s.compat, "compat", "", "judge by every reading of a documented erratum that `RUNTIME` implements: reference (compozy/agh; validate --compat's preset)")
+	_ = cmd.RegisterFlagCompletionFunc("compat", fixedCompletion("reference"))
 	_ = cmd.RegisterFlagCompletionFunc("errata", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		var out []string
 		for _, r := range requirements.Readings() {
@@ -53,7 +56,7 @@ func (s *suiteFlags) add(cmd *cobra.Command) {
 	})
 }
 
-// readingNames lists the live errata readings for --errata's help.
+// readingNames lists the errata readings for --errata's help.
 func readingNames() string {
 	var names []string
 	for _, r := range requirements.Readings() {
@@ -64,7 +67,7 @@ func readingNames() string {
 
 // options maps the selection flags to the certification layer's options.
 func (s *suiteFlags) options() harness.Options {
-	return harness.Options{NoBuiltin: !s.embedded, Suites: s.dirs, Run: s.runRe, Level: s.level, Errata: s.errata}
+	return harness.Options{NoBuiltin: !s.embedded, Suites: s.dirs, Run: s.runRe, Level: s.level, Errata: s.errata, Compat: s.compat}
 }
 
 // preview is what a run with these flags would play (list, show).
@@ -162,6 +165,7 @@ func newRunCmd() *cobra.Command {
 		timeout, stepTimeout, greetTimeout time.Duration
 		silence                            time.Duration
 		baselinePath, writeBaselinePath    string
+		ownedPath                          string
 		recordPath, implName, implVersion  string
 		maxRestarts                        int
 		reproDir                           string
@@ -187,14 +191,30 @@ unused.
 Exit status: 0 when the claimed --level passes, 1 when it does not, 2 for
 usage or harness errors (including an IUT that never greets). With
 --baseline FILE (known deviations), 0 when the run matches it: no failure
-outside it, no stale entry.`,
+outside it, no stale entry.
+
+Where the protocol's pages can be read two ways (docs/errata.md), the
+scenarios judge by the pages' default reading; --errata NAME judges by the
+other reading NAME of one erratum, and --compat reference by every reading
+the reference runtime (compozy/agh) implements, as validate --compat
+reference does: null as absent, unknown top-level members ignored, its
+work_id and thread_id grammars, a capability always with work_id, a
+future ts refused, secret-looking keys refused. The affected scenarios are
+played in their form for that reading, what the IUT sends is validated
+under it, and every report names the readings applied.
+
+--owned-by-adapter FILE names the requirements whose verdict comes from
+an adapter's own code (its transport, subscriptions, greets) rather than
+from the runtime it wraps; every report marks them.`,
 		Example: `  aghcheck run
   aghcheck run --iut './my-agent --join' --level core
   aghcheck run --iut 'aghcheck peer --fault accept-expired' --run 'delivery\.'
   aghcheck run --nats-url nats://nats.internal:4222 --nats-creds ci.creds --iut-peer reviewer.sess-1
   aghcheck run --format junit -o conformance.xml
   aghcheck run --format html -o report.html
-  aghcheck run --suite my-suites --format github`,
+  aghcheck run --suite my-suites --format github
+  aghcheck run --iut ./adapter --compat reference --owned-by-adapter reference/compozy-agh.adapter.yaml
+  aghcheck run --iut 'aghcheck peer --variant null-as-absent' --errata null-as-absent`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if noColor {
@@ -247,6 +267,7 @@ outside it, no stale entry.`,
 			}
 			o.Strict, o.Parallel, o.Timeout, o.ReproDir = strict, parallel, timeout, reproDir
 			o.Baseline, o.WriteBaseline = baselinePath, writeBaselinePath
+			o.OwnedByAdapter = ownedPath
 			o.Implementation, o.ImplementationVersion = implName, implVersion
 			o.Warn = func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), "aghcheck: warning:", sanitize.Text(s)) }
 			if iutPeer != "" {
@@ -365,6 +386,7 @@ outside it, no stale entry.`,
 	f.DurationVar(&silence, "silence", 0, "no effect: a silence is kept once a later reply shows the IUT processed what came before")
 	_ = f.MarkDeprecated("silence", "silences have no window any more; they close on the IUT's next reply")
 	f.StringVar(&baselinePath, "baseline", "", "known deviations `FILE` (YAML): its failures are expected-fail; a new failure or a stale entry fails the run")
+	f.StringVar(&ownedPath, "owned-by-adapter", "", "`FILE` (YAML) naming the requirements whose verdict comes from an adapter's own code, not the runtime it wraps: reports mark them (reference/compozy-agh.adapter.yaml)")
 	f.StringVar(&writeBaselinePath, "write-baseline", "", "write this run's failures to `FILE` as a baseline to start from")
 	f.StringVar(&recordPath, "record", "", "also write the self-certification record to `FILE` (.json, or .yaml / .yml)")
 	f.StringVar(&implName, "implementation", "", "implementation `NAME` every report names (default the Peer Card's display_name)")

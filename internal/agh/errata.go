@@ -139,3 +139,20 @@ func Reference() Errata {
 	}
 	return e
 }
+
+// Runtimes names the implementations Compat knows, for help and errors.
+const Runtimes = "reference"
+
+// Compat is the preset of the runtime named: every reading it implements
+// differently from the pages ("" for none, "reference" for compozy/agh).
+// validate, monitor and run --compat all read it here, so the runtime's
+// readings are one list (the ref marks of errataFlags).
+func Compat(runtime string) (Errata, error) {
+	switch strings.TrimSpace(runtime) {
+	case "":
+		return Errata{}, nil
+	case "reference":
+		return Reference(), nil
+	}
+	return Errata{}, fmt.Errorf("unknown runtime %q (known: %s)", runtime, Runtimes)
+}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/internal/catalogue"
 )
 
@@ -85,6 +86,13 @@ const (
 	// when it judges what it receives, so a message breaking only it is
 	// accepted. One fault per receiver rule, from the catalogue, no code.
 	FaultOverlook = "overlook:"
+	// FaultReading prefixes the name of one of validate's errata
+	// readings (agh.ErrataNames): the peer judges what it receives by
+	// that reading, as a runtime that reads the pages that way does. It is
+	// the peer each reading of aghcheck run --errata NAME is tested with:
+	// by default such a peer fails the reading's scenarios, under the
+	// reading it passes them. One fault per reading, from agh, no code.
+	FaultReading = "reading:"
 )
 
 // GroupAllowed is the group of the allowed variants: behaviour the pages
@@ -138,6 +146,7 @@ var faultList = []Fault{
 	{faultStreamAck, "nats", "sends no accepted receipt for work that came with a NATS reply subject (a JetStream publish): the stream's ack stands in for it", []string{"NATS-JETSTREAM-ACK-NOT-RECEIPT"}},
 	{FaultEmit + "RULE-ID", "sender", "breaks the send-side rule RULE-ID in what it sends, as internal/peer/emit.yaml says (one data entry per rule)", nil},
 	{FaultOverlook + "RULE-ID", "receiver", "accepts a message that breaks only the catalogue rule RULE-ID (one fault per rule a receiver enforces)", nil},
+	{FaultReading + "NAME", "receiver", "judges what it receives by the other reading NAME of a documented erratum (validate --errata NAME; docs/errata.md), as a runtime reading the pages that way does: aghcheck run --errata NAME judges it by the same reading", nil},
 	{faultShunOdd, "receiver", "survives odd input but stops serving its sender: after a message it may take or refuse (anything the rule engine finds, a ts ahead of its clock) it ignores everything more from that sender", []string{"PEER-SURVIVES-INPUT"}},
 	{faultRequireProof, "envelope", "takes the trust profile as a condition: refuses every message without a proof with verification_failed", []string{"ENV-PROOF-NOT-REQUIRED"}},
 	{faultRefusalCopies, "sender", "refuses every broken message rightly, but its refusal receipts copy the refused envelope's broken members (ext, expires_at, trace_id, ...) as they came", []string{"ENV-EXT-OBJECT"}},
@@ -200,6 +209,10 @@ func parseFaults(names []string) (faultSet, error) {
 				known = known && found
 				fs[FaultOverlook+id] = true
 			}
+		}
+		if name, ok := strings.CutPrefix(n, FaultReading); ok {
+			var e agh.Errata
+			known = e.Set(name) == nil && name != "reference"
 		}
 		if id, ok := strings.CutPrefix(n, FaultEmit); ok {
 			_, known = Emit(id)

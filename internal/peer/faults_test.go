@@ -301,7 +301,7 @@ func TestFaultsChangeBehaviour(t *testing.T) {
 		r.send(bad)
 		wantReceipt(t, r.expect("receipt"), bad, "rejected", "malformed")
 	}})
-	seen := map[string]bool{FaultOverlook + "RULE-ID": true, FaultEmit + "RULE-ID": true}
+	seen := map[string]bool{FaultOverlook + "RULE-ID": true, FaultEmit + "RULE-ID": true, FaultReading + "NAME": true}
 	for _, c := range cases {
 		seen[c.fault] = true
 		for _, f := range livenessFaults {

@@ -264,6 +264,11 @@ func (p *peer) checker() (*agh.Checker, error) {
 	if p.faults[faultReferenceReadings] {
 		opts.Errata = agh.Reference()
 	}
+	for name := range p.faults {
+		if reading, ok := strings.CutPrefix(name, FaultReading); ok {
+			_ = opts.Errata.Set(reading) // parseFaults knows it
+		}
+	}
 	ck, err := agh.NewChecker(opts)
 	if err != nil {
 		return nil, fmt.Errorf("protocol engine: %w", err)

@@ -30,18 +30,25 @@ const NotSelected = "not selected by --run"
 
 // Report is the full result of one run: what every writer renders.
 type Report struct {
-	Tool      string        `json:"tool"`
-	Version   string        `json:"version"`
-	Protocol  string        `json:"protocol"`
-	Started   time.Time     `json:"started"`
-	Duration  Millis        `json:"duration_ms"`
-	Level     string        `json:"level"`
-	Strict    bool          `json:"strict"`
-	Selection string        `json:"selection,omitempty"` // the --run expression
-	Broker    BrokerInfo    `json:"broker"`
-	IUT       IUTInfo       `json:"iut"`
-	Summary   Summary       `json:"summary"`
-	Claims    []ClaimResult `json:"claims"`
+	Tool      string    `json:"tool"`
+	Version   string    `json:"version"`
+	Protocol  string    `json:"protocol"`
+	Started   time.Time `json:"started"`
+	Duration  Millis    `json:"duration_ms"`
+	Level     string    `json:"level"`
+	Strict    bool      `json:"strict"`
+	Selection string    `json:"selection,omitempty"` // the --run expression
+	// Readings are the other readings of documented errata the run judged
+	// by (run --compat, --errata; docs/errata.md), in the order applied.
+	Readings []string `json:"readings,omitempty"`
+	// AdapterOwned names the requirements whose verdict comes from the
+	// adapter's own code, not from the implementation it wraps (run
+	// --owned-by-adapter); RequirementResult.Adapter marks each.
+	AdapterOwned *AdapterOwned `json:"adapter_owned,omitempty"`
+	Broker       BrokerInfo    `json:"broker"`
+	IUT          IUTInfo       `json:"iut"`
+	Summary      Summary       `json:"summary"`
+	Claims       []ClaimResult `json:"claims"`
 	// Requirements aggregates scenario outcomes per requirement id.
 	Requirements []RequirementResult `json:"requirements"`
 	Passive      PassiveResult       `json:"passive"`
@@ -196,6 +203,19 @@ type RequirementGap struct {
 	Reason string `json:"reason"`
 }
 
+// AdapterOwned is the --owned-by-adapter file as applied to a run.
+type AdapterOwned struct {
+	File         string             `json:"file"`
+	Adapter      string             `json:"adapter"`
+	Requirements []OwnedRequirement `json:"requirements"`
+}
+
+// OwnedRequirement is one requirement whose verdict is the adapter's.
+type OwnedRequirement struct {
+	ID  string `json:"id"`
+	Why string `json:"why"`
+}
+
 // RequirementResult is one requirement id across the scenarios citing it,
 // graded from the steps that check it (and passive validation).
 type RequirementResult struct {
@@ -203,6 +223,23 @@ type RequirementResult struct {
 	Level     string   `json:"level"`
 	Outcome   Outcome  `json:"outcome"` // skip means untested
 	Scenarios []string `json:"scenarios"`
+	// Adapter, when set, says why the verdict is the adapter's own code's,
+	// not the implementation's (Report.AdapterOwned).
+	Adapter string `json:"adapter,omitempty"`
+}
+
+// AdapterWhy is why requirement id's verdict is the adapter's ("" when it
+// is the implementation's, or no adapter file was given).
+func (r *Report) AdapterWhy(id string) string {
+	if r.AdapterOwned == nil {
+		return ""
+	}
+	for _, o := range r.AdapterOwned.Requirements {
+		if o.ID == id {
+			return o.Why
+		}
+	}
+	return ""
 }
 
 // PassiveResult is the passive validation of everything the IUT published.
@@ -270,6 +307,9 @@ type ScenarioResult struct {
 	// ProvenBy are the built-in faults of aghcheck peer that fail this
 	// scenario: the proof that its pass could have failed.
 	ProvenBy []string `json:"proven_by,omitempty"`
+	// Readings are the other readings of errata that changed how this
+	// scenario judges (Report.Readings): it was played in their form.
+	Readings []string `json:"readings,omitempty"`
 
 	// What follows is the harness's bookkeeping while it grades a run,
 	// not part of the report.

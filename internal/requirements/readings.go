@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/internal/rules"
 )
 
@@ -23,27 +24,51 @@ var (
 		Basis:  `Capability Discovery §Response rules: "When the responder has no local catalog, agh.capability_catalog.capabilities MUST be []", read as binding every responder, whatever it implements (erratum 12, other reading)`})
 )
 
-// Reading is the other reading of an erratum about what a live peer must
-// do. The embedded scenarios check the default reading's requirements;
-// aghcheck run --errata NAME has them check Swap's instead, each graded at
-// its own level, so a report names the reading it applied.
+// Reading is the other reading of a documented erratum, as aghcheck run
+// judges by it (--errata NAME, or every reading of a runtime with
+// --compat). The embedded scenarios judge by the default reading; under
+// this one:
+//
+//   - Swap maps a requirement the scenarios cite to the one this reading
+//     cites and checks in its place, graded at that one's level (erratum
+//     12: a MAY becomes a MUST);
+//   - a scenario with a form of its own for the reading (its readings:
+//     NAME in the suites, or, for a generated receiver case, the message
+//     the reading makes valid) is played in that form instead
+//     (scenario.Under).
+//
+// Every envelope reading of validate (agh.ErrataNames) is one too, under
+// the same name, so that a name means one thing wherever it is given.
 type Reading struct {
 	Name        string
 	Description string
-	// Swap maps a requirement the scenarios cite to the one this reading
-	// cites and checks in its place.
-	Swap map[string]string
+	Swap        map[string]string
+	// Envelope is the validator's reading of the same name (zero for a
+	// reading about what a live peer must do, erratum 12): the harness
+	// judges what the IUT sends by it, and a generated receiver case whose
+	// message it makes valid is played as valid work.
+	Envelope agh.Errata
 }
 
-var readings = []Reading{
+// live are the readings about what a live peer must do, which validate
+// does not have.
+var live = []Reading{
 	{Name: "capability-catalog-required",
 		Description: "erratum 12: a peer asked for the capability catalog must attach one ([] without a catalog), even a peer with neither brief nor rich capability discovery",
 		Swap:        map[string]string{DiscRichDiscovery.ID: DiscCatalogRequired.ID}},
 }
 
-// Readings lists the live errata readings, by name.
+// Readings lists every reading run knows, by name: the live ones and one
+// per envelope reading of validate.
 func Readings() []Reading {
-	out := slices.Clone(readings)
+	out := slices.Clone(live)
+	for _, info := range agh.ErrataNames() {
+		var e agh.Errata
+		if err := e.Set(info.Name); err != nil {
+			panic(err) // agh lists only names it sets
+		}
+		out = append(out, Reading{Name: info.Name, Description: info.Description, Envelope: e})
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
@@ -58,5 +83,58 @@ func LookupReading(name string) (Reading, error) {
 		}
 		names = append(names, r.Name)
 	}
-	return Reading{}, fmt.Errorf("unknown erratum reading %q for a live run (known: %s; validate and monitor take the envelope readings, docs/errata.md)", name, strings.Join(names, ", "))
+	return Reading{}, fmt.Errorf("unknown erratum reading %q (known: %s; docs/errata.md)", name, strings.Join(names, ", "))
+}
+
+// Select is the readings a run judges by: every one of the runtime's
+// (agh.Compat: "" for none, "reference" for compozy/agh) and then each
+// name given, once each, in that order. It is the one place aghcheck run
+// and aghtest turn --compat and --errata into readings.
+func Select(runtime string, names []string) ([]Reading, error) {
+	preset, err := agh.Compat(runtime)
+	if err != nil {
+		return nil, err
+	}
+	var out []Reading
+	add := func(name string) error {
+		r, err := LookupReading(name)
+		if err != nil {
+			return err
+		}
+		if !slices.ContainsFunc(out, func(x Reading) bool { return x.Name == r.Name }) {
+			out = append(out, r)
+		}
+		return nil
+	}
+	for _, name := range preset.Names() {
+		if err := add(name); err != nil {
+			return nil, err
+		}
+	}
+	for _, name := range names {
+		// --errata reference is the whole preset, as validate reads it.
+		if e, err := agh.Compat(name); err == nil && strings.TrimSpace(name) != "" {
+			for _, n := range e.Names() {
+				if err := add(n); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
+		if err := add(name); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Envelope is the validator's reading of every reading of rs at once.
+func Envelope(rs []Reading) agh.Errata {
+	var e agh.Errata
+	for _, r := range rs {
+		for _, name := range r.Envelope.Names() {
+			_ = e.Set(name)
+		}
+	}
+	return e
 }

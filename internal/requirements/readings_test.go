@@ -1,9 +1,11 @@
 package requirements
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/internal/rules"
 )
 
@@ -17,8 +19,11 @@ func TestReadings(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for _, r := range Readings() {
-		if seen[r.Name] || r.Name == "" || r.Description == "" || len(r.Swap) == 0 {
-			t.Errorf("reading %+v: want a unique name, a description and a swap", r)
+		if seen[r.Name] || r.Name == "" || r.Description == "" || (len(r.Swap) == 0) == (len(r.Envelope.Names()) == 0) {
+			t.Errorf("reading %+v: want a unique name, a description, and a swap or an envelope reading (one)", r)
+		}
+		if n := r.Envelope.Names(); len(n) > 0 && !slices.Equal(n, []string{r.Name}) {
+			t.Errorf("%s: its envelope reading is %v, want validate's reading of the same name", r.Name, n)
 		}
 		seen[r.Name] = true
 		for from, to := range r.Swap {
@@ -43,8 +48,45 @@ func TestReadings(t *testing.T) {
 	if len(seen) == 0 {
 		t.Fatal("no readings")
 	}
-	_, err = LookupReading("null-as-absent")
-	if err == nil || !strings.Contains(err.Error(), "capability-catalog-required") {
-		t.Errorf("an envelope erratum is not a live reading, and the error names the known ones: %v", err)
+	for _, e := range agh.ErrataNames() {
+		if !seen[e.Name] {
+			t.Errorf("validate's reading %s is not a reading of run", e.Name)
+		}
+	}
+	_, err = LookupReading("no-such-reading")
+	if err == nil || !strings.Contains(err.Error(), "capability-catalog-required") || !strings.Contains(err.Error(), "null-as-absent") {
+		t.Errorf("an unknown reading is an error naming the known ones: %v", err)
+	}
+}
+
+// --compat reference selects validate's reference preset, then each
+// --errata name once; an unknown runtime or name is an error.
+func TestSelect(t *testing.T) {
+	rs, err := Select("reference", []string{"capability-catalog-required", "null-as-absent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range rs {
+		names = append(names, r.Name)
+	}
+	want := append(agh.Reference().Names(), "capability-catalog-required")
+	if !slices.Equal(names, want) {
+		t.Errorf("Select = %v, want %v", names, want)
+	}
+	if got := Envelope(rs); got != agh.Reference() {
+		t.Errorf("Envelope = %v, want the reference preset %v", got.Names(), agh.Reference().Names())
+	}
+	if rs, err := Select("", []string{"reference"}); err != nil || Envelope(rs) != agh.Reference() {
+		t.Errorf("--errata reference = %v, %v; want the reference preset, as validate reads it", rs, err)
+	}
+	if rs, err := Select("", nil); err != nil || len(rs) != 0 {
+		t.Errorf("Select with nothing = %v, %v", rs, err)
+	}
+	if _, err := Select("other", nil); err == nil || !strings.Contains(err.Error(), `unknown runtime "other"`) {
+		t.Errorf("an unknown runtime: %v", err)
+	}
+	if _, err := Select("", []string{"nope"}); err == nil {
+		t.Error("an unknown reading was selected")
 	}
 }

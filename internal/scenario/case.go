@@ -52,6 +52,10 @@ type Case struct {
 	Breaks []string
 	// Skip, when set, is why the fixture is not played.
 	Skip string
+	// ValidUnder are the other readings of errata (agh.ErrataNames) under
+	// which the live message is one no receiver must refuse: the case is
+	// played as valid work under each (Family.ValidSteps).
+	ValidUnder []string
 }
 
 // Cases derives one case per fixture of the family's corpora (in the
@@ -294,7 +298,12 @@ func findingsOf(env map[string]any, now int64) []rules.Finding {
 }
 
 func checkBytes(raw []byte, now int64) agh.Result {
-	ck, err := agh.NewChecker(agh.Options{Now: now})
+	return checkUnder(raw, now, agh.Errata{})
+}
+
+// checkUnder is checkBytes under a reading of the errata.
+func checkUnder(raw []byte, now int64, errata agh.Errata) agh.Result {
+	ck, err := agh.NewChecker(agh.Options{Now: now, Errata: errata})
 	if err != nil {
 		return agh.Result{}
 	}
@@ -587,6 +596,15 @@ func (f *Family) judge(c *Case, raw []byte) error {
 		return nil
 	}
 	c.Status = agh.RefusalStatus(c.Reason)
+	for _, info := range agh.ErrataNames() {
+		var e agh.Errata
+		if err := e.Set(info.Name); err != nil {
+			return err
+		}
+		if agh.DutyReason(checkUnder(live, at, e).Findings, true) == "" {
+			c.ValidUnder = append(c.ValidUnder, info.Name)
+		}
+	}
 	c.Answered = res.Envelope != nil && agh.Answerable(res.Envelope, res.Findings)
 	c.Requirements = appendNew(nil, owed(c.Rules)...)
 	c.Requirements = appendNew(c.Requirements, f.Requirements...)

@@ -69,6 +69,11 @@ type Family struct {
 	// SurviveSteps are the steps of a case at a Survive position: the
 	// broken message, then proof that the peer still serves.
 	SurviveSteps []map[string]any `json:"survive_steps,omitempty"`
+	// ValidSteps are the steps of a case under another reading of an
+	// erratum (agh.ErrataNames) that makes its live message valid: the
+	// message, then no refusal in a failure class and the work served. The
+	// case plays them as its form for that reading (Scenario.Readings).
+	ValidSteps []map[string]any `json:"valid_steps,omitempty"`
 	// Steps every case plays. A step {broken: {}} is the broken message;
 	// when: answered / silent keeps a step only when the message does /
 	// does not carry a usable work context (agh.Answerable); strings may
@@ -387,6 +392,60 @@ func (f *Family) scenario(c Case) (map[string]any, error) {
 		title = "{{case.rules}} ({{case.what}}): survived, not observable as a refusal"
 		desc = "Fixture {{case.fixture}}, played at the IUT for survival: " + c.Position.Survive + "."
 	}
+	steps, err := c.steps(plan, vars)
+	if err != nil {
+		return nil, err
+	}
+	shown, err := substitute(title, vars)
+	if err != nil {
+		return nil, fmt.Errorf("title: %w", err)
+	}
+	sc := map[string]any{
+		"id": c.ID, "title": shown, "level": f.Level, "claim": c.Claim,
+		"requirements": requirements,
+		"peers":        []any{map[string]any{"name": f.Peer, "key": c.Corpus.Sign}},
+		"steps":        steps,
+	}
+	if desc != "" {
+		if sc["description"], err = substitute(desc, vars); err != nil {
+			return nil, fmt.Errorf("description: %w", err)
+		}
+	}
+	if c.Corpus.Requires != (Requires{}) {
+		sc["requires"] = c.Corpus.Requires
+	}
+	if f.Timeout > 0 {
+		sc["timeout"] = f.Timeout
+	}
+	if len(c.ValidUnder) > 0 && len(f.ValidSteps) > 0 && c.Position.Survive == "" {
+		valid, err := c.steps(f.ValidSteps, vars)
+		if err != nil {
+			return nil, fmt.Errorf("valid_steps: %w", err)
+		}
+		forms := map[string]any{}
+		for _, name := range c.ValidUnder {
+			t, err := substitute("{{case.rules}} ({{case.what}}): valid under the reading "+name+", worked on", vars)
+			if err != nil {
+				return nil, fmt.Errorf("title: %w", err)
+			}
+			d, err := substitute("Fixture {{case.fixture}}, played at the IUT: docs/errata.md's reading "+name+" makes it valid, so it is worked on and refused in no failure class.", vars)
+			if err != nil {
+				return nil, fmt.Errorf("description: %w", err)
+			}
+			// The rule whose reading is tested, at MUST: a receiver that
+			// refuses the message as breaking it reads the rule otherwise.
+			forms[name] = map[string]any{"title": t, "description": d, "requirements": owed(c.Rules), "level": "MUST", "steps": valid}
+		}
+		sc["readings"] = forms
+	}
+	return sc, nil
+}
+
+// steps are a plan's steps for this case: the when: answered / silent
+// ones it keeps, the broken message in place of {broken: {}}, every
+// template of the case's own substituted.
+func (c Case) steps(plan []map[string]any, vars map[string]any) ([]any, error) {
+	var steps []any
 	for _, st := range plan {
 		switch st["when"] {
 		case "answered":
@@ -414,28 +473,7 @@ func (f *Family) scenario(c Case) (map[string]any, error) {
 		}
 		steps = append(steps, out)
 	}
-	shown, err := substitute(title, vars)
-	if err != nil {
-		return nil, fmt.Errorf("title: %w", err)
-	}
-	sc := map[string]any{
-		"id": c.ID, "title": shown, "level": f.Level, "claim": c.Claim,
-		"requirements": requirements,
-		"peers":        []any{map[string]any{"name": f.Peer, "key": c.Corpus.Sign}},
-		"steps":        steps,
-	}
-	if desc != "" {
-		if sc["description"], err = substitute(desc, vars); err != nil {
-			return nil, fmt.Errorf("description: %w", err)
-		}
-	}
-	if c.Corpus.Requires != (Requires{}) {
-		sc["requires"] = c.Corpus.Requires
-	}
-	if f.Timeout > 0 {
-		sc["timeout"] = f.Timeout
-	}
-	return sc, nil
+	return steps, nil
 }
 
 // vars are the {{case.NAME}} values of one case:

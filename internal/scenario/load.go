@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -238,9 +239,23 @@ func parseJSON(name string, js []byte, suite string, root *yaml.Node, doc any) (
 		if n != nil {
 			sc.Line, sc.Column = n.Line, n.Column
 		}
+		own := map[issue]bool{}
 		for _, is := range sc.check() {
+			own[is] = true
 			n, _ := nodeAt(root, append(base, pointer(is.at)...))
 			probs = append(probs, Problem{File: name, Scenario: sc.ID, Message: is.msg}.at(n))
+		}
+		// Each form under another reading is a scenario of its own to
+		// check; its problems point into the form.
+		for _, reading := range sortedForms(sc.Readings) {
+			at := append(slices.Clone(base), "readings", reading)
+			for _, is := range sc.under(reading).check() {
+				if own[is] || !formPointer(is.at) {
+					continue // about what the form keeps of the scenario: reported above
+				}
+				n, _ := nodeAt(root, append(at, pointer(is.at)...))
+				probs = append(probs, Problem{File: name, Scenario: sc.ID, Message: "under reading " + reading + ": " + is.msg}.at(n))
+			}
 		}
 	}
 	return f.Scenarios, probs
@@ -437,4 +452,21 @@ func checkOps(v any, bad func(string)) {
 			checkOps(val, bad)
 		}
 	}
+}
+
+// sortedForms are the names of a scenario's readings, sorted.
+func sortedForms(m map[string]*Form) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// formPointer reports whether an issue's pointer (into a scenario) is in
+// what a form gives: its steps, requirements or level, or the scenario as
+// a whole.
+func formPointer(at string) bool {
+	return at == "" || strings.HasPrefix(at, "/steps") || strings.HasPrefix(at, "/requirements") || strings.HasPrefix(at, "/level")
 }

@@ -34,11 +34,31 @@ type Scenario struct {
 	Peers   []Peer   `json:"peers,omitempty"`
 	Timeout Duration `json:"timeout,omitempty"`
 	Steps   []Step   `json:"steps"`
+	// Readings are the scenario's forms under other readings of a
+	// documented erratum (docs/errata.md), by the reading's name: under
+	// aghcheck run --errata NAME (or a --compat that includes it) the
+	// scenario is played and judged in that form instead (Under).
+	Readings map[string]*Form `json:"readings,omitempty"`
+
+	// JudgedBy names the readings that changed the scenario from its
+	// default form (Under, Reread): reports say which judged it.
+	JudgedBy []string `json:"-"`
 
 	Suite  string `json:"-"` // filled by the loader
 	File   string `json:"-"` // where the scenario was read from
 	Line   int    `json:"-"` // where in File it starts (1-based)
 	Column int    `json:"-"`
+}
+
+// Form is a scenario as another reading of an erratum judges it: what it
+// gives replaces the scenario's own (steps always; title, description,
+// requirements and level when given); id, claim, gates and peers stay.
+type Form struct {
+	Title        string   `json:"title"`
+	Description  string   `json:"description,omitempty"`
+	Requirements []string `json:"requirements,omitempty"`
+	Level        string   `json:"level,omitempty"`
+	Steps        []Step   `json:"steps"`
 }
 
 // Requires gates a scenario on what the IUT advertises or the broker offers;

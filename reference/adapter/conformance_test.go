@@ -19,7 +19,11 @@ import (
 // has no runtime, and the test skips.
 //
 // AGHCHECK_BASELINE names the known deviations (reference/compozy-agh.yaml);
-// AGHCHECK_REPORT, a file for the run's JSON report.
+// AGHCHECK_COMPAT=reference judges by the runtime's own reading of every
+// documented erratum (then with reference/compozy-agh.compat-reference.yaml);
+// AGHCHECK_OWNED_BY_ADAPTER names the requirements whose verdict is this
+// adapter's (reference/compozy-agh.adapter.yaml); AGHCHECK_REPORT, a file
+// for the run's JSON report.
 func TestConformance(t *testing.T) {
 	if !haveRuntime {
 		t.Skip("built without the reference runtime: make reference-gotest REF=<working tree or git dir of github.com/compozy/agh>")
@@ -43,6 +47,8 @@ func TestConformance(t *testing.T) {
 		Implementation:        "github.com/compozy/agh",
 		ImplementationVersion: runtimeVersion,
 		Baseline:              os.Getenv("AGHCHECK_BASELINE"),
+		Compat:                os.Getenv("AGHCHECK_COMPAT"),
+		OwnedByAdapter:        os.Getenv("AGHCHECK_OWNED_BY_ADAPTER"),
 		ReportJSON:            os.Getenv("AGHCHECK_REPORT"),
 		// A 5 s ceiling for the receipts the runtime never sends, as make
 		// reference has it.
