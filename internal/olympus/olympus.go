@@ -1,5 +1,5 @@
 // Package olympus validates Olympus Agent Context Envelope 1.0 documents
-// (seed 002): the schema, the sender-persona rule, attachment hashes against
+// (the Olympus agent-envelope schema v1): the schema, the sender-persona rule, attachment hashes against
 // files under a root, and the HMAC-SHA256 signature over aghcheck's
 // definition of the canonical envelope content.
 package olympus

@@ -4,7 +4,7 @@ import "github.com/aghcheck/aghcheck/internal/rules"
 
 const (
 	profileName = "olympus"
-	seedSchema  = "Olympus agent-envelope schema v1 (seed 002)"
+	seedSchema  = "Olympus agent-envelope schema v1"
 )
 
 var olympusRules = rules.Declarer{Profile: profileName}

@@ -5,7 +5,7 @@ import "github.com/aghcheck/aghcheck/internal/rules"
 const (
 	wireProfile = "redkey-wire"
 	cardProfile = "redkey-card"
-	seed        = "RedKey Agent Wire Protocol + Agent Card design spec (seed 004)"
+	seed        = "RedKey Agent Wire Protocol and Agent Card design spec"
 )
 
 var (

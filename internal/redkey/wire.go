@@ -1,4 +1,4 @@
-// Package redkey validates the two RedKey formats of seed 004: Agent Wire 1.0
+// Package redkey validates the two RedKey formats (the RedKey design spec): Agent Wire 1.0
 // messages (envelope plus the brief, inbox, complete, blocked and claim
 // payloads) and Agent Card 1.0 identity documents.
 package redkey

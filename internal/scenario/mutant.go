@@ -322,7 +322,10 @@ func BuildSend(doc map[string]any, at int, s Send) (*Scenario, error) {
 		}
 		built.m[key] = sc
 		built.Unlock()
-		return sc, nil
+		// The cache keeps its own: callers set a case's id and texts on
+		// what they get, while others copy the template.
+		out := *sc
+		return &out, nil
 	}
 	sc := *tmpl
 	sc.ID, _ = doc["id"].(string)
