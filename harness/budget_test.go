@@ -3,6 +3,8 @@ package harness
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -219,5 +221,42 @@ func TestSessionFloodIsPerBatch(t *testing.T) {
 	}
 	if flooded < 2 {
 		t.Fatalf("%d flooded batches of 8", flooded)
+	}
+}
+
+// Whatever a scenario says (one built in code, past the file checks, or a
+// subject made of a capture of the IUT's), the harness publishes only on
+// the run's subjects: the send is refused, and the scenario is an error.
+func TestSendOutsideTheRunRefused(t *testing.T) {
+	t.Parallel()
+	var base *scenario.Scenario
+	for _, sc := range loadSuites(t) {
+		if sc.ID == "kinds.whois-directed-answered" {
+			base = sc
+		}
+	}
+	if base == nil {
+		t.Fatal("no kinds.whois-directed-answered")
+	}
+	var scs []*scenario.Scenario
+	for k, bad := range []struct{ subject, reply string }{{subject: "orders.evil"}, {subject: "$JS.API.STREAM.DELETE.PROD_ORDERS"}, {reply: "$JS.API.STREAM.PURGE.X"}} {
+		sc := *base
+		sc.ID = fmt.Sprintf("%s.%d", base.ID, k)
+		sc.Steps = slices.Clone(base.Steps)
+		for i := range sc.Steps {
+			if s := sc.Steps[i].Send; s != nil {
+				c := *s
+				c.Subject, c.Reply = bad.subject, bad.reply
+				sc.Steps[i].Send = &c
+				break
+			}
+		}
+		scs = append(scs, &sc)
+	}
+	rep := runAgainst(t, "peer", config{Scenarios: scs})
+	for _, res := range rep.Scenarios {
+		if res.Outcome != report.Error || !strings.Contains(res.Message, "publish refused") || !strings.Contains(res.Message, "is not one of the run's subjects") {
+			t.Errorf("%s: %s %q, want the publish refused", res.ID, res.Outcome, res.Message)
+		}
 	}
 }
