@@ -1,8 +1,8 @@
 package harness
 
 import (
-	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -71,7 +71,7 @@ type bus struct {
 	channel   string
 	broadcast string
 	embedded  bool // every foreign publication is the IUT's
-	floodMax  int
+	budget    floodBudget
 	now       func() time.Time
 
 	mu        sync.Mutex
@@ -87,22 +87,36 @@ type bus struct {
 	byToken  map[string]*inbox // route token → scenario
 	byPeer   map[string]*inbox // test peer id → scenario
 	all      map[*inbox]bool
-	passive  []*message   // every IUT message (up to floodMax)
+	passive  []*message   // every IUT message judged (within the budget)
 	last     atomic.Int64 // when the latest message arrived (a time.Duration since start)
-	iutCount int
+	iutCount int          // every IUT message, judged or not
+	iutBytes int64        // and their bytes
 	flooded  bool
-	dropped  int
-	track    *tracking
+	floodAt  time.Duration // when the IUT passed the budget (since the run started)
+	floodWhy string        // which limit it passed, and when
+	// onFlood, when set, is called once the IUT floods the run (b.mu
+	// not held).
+	onFlood func()
+	dropped int
+	track   *tracking
 	// errata is the reading of the envelope rules the run judges by
 	// (Options.Compat, Options.Errata): what the IUT sends is valid or
 	// not under it, as validate would say with the same flags.
 	errata agh.Errata
 }
 
-func newBus(start time.Time, ws, ch string, embedded bool, floodMax int, now func() time.Time) *bus {
+// floodBudget is what the run judges and keeps of the IUT's traffic: past
+// either limit the IUT has flooded the run, and nothing more it publishes
+// is judged, routed or kept.
+type floodBudget struct {
+	messages int
+	bytes    int64
+}
+
+func newBus(start time.Time, ws, ch string, embedded bool, budget floodBudget, now func() time.Time) *bus {
 	return &bus{
 		start: start, workspace: ws, channel: ch, broadcast: agh.BroadcastSubject(ws, ch),
-		embedded: embedded, floodMax: floodMax, now: now, track: newTracking(embedded),
+		embedded: embedded, budget: budget, now: now, track: newTracking(embedded),
 		greeted: make(chan *message, 1), greets: make(chan *message, 16),
 		byToken: map[string]*inbox{}, byPeer: map[string]*inbox{}, all: map[*inbox]bool{},
 	}
@@ -148,12 +162,12 @@ func (b *bus) unregister(in *inbox, peers peerSet) {
 
 // check judges one IUT message: the agh engine and the subject rule, then
 // the work-unit tracker.
-func (b *bus) check(m *message) {
+func (b *bus) check(m *message, data []byte) {
 	c, err := agh.NewChecker(agh.Options{Now: b.now().Unix(), Errata: b.errata})
 	if err != nil {
 		return
 	}
-	res := CheckPublication(c, m.subject, m.raw)
+	res := CheckPublication(c, m.subject, data)
 	m.env, m.findings = res.Envelope, res.Findings
 	if m.env != nil {
 		// The Envelope page's advice to senders, with the harness's clock.
@@ -163,11 +177,16 @@ func (b *bus) check(m *message) {
 	m.findings = append(m.findings, b.track.judge(m)...)
 }
 
+// receive takes one publication. data is not kept: once judged, what the
+// run keeps of it is keep's.
 func (b *bus) receive(subject string, data []byte) {
-	m := &message{at: time.Since(b.start), subject: subject, raw: bytes.Clone(data)}
+	m := &message{at: time.Since(b.start), subject: subject, size: len(data)}
 	b.last.Store(int64(m.at))
 	m.token = peerToken(subject, b.workspace, b.channel)
-	if !b.admit(m) {
+	if ok, flood := b.admit(m, data); !ok {
+		if flood && b.onFlood != nil {
+			b.onFlood()
+		}
 		return
 	}
 	b.mu.Lock()
@@ -212,9 +231,19 @@ func (b *bus) receive(subject string, data []byte) {
 // started).
 func (b *bus) lastHeard() time.Duration { return time.Duration(b.last.Load()) }
 
+// isFlooded reports whether the IUT has flooded the run.
+func (b *bus) isFlooded() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.flooded
+}
+
+// noteDropped takes the count of messages the client dropped for the
+// harness's subscription: a running total, told again at each slow
+// consumer episode.
 func (b *bus) noteDropped(n int) {
 	b.mu.Lock()
-	b.dropped += n
+	b.dropped = max(b.dropped, n)
 	b.mu.Unlock()
 }
 
@@ -227,18 +256,21 @@ func peerToken(subject, ws, ch string) string {
 	return ""
 }
 
-// admit judges m when it is the IUT's part in the run and reports whether
-// it is (and the IUT has not flooded the run). On the run's own broker
+// admit judges m, whose bytes are data, when it is the IUT's part in the
+// run and reports whether it is (and the IUT has not flooded the run), and
+// whether m is where the IUT flooded it. On the run's own broker
 // everything is the IUT's, and its judged envelope says who sent it; on a
 // shared one a cheap decode of from decides first.
-func (b *bus) admit(m *message) bool {
+func (b *bus) admit(m *message, data []byte) (ok, flood bool) {
 	var probe struct {
 		From      string `json:"from"`
 		Kind      string `json:"kind"`
 		Workspace string `json:"workspace_id"`
 	}
-	if !b.embedded {
-		_ = json.Unmarshal(m.raw, &probe) // not an envelope: attributed by subject alone
+	if !b.embedded && !b.isFlooded() {
+		// Not an envelope: attributed by subject alone. Once the IUT has
+		// flooded the run, nothing more of it is decoded.
+		_ = json.Unmarshal(data, &probe)
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -251,22 +283,60 @@ func (b *bus) admit(m *message) bool {
 		// subject or by envelope) is its part in the run.
 		inRun := strings.HasPrefix(m.subject, agh.SubjectPrefix+"."+b.workspace+".") || probe.Workspace == b.workspace
 		if b.iut == "" || probe.From != b.iut || !inRun {
-			return false
+			return false, false
 		}
 	}
 	m.fromIUT = true
 	b.iutCount++
-	if b.iutCount > b.floodMax {
-		b.flooded = true
-		return false
+	b.iutBytes += int64(m.size)
+	if b.flooded {
+		return false, false
+	}
+	if b.iutCount > b.budget.messages || b.iutBytes > b.budget.bytes {
+		b.flooded, b.floodAt = true, m.at
+		what := fmt.Sprintf("more than %d messages", b.budget.messages)
+		if b.iutBytes > b.budget.bytes {
+			what = "more than " + sizeText(b.budget.bytes)
+		}
+		b.floodWhy = fmt.Sprintf("%s by %s into the run", what, m.at.Round(time.Millisecond))
+		return false, true
 	}
 	b.mu.Unlock()
-	b.check(m)
+	b.check(m, data)
+	m.kept = keep(data)
 	b.mu.Lock()
 	if b.embedded {
 		b.learn(m.kind(), m.from(), m.subject)
 	}
-	return true
+	return true, false
+}
+
+// floodReason says why nothing more the IUT publishes is judged, and
+// since when ("" while the IUT has not flooded the run).
+func (b *bus) floodReason() (string, time.Duration) {
+	if b == nil {
+		return "", 0
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.flooded {
+		return "", 0
+	}
+	return "the IUT flooded the run: it published " + b.floodWhy, b.floodAt
+}
+
+// sizeText is a byte count as the budgets are given: bytes, KiB, MiB or
+// GiB.
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // learn takes the IUT's peer id from its first greet. b.mu is held.

@@ -38,6 +38,14 @@ const DefaultGreetTimeout = 20 * time.Second
 // succeed.
 const DefaultStepTimeout = 30 * time.Second
 
+// DefaultFloodBytes is how many bytes of the IUT's messages a run judges
+// before it calls them a flood: 32 of the 1 MiB envelopes every peer must
+// take, where the reference peer publishes less than 1 MiB in a whole run
+// at level full. What the run keeps of the IUT's messages is bounded by it
+// (and the bytes of a message over 64 KiB are not kept once judged), and
+// so is its memory under a flood.
+const DefaultFloodBytes = 32 << 20
+
 // Target is what a run or a fuzz session is pointed at: the broker, the
 // implementation under test, and how long and how often the harness waits
 // for it. Every value means one thing: a zero duration takes the default
@@ -87,7 +95,13 @@ type Target struct {
 	// Session has none.
 	Deadline time.Duration
 
-	FloodLimit int // IUT messages validated before the run calls it a flood (default 5000)
+	// FloodLimit and FloodBytes are the run's budget for the IUT's traffic:
+	// the messages, and their bytes, judged before the run calls it a flood
+	// (NATS-PUBLISH-RATE) and judges, routes and keeps nothing more of it
+	// (default 5000 messages, DefaultFloodBytes). A Session's budget is per
+	// batch.
+	FloodLimit int
+	FloodBytes int64
 	// MaxPayload is the embedded broker's max_payload (default
 	// broker.MaxPayload, the 1 MiB every peer must take); aghcheck fuzz
 	// raises it to try messages past that.
@@ -178,6 +192,9 @@ func (c *Target) defaults() {
 	}
 	if c.FloodLimit <= 0 {
 		c.FloodLimit = 5000
+	}
+	if c.FloodBytes <= 0 {
+		c.FloodBytes = DefaultFloodBytes
 	}
 	if c.Now == nil {
 		c.Now = time.Now

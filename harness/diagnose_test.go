@@ -60,7 +60,7 @@ func TestRelatedToTheExchange(t *testing.T) {
 		{"answer to the same message", forOpen, env("kind", "receipt", "body", map[string]any{"for_id": "msg_t_open"}), true},
 		{"answer to another", forOpen, env("kind", "receipt", "body", map[string]any{"for_id": "msg_t_late"}), false},
 		{"nothing pinned", anyWork, env("kind", "say"), true},
-		{"not an envelope", workW, &message{raw: []byte("\xff")}, true},
+		{"not an envelope", workW, &message{size: 1, kept: []byte("\xff")}, true},
 	} {
 		if got := pinned(tc.pats).relate(tc.m); got != tc.want {
 			t.Errorf("%s: relate = %v, want %v", tc.name, got, tc.want)

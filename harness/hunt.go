@@ -81,12 +81,14 @@ func (a *attempt) closeTo(d *death, within time.Duration) bool {
 	return false
 }
 
-// outOfTime says why nothing more may start ("" while the run has time).
+// outOfTime says why nothing more may start ("" while the run has time
+// and the IUT has not flooded it).
 func (r *runner) outOfTime() string {
 	if r.cfg.Deadline > 0 && time.Since(r.start) >= r.cfg.Deadline {
 		return fmt.Sprintf("the run's verdict was due within %s (--deadline)", r.cfg.Deadline)
 	}
-	return ""
+	why, _ := r.bus.floodReason()
+	return why
 }
 
 // spent says why the hunt may not replay any more ("" while it may).

@@ -174,8 +174,8 @@ func (p *player) endNow() { p.endedAt = time.Since(p.r.start) }
 // unanswered (a SHOULD) only loses what it sends later, unjudged, as it
 // would at any end.
 func (r *runner) lastWord(rep *report.Report) {
-	if r.iutID == "" {
-		return
+	if why, _ := r.bus.floodReason(); r.iutID == "" || why != "" {
+		return // after a flood, its answer would not be heard
 	}
 	id := "aghcheck-last." + r.tag
 	peers := newPeerSet()

@@ -12,11 +12,14 @@ import (
 // message is one publication seen on the broker that did not come from the
 // harness's own connection.
 type message struct {
-	seq      int
-	at       time.Duration // since the run started
-	subject  string
-	token    string // the route token when subject is a peer subject of the run's channel
-	raw      []byte
+	seq     int
+	at      time.Duration // since the run started
+	subject string
+	token   string // the route token when subject is a peer subject of the run's channel
+	// size is how many bytes were published; kept is what the run keeps
+	// of them once they are judged (keep).
+	size     int
+	kept     []byte
 	env      map[string]any // nil when not a JSON object
 	findings []rules.Finding
 	fromIUT  bool
@@ -75,7 +78,7 @@ func (m *message) label() string {
 // describe is m in one line for "what arrived instead".
 func (m *message) describe() string {
 	if m.env == nil {
-		return fmt.Sprintf("%d bytes that are not an envelope on %s", len(m.raw), m.subject)
+		return fmt.Sprintf("%d bytes that are not an envelope on %s", m.size, m.subject)
 	}
 	return fmt.Sprintf("%s %s from %s on %s", m.label(), m.id(), m.from(), m.subject)
 }

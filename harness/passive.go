@@ -75,7 +75,7 @@ func (r *runner) passive(rep *report.Report) {
 	}
 	if pr.Flooded {
 		pr.Findings = append(pr.Findings, report.PassiveFinding{Rule: requirements.NATSFlood.ID, Level: "MUST", Count: b.iutCount, RunWide: true,
-			Example: fmt.Sprintf("the IUT published %d messages during the run (limit %d)", b.iutCount, r.cfg.FloodLimit)})
+			Example: floodExample(b)})
 	}
 	r.brokerDisconnects(rep)
 }
@@ -112,4 +112,11 @@ func (r *runner) brokerClosed() []broker.Disconnect {
 		return nil
 	}
 	return r.broker.ClosedByBroker(self)
+}
+
+// floodExample says how the IUT flooded the run: the budget it passed, and
+// what it published in all.
+func floodExample(b *bus) string {
+	return fmt.Sprintf("the IUT published %s (the run's budget: %d messages, %s), and %d messages, %s, in all; nothing after that was judged",
+		b.floodWhy, b.budget.messages, sizeText(b.budget.bytes), b.iutCount, sizeText(b.iutBytes))
 }

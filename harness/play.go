@@ -66,8 +66,16 @@ func (r *runner) play(ctx context.Context, l *life, sc *scenario.Scenario, res *
 		p.wait.mark, p.wait.greetSeq = r.greet.seq, r.greet.seq
 	}
 	p.steps(ctx)
+	ended := time.Since(r.start)
 	if l.died() != nil {
 		return p // interrupted: not judged
+	}
+	if why, at := r.bus.floodReason(); why != "" && at <= ended {
+		// The scenario ended after the flood began: what the IUT sent it
+		// since was not judged, and neither is the scenario.
+		p.record()
+		res.Outcome, res.Message = report.Error, "not judged: "+why
+		return p
 	}
 	p.judge()
 	p.answers()
@@ -180,6 +188,11 @@ func (p *player) steps(ctx context.Context) {
 		if (sr.Outcome == report.Fail || sr.Outcome == report.Error) && runCtx.Err() != nil {
 			// The run was interrupted, not the IUT found wanting.
 			sr = sr.Judged(report.Error, "run interrupted")
+		}
+		if why, _ := p.r.bus.floodReason(); why != "" && sr.Outcome != report.Pass {
+			// What did not come may have come after the flood began, and
+			// not been heard: the step is not judged.
+			sr = sr.Judged(report.Error, "not judged: "+why)
 		}
 		res.Steps = append(res.Steps, sr)
 		if p.grade(&res.Steps[len(res.Steps)-1]) {

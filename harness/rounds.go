@@ -393,6 +393,9 @@ func (r *runner) beginLife(ctx context.Context) *life {
 		born = time.Since(r.start) // attached: its uptime counts from its greet
 	}
 	l := r.life.begin(ctx, born)
+	if why, _ := r.bus.floodReason(); why != "" {
+		l.cancel(errFlooded) // nothing of it would be heard
+	}
 	r.life.watchProcess(l)
 	r.life.watchConnection(l)
 	r.life.watchProbes(l)

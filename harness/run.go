@@ -252,9 +252,10 @@ func (r *runner) connect(ctx context.Context, rep *report.Report, needJS bool) e
 	r.ep = ep
 	rep.Broker.URL = ep.URL
 
-	r.bus = newBus(r.start, r.ws, r.ch, r.cfg.External == nil, r.cfg.FloodLimit, r.cfg.Now)
+	r.bus = newBus(r.start, r.ws, r.ch, r.cfg.External == nil, floodBudget{r.cfg.FloodLimit, r.cfg.FloodBytes}, r.cfg.Now)
 	r.bus.errata, r.bus.track.errata = r.cfg.Errata, r.cfg.Errata
 	r.bus.heard = r.life.heard
+	r.bus.onFlood = r.onFlood
 	nc, err := ep.Connect(harnessConnName, append(r.link.options(), nats.NoEcho(), nats.ErrorHandler(func(_ *nats.Conn, s *nats.Subscription, err error) {
 		if errors.Is(err, nats.ErrSlowConsumer) && s != nil {
 			n, _ := s.Dropped()
@@ -282,7 +283,10 @@ func (r *runner) connect(ctx context.Context, rep *report.Report, needJS bool) e
 	if err != nil {
 		return fmt.Errorf("subscribe: %w", err)
 	}
-	_ = sub.SetPendingLimits(1<<16, 256<<20)
+	// What waits to be judged is bounded like what is kept: a flood of
+	// large messages fills the queue before the flood budget is spent,
+	// and what does not fit is dropped (and counted) by the client.
+	_ = sub.SetPendingLimits(1<<16, 32<<20)
 	if err := nc.Flush(); err != nil {
 		return err
 	}
@@ -469,6 +473,10 @@ func (r *runner) playAll(ctx context.Context, rep *report.Report, play []int) {
 	if len(later) == 0 || ctx.Err() != nil {
 		return
 	}
+	if why := r.outOfTime(); why != "" {
+		r.unplayable(rep, later, why)
+		return
+	}
 	g, err := r.nextGreet(ctx, nil, 0)
 	if err != nil {
 		for _, i := range later {
@@ -481,6 +489,20 @@ func (r *runner) playAll(ctx context.Context, rep *report.Report, play []int) {
 }
 
 func (r *runner) current() *life { return r.life.current() }
+
+// errFlooded ends an incarnation of the IUT that flooded the run: not a
+// death, and nothing more of it can be judged.
+var errFlooded = errors.New("the IUT flooded the run")
+
+// onFlood stops what the run plays once the IUT has flooded it: nothing
+// more it publishes is judged, so the scenarios in flight end at once, not
+// judged (see play), none starts after them (outOfTime), and the liveness
+// watchers stop (a probe answered but not heard is no deafness).
+func (r *runner) onFlood() {
+	if l := r.life.current(); l != nil {
+		l.cancel(errFlooded)
+	}
+}
 
 // process is the IUT's current process (nil when attached), for the
 // liveness watchers' goroutines.
@@ -540,8 +562,13 @@ func (r *runner) setupJetStream(ctx context.Context) error {
 		Subjects:   []string{agh.SubjectPrefix + "." + r.ws + ".>"},
 		Storage:    jetstream.MemoryStorage,
 		MaxMsgSize: broker.MaxPayload,
-		MaxAge:     time.Minute,
-		Replicas:   1,
+		// The stream keeps the workspace's traffic of the last minute, up
+		// to streamBytes: a flood of the IUT's (which it captures too)
+		// pushes the oldest out rather than growing the broker's memory.
+		MaxBytes: streamBytes,
+		Discard:  jetstream.DiscardOld,
+		MaxAge:   time.Minute,
+		Replicas: 1,
 	}
 	create := func() error {
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -563,6 +590,12 @@ func (r *runner) setupJetStream(ctx context.Context) error {
 	r.js, r.stream = js, sc
 	return nil
 }
+
+// streamBytes bounds the run's JetStream stream. It only acknowledges
+// what scenarios publish through it (the IUT hears those on NATS Core and
+// reads nothing back), so it needs room for the largest message, not for a
+// minute of the workspace's traffic.
+const streamBytes = 16 << 20
 
 // dropStream deletes the run's stream: on an external deployment it would
 // otherwise outlive the run.

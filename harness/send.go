@@ -49,6 +49,15 @@ func (s *sender) sendAs(ctx context.Context, st *scenario.Send, sound bool) ([]s
 	if err != nil {
 		return nil, err
 	}
+	// Whatever a scenario file, a fuzz corpus entry or a capture of the
+	// IUT's says, the harness publishes only on the run's subjects: with
+	// --nats-url its connection has the user's credentials.
+	if !scenario.Confined(subject, s.r.ws, s.r.ch) {
+		return nil, fmt.Errorf("publish refused: %w", scenario.ErrUnconfined("subject", subject))
+	}
+	if reply != "" && !scenario.ReplyConfined(reply, s.r.ws, s.r.ch) {
+		return nil, fmt.Errorf("publish refused: %w", scenario.ErrUnconfined("reply subject", reply))
+	}
 	times := max(st.Repeat, 1)
 	if sound && env != nil {
 		s.r.bus.track.sound(env)

@@ -114,9 +114,12 @@ type Batch struct {
 	// Published are the envelopes the IUT published during the batch that
 	// break a rule, each with the scenario whose test peer it was for.
 	Published []Published
-	// Flooded says the IUT published more than Config.FloodLimit messages
-	// during the batch: those beyond it were not judged.
+	// Flooded says the IUT published more than Config.FloodLimit messages,
+	// or Config.FloodBytes bytes, during the batch: what came after was not
+	// judged, nor were the scenarios still in flight. Flood says which
+	// limit it passed, and when.
 	Flooded bool
+	Flood   string
 }
 
 // Published is one envelope the IUT published that breaks a rule.
@@ -126,7 +129,11 @@ type Published struct {
 	Scenario int
 	At       report.Millis // since the session started
 	Subject  string
-	Raw      []byte
+	// Size is how many bytes the IUT published; Kept is what the session
+	// kept of them once judged: all of them up to 64 KiB, else the first
+	// 512.
+	Size     int
+	Kept     []byte
 	Findings []rules.Finding // stateless rules, the subject rule and the work-unit tracker
 }
 
@@ -143,6 +150,11 @@ func (s *Session) Play(scs []*scenario.Scenario, opt PlayOptions) (*Batch, error
 		return nil, &HarnessError{errors.New(r.gaveUp)}
 	}
 	r.cfg.Scenarios, r.cfg.Parallel, r.cfg.ReproDir = scs, opt.Parallel, opt.ReproDir
+	if l := r.life.current(); l != nil && errors.Is(context.Cause(l.ctx), errFlooded) {
+		// The last batch's flood stopped the IUT's incarnation (not a
+		// death): this batch has a budget of its own.
+		r.beginLife(s.ctx)
+	}
 	rep := r.newReport()
 	rep.IUT = s.rep.IUT // what the gates look at: its card
 	todo := make([]int, len(scs))
@@ -152,7 +164,8 @@ func (s *Session) Play(scs []*scenario.Scenario, opt PlayOptions) (*Batch, error
 	events, killers := len(r.life.snapshot()), len(r.killers)
 	r.playAll(s.ctx, rep, r.gateAll(rep, todo))
 	b := &Batch{Results: rep.Scenarios, Events: r.life.snapshot()[events:], Killers: append([]report.Killer(nil), r.killers[killers:]...)}
-	b.Published, b.Flooded = s.drain(rep)
+	b.Published, b.Flood = s.drain(rep)
+	b.Flooded = b.Flood != ""
 	if err := s.ctx.Err(); err != nil {
 		r.unplayable(rep, todo, "")
 		return b, &HarnessError{interruption(s.ctx)}
@@ -165,13 +178,17 @@ func (s *Session) Play(scs []*scenario.Scenario, opt PlayOptions) (*Batch, error
 
 // drain takes what the passive judge holds since the last batch: the
 // envelopes with findings, each placed with the scenario of rep it was
-// for, and whether the flood limit was passed. The session keeps nothing
-// of what it hands out, so a long session holds the memory of one batch.
-func (s *Session) drain(rep *report.Report) ([]Published, bool) {
+// for, and how the flood budget was passed ("" when it was not). The
+// session keeps nothing of what it hands out, so a long session holds the
+// memory of one batch.
+func (s *Session) drain(rep *report.Report) ([]Published, string) {
 	b := s.r.bus
 	b.mu.Lock()
-	msgs, flooded := b.passive, b.flooded
-	b.passive, b.flooded, b.iutCount = nil, false, 0
+	msgs, why := b.passive, ""
+	if b.flooded {
+		why = floodExample(b)
+	}
+	b.passive, b.flooded, b.iutCount, b.iutBytes, b.floodWhy = nil, false, 0, 0, ""
 	b.mu.Unlock()
 	byID, byToken := map[string]int{}, map[string]int{}
 	for i, res := range rep.Scenarios {
@@ -190,9 +207,9 @@ func (s *Session) drain(rep *report.Report) ([]Published, bool) {
 				i = -1
 			}
 		}
-		out = append(out, Published{Scenario: i, At: report.Millis(m.at), Subject: m.subject, Raw: m.raw, Findings: m.findings})
+		out = append(out, Published{Scenario: i, At: report.Millis(m.at), Subject: m.subject, Size: m.size, Kept: m.kept, Findings: m.findings})
 	}
-	return out, flooded
+	return out, why
 }
 
 // Close stops the IUT and the broker and returns the session's report:

@@ -1,13 +1,17 @@
 package harness
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"github.com/aghcheck/aghcheck/internal/report"
 	"sort"
+	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/aghcheck/aghcheck/internal/report"
+	"github.com/aghcheck/aghcheck/internal/rules"
 )
 
 // What a transcript entry keeps of the bytes: JSON up to entryJSONMax
@@ -22,23 +26,37 @@ const (
 // newEntry is the one place a transcript entry is made from bytes on the
 // wire.
 func newEntry(at time.Duration, direction, peer, subject string, data []byte) *report.ExchangedEntry {
+	return keptEntry(at, direction, peer, subject, data, len(data))
+}
+
+// keptEntry is newEntry for bytes of which only kept (keep) is left of the
+// size published.
+func keptEntry(at time.Duration, direction, peer, subject string, kept []byte, size int) *report.ExchangedEntry {
 	e := &report.ExchangedEntry{At: report.Millis(at), Direction: direction, Peer: peer, Subject: subject}
-	if len(data) <= entryJSONMax && json.Valid(data) && utf8.Valid(data) {
-		e.Envelope = json.RawMessage(data)
+	if len(kept) == size && size <= entryJSONMax && json.Valid(kept) && utf8.Valid(kept) {
+		e.Envelope = json.RawMessage(kept)
 		return e
 	}
-	shown := data
-	if len(shown) > entryRawShown {
-		shown = shown[:entryRawShown]
-	}
-	e.Raw = fmt.Sprintf("%q (%d bytes)", shown, len(data))
+	e.Raw = fmt.Sprintf("%q (%d bytes)", kept[:min(len(kept), entryRawShown)], size)
 	return e
+}
+
+// keep is what the run keeps of an IUT message's bytes once they are
+// judged: all of them when a transcript entry may show them whole, else
+// only the first bytes an entry quotes. So a run holds at most entryJSONMax
+// bytes of each message it judged, whatever the IUT published, and a copy:
+// nothing pins the buffer the bytes came in.
+func keep(data []byte) []byte {
+	if len(data) <= entryJSONMax {
+		return bytes.Clone(data)
+	}
+	return bytes.Clone(data[:entryRawShown])
 }
 
 // receivedEntry is the entry for a message from the IUT, with what the
 // rule engine found in it.
 func receivedEntry(m *message) *report.ExchangedEntry {
-	e := newEntry(m.at, "received", "", m.subject, m.raw)
+	e := keptEntry(m.at, "received", "", m.subject, m.kept, m.size)
 	for _, f := range m.findings {
 		e.Findings = append(e.Findings, f.String())
 	}
@@ -68,20 +86,26 @@ func (t *transcript) ordered() []*report.ExchangedEntry {
 	return t.entries
 }
 
+// briefMax bounds what brief says of one send (before the tail that
+// gives its size): a death's last_sent quotes two, whatever they were.
+const briefMax = 200
+
 // brief is the entry in a few words: its kind and id with its first bytes,
 // for a line that says what a scenario sent before the IUT died.
 func brief(e *report.ExchangedEntry) string {
 	if e.Envelope == nil {
-		return e.Raw
+		// "quoted bytes" (N bytes) ×times: the quote is clipped, the size
+		// kept.
+		head, tail := e.Raw, ""
+		if i := strings.LastIndex(e.Raw, `" (`); i > 0 {
+			head, tail = e.Raw[:i], e.Raw[i:]
+		}
+		return rules.Clip(head, briefMax, "…") + tail
 	}
 	var env struct {
 		Kind string `json:"kind"`
 		ID   string `json:"id"`
 	}
 	_ = json.Unmarshal(e.Envelope, &env)
-	shown := string(e.Envelope)
-	if len(shown) > 200 {
-		shown = shown[:200] + "…"
-	}
-	return fmt.Sprintf("%s %s %s", cmp.Or(env.Kind, "an envelope"), env.ID, shown)
+	return rules.Clip(fmt.Sprintf("%s %s %s", cmp.Or(rules.Clip(env.Kind, 32, "…"), "an envelope"), rules.Clip(env.ID, 64, "…"), e.Envelope), briefMax, "…")
 }

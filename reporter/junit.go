@@ -2,9 +2,11 @@ package reporter
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/xml"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -120,21 +122,25 @@ func writeJUnit(w io.Writer, v any) error {
 }
 
 // junitReporter makes one suite per input file and one case per document.
-// Suites carry counts in their attributes, so cases are kept until the end,
-// in a compact form (a valid document costs a few words: no strings of its
-// own), and are turned into XML one at a time: the root and suite elements
-// are written as tokens rather than as junitSuites, which would hold every
-// case at once.
+// Suites carry counts in their attributes, which XML puts before the cases:
+// so each case is encoded as it comes into a spool (memory up to
+// spoolInMemory, then an unnamed temporary file), and Finish writes the
+// root and suite elements with their counts around the spooled cases. What
+// the reporter holds is a few words per file, whatever the input's size.
 type junitReporter struct {
 	w      io.Writer
 	o      Options
 	suites []junitSuite
+	spool  *spool
+	enc    *xml.Encoder // encodes cases into the spool
 }
 
+// junitSuite is one input file's suite: its counts, and where its cases
+// are in the spool.
 type junitSuite struct {
-	name     string
-	failures int
-	cases    []junitCase
+	name            string
+	tests, failures int
+	start, end      int64
 }
 
 type junitCase struct {
@@ -145,8 +151,15 @@ type junitCase struct {
 }
 
 func (r *junitReporter) Item(d *validate.Document) error {
+	if r.spool == nil {
+		r.spool = &spool{}
+		// Cases sit two levels deep: each starts on a line of its own,
+		// indented as the encoder of the whole document would.
+		r.enc = xml.NewEncoder(r.spool)
+		r.enc.Indent("    ", "  ")
+	}
 	if len(r.suites) == 0 || r.suites[len(r.suites)-1].name != d.Source {
-		r.suites = append(r.suites, junitSuite{name: d.Source})
+		r.suites = append(r.suites, junitSuite{name: d.Source, start: r.spool.n, end: r.spool.n})
 	}
 	s := &r.suites[len(r.suites)-1]
 	c := junitCase{line: int32(d.Line), index: int32(d.Index), profile: d.Profile}
@@ -174,7 +187,17 @@ func (r *junitReporter) Item(d *validate.Document) error {
 		}
 		c.out = text.String()
 	}
-	s.cases = append(s.cases, c)
+	s.tests++
+	// The encoder writes a newline before every element but its first.
+	if r.spool.n == 0 {
+		if _, err := io.WriteString(r.spool, "\n"); err != nil {
+			return err
+		}
+	}
+	if err := r.enc.Encode(c.xml(s.name)); err != nil { // Encode flushes: spool.n is exact
+		return fmt.Errorf("junit: %w", err)
+	}
+	s.end = r.spool.n
 	return nil
 }
 
@@ -193,22 +216,19 @@ func (c junitCase) xml(source string) junitTestcase {
 	return jc
 }
 
+// Finish writes the document: the root and suite elements are written by
+// hand, their attribute values escaped as the encoder escapes them, so that
+// the spooled cases go between them as they are.
 func (r *junitReporter) Finish(sum validate.Summary) error {
+	defer r.spool.close()
 	bw := bufio.NewWriterSize(r.w, 64<<10)
-	bw.WriteString(xml.Header)
-	enc := xml.NewEncoder(bw)
-	enc.Indent("", "  ")
 	tests, failures := len(sum.InputErrors), 0
 	for _, s := range r.suites {
-		tests += len(s.cases)
+		tests += s.tests
 		failures += s.failures
 	}
-	attr := func(k string, v any) xml.Attr { return xml.Attr{Name: xml.Name{Local: k}, Value: fmt.Sprint(v)} }
-	root := xml.StartElement{Name: xml.Name{Local: "testsuites"}, Attr: []xml.Attr{
-		attr("name", "aghcheck validate"), attr("tests", tests), attr("failures", failures), attr("errors", len(sum.InputErrors))}}
-	if err := enc.EncodeToken(root); err != nil {
-		return err
-	}
+	bw.WriteString(xml.Header)
+	startTag(bw, "", "testsuites", "name", "aghcheck validate", "tests", tests, "failures", failures, "errors", len(sum.InputErrors))
 	// An input that could not be read is an error test case of its own:
 	// the check could not be done, which is not a verdict on a document.
 	for _, e := range sum.InputErrors {
@@ -223,31 +243,108 @@ func (r *junitReporter) Finish(sum validate.Summary) error {
 			Case   junitTestcase `xml:"testcase"`
 		}{name, 1, 1, junitTestcase{Name: "read " + name, Classname: name,
 			Error: &junitFailure{Message: e.Message, Type: "input", Text: text}}}
+		bw.WriteString("\n")
+		enc := xml.NewEncoder(bw)
+		enc.Indent("  ", "  ")
 		if err := enc.EncodeElement(suite, xml.StartElement{Name: xml.Name{Local: "testsuite"}}); err != nil {
 			return err
 		}
 	}
+	if err := r.spool.finish(); err != nil {
+		return fmt.Errorf("junit: %w", err)
+	}
 	for _, s := range r.suites {
-		st := xml.StartElement{Name: xml.Name{Local: "testsuite"}, Attr: []xml.Attr{
-			attr("name", s.name), attr("tests", len(s.cases)), attr("failures", s.failures), attr("errors", 0)}}
-		if err := enc.EncodeToken(st); err != nil {
-			return err
+		startTag(bw, "\n  ", "testsuite", "name", s.name, "tests", s.tests, "failures", s.failures, "errors", 0)
+		if err := r.spool.copyRange(bw, s.start, s.end); err != nil {
+			return fmt.Errorf("junit: %w", err)
 		}
-		for _, c := range s.cases {
-			if err := enc.Encode(c.xml(s.name)); err != nil {
-				return err
-			}
-		}
-		if err := enc.EncodeToken(st.End()); err != nil {
-			return err
-		}
+		bw.WriteString("\n  </testsuite>")
 	}
-	if err := enc.EncodeToken(root.End()); err != nil {
-		return err
+	if len(sum.InputErrors)+len(r.suites) > 0 {
+		bw.WriteString("\n")
 	}
-	if err := enc.Flush(); err != nil {
-		return err
-	}
-	bw.WriteString("\n")
+	bw.WriteString("</testsuites>\n")
 	return bw.Flush()
+}
+
+// startTag writes indent and a start tag with attributes given as name,
+// value pairs, each value escaped as an XML attribute.
+func startTag(w *bufio.Writer, indent, name string, attrs ...any) {
+	w.WriteString(indent + "<" + name)
+	for i := 0; i+1 < len(attrs); i += 2 {
+		w.WriteString(" " + attrs[i].(string) + `="`)
+		_ = xml.EscapeText(w, []byte(fmt.Sprint(attrs[i+1])))
+		w.WriteString(`"`)
+	}
+	w.WriteString(">")
+}
+
+// spoolInMemory is how much of the spooled cases stays in memory before
+// the spool moves to a temporary file.
+var spoolInMemory = 8 << 20
+
+// spool holds bytes written once and read back by range: in memory while
+// small, then in a temporary file whose name is removed at once (where the
+// system allows it), so that nothing is left behind however aghcheck ends.
+type spool struct {
+	n    int64 // bytes written
+	mem  bytes.Buffer
+	file *os.File
+	name string // the file's name while it still has one (removed on close)
+	bw   *bufio.Writer
+}
+
+func (s *spool) Write(p []byte) (int, error) {
+	if s.file == nil && s.mem.Len()+len(p) > spoolInMemory {
+		f, err := os.CreateTemp("", "aghcheck-junit-*")
+		if err != nil {
+			return 0, fmt.Errorf("spool the report: %w", err)
+		}
+		if os.Remove(f.Name()) != nil {
+			s.name = f.Name() // a system that keeps the name of an open file
+		}
+		s.file, s.bw = f, bufio.NewWriterSize(f, 256<<10)
+		if _, err := s.bw.Write(s.mem.Bytes()); err != nil {
+			return 0, fmt.Errorf("spool the report: %w", err)
+		}
+		s.mem = bytes.Buffer{}
+	}
+	var n int
+	var err error
+	if s.file != nil {
+		n, err = s.bw.Write(p)
+	} else {
+		n, err = s.mem.Write(p)
+	}
+	s.n += int64(n)
+	return n, err
+}
+
+// finish makes what was written readable.
+func (s *spool) finish() error {
+	if s == nil || s.bw == nil {
+		return nil
+	}
+	return s.bw.Flush()
+}
+
+// copyRange copies bytes [start, end) to w.
+func (s *spool) copyRange(w io.Writer, start, end int64) error {
+	if s.file == nil {
+		_, err := w.Write(s.mem.Bytes()[start:end])
+		return err
+	}
+	_, err := io.Copy(w, io.NewSectionReader(s.file, start, end-start))
+	return err
+}
+
+// close drops the spool and its file.
+func (s *spool) close() {
+	if s == nil || s.file == nil {
+		return
+	}
+	s.file.Close()
+	if s.name != "" {
+		os.Remove(s.name)
+	}
 }

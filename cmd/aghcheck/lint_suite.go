@@ -21,8 +21,10 @@ func newLintSuiteCmd() *cobra.Command {
 		Long: `lint-suite checks every *.yaml, *.yml and *.json scenario file under each DIR:
 the JSON Schema of the format (schemas/scenario.schema.json), requirement ids
 that exist in the rule catalogue, declared test peers, templates that
-evaluate, captures defined before use, and ids unique across the files and
-the built-in suites. Exit status 1 lists every problem found.`,
+evaluate, captures defined before use, ids unique across the files and
+the built-in suites, and subjects: a send publishes only on the run's own
+(agh.network.v0.WORKSPACE.…; see docs/scenarios.md#subjects). Exit status 1
+lists every problem found.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 && !embedded {

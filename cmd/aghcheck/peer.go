@@ -53,6 +53,8 @@ The liveness faults take a parameter and combine with any other fault:
   drop-after-greet:DURATION drops and remakes its connection DURATION after each
                             join or reconnect greet
   deaf-after:N              answers nothing after N messages, still greeting
+  flood-bytes:SIZE          publishes SIZE-byte say envelopes (1MiB, 512KiB, 4096)
+                            without pause, serving as usual
 INPUT is whois-query-type, garbage or any-say; DURATION is 3s, 250ms or 1.5.
 For example, --fault slow:3s --fault accept-expired is a slow peer that also
 takes expired work.`,

@@ -156,3 +156,51 @@ func TestLintSuiteRendersTemplates(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 }
+
+// A scenario file is data: lint-suite refuses a send on any subject but
+// the run's own (its workspace's, a workspace named after it, the
+// channel-only subjects of its channel), and a reply subject but those and
+// an inbox, naming the file, the line and the step.
+func TestLintSuiteConfinesSubjects(t *testing.T) {
+	dir := t.TempDir()
+	const sc = `scenarios:
+  - id: acme.subjects
+    title: t
+    requirements: [LIFE-CORRELATION]
+    level: MUST
+    claim: core-receiver
+    peers: [alice]
+    steps:
+      - send: {from: alice, to: iut, subject: "{{iut.subject}}", envelope: {kind: say}}
+      - send: {from: alice, to: iut, subject: "agh.network.v0.{{ws}}-other.{{channel}}.peer.{{iut.route}}", envelope: {kind: say}}
+      - send: {from: alice, to: iut, subject: "agh.network.v0.{{channel}}.broadcast", envelope: {kind: say}, reply: "_INBOX.x.{{id.a}}"}
+      - send: {from: alice, to: iut, subject: "$JS.API.STREAM.DELETE.PROD_ORDERS", envelope: {kind: say}}
+      - send: {from: alice, to: iut, subject: "orders.evil", envelope: {kind: say}}
+      - send: {from: alice, to: iut, subject: "agh.network.v0.prod.{{channel}}.broadcast", envelope: {kind: say}}
+      - send: {from: alice, to: iut, subject: "agh.network.v0.{{ws}}.>", envelope: {kind: say}}
+      - send: {from: alice, to: iut, envelope: {kind: say}, reply: "$JS.API.STREAM.PURGE.PROD_ORDERS"}
+`
+	if err := os.WriteFile(filepath.Join(dir, "s.yaml"), []byte(sc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code := runAghcheck(t, "lint-suite", dir)
+	if code != exitInvalid {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	for _, want := range []string{
+		`s.yaml:12:9: scenario acme.subjects: step 4: send: subject "$JS.API.STREAM.DELETE.PROD_ORDERS" is not one of the run's subjects`,
+		`s.yaml:13:9: scenario acme.subjects: step 5: send: subject "orders.evil" is not one`,
+		`step 6: send: subject "agh.network.v0.prod.{{channel}}.broadcast" is not one`,
+		`step 7: send: subject "agh.network.v0.{{ws}}.>" is not one`,
+		`step 8: send: reply subject "$JS.API.STREAM.PURGE.PROD_ORDERS" is not one`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	for _, step := range []string{"step 1:", "step 2:", "step 3:"} {
+		if strings.Contains(out, step) {
+			t.Errorf("the run's own subject refused (%s):\n%s", step, out)
+		}
+	}
+}

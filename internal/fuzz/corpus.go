@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 )
 
@@ -22,6 +23,15 @@ import (
 // what it found interesting. The file holds what the case was made of (the
 // seed's name and the mutated send step), so a kept case is judged again
 // by the engine of the aghcheck that plays it.
+//
+// A corpus file is data, maybe from a pull request: it says what the
+// message holds, never where it goes. A kept case's send is rebuilt from
+// its seed (who sends, to whom, on which subject, signed or not) and its
+// mutations (the envelope they made; a bystander case goes to the
+// broadcast subject, a replay twice; changed bytes are made again from the
+// envelope they were changed from, by the bytes operation named). A file
+// that names a subject, a reply subject, raw bytes of its own or a
+// JetStream publish is refused: the fuzzer never writes one.
 
 // corpusEntry is one kept case.
 type corpusEntry struct {
@@ -79,9 +89,71 @@ func openCorpus(dir string) (*corpus, error) {
 		if err := dec.Decode(&e); err != nil || e.Seed == "" {
 			return nil, fmt.Errorf("corpus: %s is not a kept case: %v", p, cmpErr(err, "no seed"))
 		}
+		if err := e.check(); err != nil {
+			return nil, fmt.Errorf("corpus: %s: %w (a kept case is replayed from its seed and mutations; remove the file)", p, err)
+		}
 		c.kept = append(c.kept, e)
 	}
 	return c, nil
+}
+
+// check refuses an entry that says where its message goes, or what its
+// bytes are, otherwise than the fuzzer writes it.
+func (e *corpusEntry) check() error {
+	for _, send := range []*scenario.Send{&e.Send, e.Pre} {
+		if send == nil {
+			continue
+		}
+		switch {
+		case send.Subject != "" && (send.Subject != broadcastTemplate || !e.Bystander):
+			return fmt.Errorf("send.subject %q is not one the fuzzer sends on", rules.Clip(send.Subject, 120, "…"))
+		case send.Reply != "":
+			return fmt.Errorf("send.reply %q: the fuzzer sends no reply subject", rules.Clip(send.Reply, 120, "…"))
+		case send.RawBase64 != "":
+			return errors.New("send.raw_base64: the fuzzer writes no raw bytes of their own")
+		case send.JetStream:
+			return errors.New("send.jetstream: the fuzzer publishes on NATS Core")
+		}
+	}
+	if e.Send.Raw != nil && e.Pre == nil {
+		return errors.New("send.raw without pre, the envelope it was made from: the fuzzer writes no raw bytes of their own")
+	}
+	if e.Pre != nil && (e.Pre.Raw != nil || e.BytesOp < -1 || e.BytesOp >= len(bytesOps)) {
+		return fmt.Errorf("pre and bytes_op %d do not say how the bytes were made", e.BytesOp)
+	}
+	return nil
+}
+
+// broadcastTemplate is where a bystander case is published.
+const broadcastTemplate = "{{broadcast}}"
+
+// rebuild is the send of entry e from seed s: where it goes and how, from
+// the seed and the mutations; what it holds, from the entry.
+func (e *corpusEntry) rebuild(s *seed) (*draft, bool) {
+	d := &draft{seed: s, ops: e.Ops, keys: e.Keys, accept: e.Accept, bystander: e.Bystander, replay: e.Replay}
+	content := e.Send
+	if e.Pre != nil {
+		content = *e.Pre
+	}
+	d.send = s.send
+	d.send.Envelope, d.send.Drop, d.send.Digest, d.send.Tamper = content.Envelope, content.Drop, content.Digest, content.Tamper
+	if d.send.Envelope == nil {
+		return nil, false // bytes with no envelope: nothing to make them from
+	}
+	if e.Bystander {
+		d.send.Subject = broadcastTemplate
+	}
+	if e.Replay {
+		d.send.Repeat = 2
+	}
+	if e.Pre != nil {
+		// The bytes are made again, as the generator made them.
+		if !d.applyBytes(e.BytesOp) {
+			return nil, false
+		}
+		d.ops, d.keys = e.Ops, e.Keys // applyBytes noted the operation again
+	}
+	return d, true
 }
 
 func cmpErr(err error, msg string) error {
@@ -92,8 +164,8 @@ func cmpErr(err error, msg string) error {
 }
 
 // drafts are the kept cases, remade from the seeds they name (a case whose
-// seed this aghcheck no longer has, or that needs signing the IUT does not
-// take, is left out).
+// seed this aghcheck no longer has, that needs signing the IUT does not
+// take, or whose bytes cannot be made again, is left out).
 func (c *corpus) drafts(seeds []seed) []*draft {
 	if c == nil {
 		return nil
@@ -110,11 +182,9 @@ func (c *corpus) drafts(seeds []seed) []*draft {
 		if i < 0 {
 			continue
 		}
-		d := &draft{seed: &seeds[i], send: e.Send, ops: e.Ops, keys: e.Keys, accept: e.Accept, bystander: e.Bystander, replay: e.Replay}
-		if e.Pre != nil && e.BytesOp >= -1 && e.BytesOp < len(bytesOps) {
-			d.pre, d.bytesOp = e.Pre, e.BytesOp
+		if d, ok := e.rebuild(&seeds[i]); ok {
+			out = append(out, d)
 		}
-		out = append(out, d)
 	}
 	return out
 }

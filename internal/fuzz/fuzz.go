@@ -631,6 +631,9 @@ func (fz *fuzzer) judge(batch []*Case, b *harness.Batch) {
 			fz.killers[c.killSignature()] = true
 		}
 	}
+	if b.Flooded {
+		note(nil, flooded(b, len(batch)))
+	}
 	if len(b.Killers) == 0 {
 		for _, ev := range b.Events {
 			if ev.Death() {

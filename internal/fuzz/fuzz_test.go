@@ -352,3 +352,26 @@ func familySeeds(t testing.TB, signed bool) (*scenario.Family, []seed) {
 	}
 	return fam, seeds
 }
+
+// A peer that floods every batch is a flood finding (a batch's budget is
+// its own), and what it published past the budget is judged as nothing
+// else: no death, no finding of a case.
+func TestFloodingPeerFound(t *testing.T) {
+	t.Parallel()
+	hc := against(t, "flood-bytes:256KiB")
+	hc.FloodBytes = 2 << 20
+	rep, err := Run(context.Background(), Config{Seed: 1, Cases: 20, Parallel: 64, Target: hc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(rep.Findings, func(f *Finding) bool {
+		return f.Kind == KindFlood && f.Rule == requirements.NATSFlood.ID && f.Level == "MUST" && strings.Contains(f.Message, "more than 2.0 MiB")
+	}) || !rep.Failed() {
+		t.Fatalf("no MUST flood finding naming the 2 MiB budget in %d cases:%s", rep.Cases, describe(rep))
+	}
+	for _, f := range rep.Findings {
+		if f.Kind != KindFlood {
+			t.Errorf("finding besides the flood: %s %s: %s", f.Kind, f.Rule, f.Message)
+		}
+	}
+}

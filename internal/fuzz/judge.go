@@ -25,6 +25,7 @@ const (
 	KindCrash             = "crash"              // the IUT's process exited
 	KindDisconnect        = "disconnect"         // the IUT's broker connection closed
 	KindDeaf              = "deaf"               // the IUT stopped answering
+	KindFlood             = "flood"              // the IUT published more than a batch's budget
 )
 
 // Finding is one way the IUT falls short, found by one case or more.
@@ -262,6 +263,13 @@ func killed(k report.Killer, c *Case) Finding {
 
 // says is what happened to the IUT, for a liveness event's kind.
 func says(kind string) string { return report.LifeEvent{Kind: kind}.Says() }
+
+// flooded is the finding of a batch the IUT flooded: what it published
+// past the budget, and the cases still in flight, were not judged.
+func flooded(b *harness.Batch, cases int) Finding {
+	return Finding{Kind: KindFlood, Rule: requirements.NATSFlood.ID, Level: "MUST", Input: "unattributed",
+		Message: fmt.Sprintf("with %d cases in a batch, %s", cases, b.Flood)}
+}
 
 // unattributed is the finding of deaths no case explains: the IUT died
 // while cases were in flight, and none of them kills it played alone (a

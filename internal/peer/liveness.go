@@ -24,6 +24,7 @@ const (
 	faultDeafAfter    = "deaf-after:"
 	faultDeafOn       = "deaf-on:"
 	faultHangUpAfter  = "hang-up-after:"
+	faultFloodBytes   = "flood-bytes:"
 )
 
 // GroupLiveness is the group of the liveness faults. They name no
@@ -45,6 +46,7 @@ type liveness struct {
 	slow      time.Duration // every non-greet publication goes out this late
 	dropAfter time.Duration // drops the connection this long after a join or reconnect greet
 	hangUp    time.Duration // closes the connection for good this long after its join greet
+	flood     int           // publishes envelopes of this many bytes without pause; 0: never
 	deafAfter int           // processes this many messages, then none; -1: no limit
 	crashOn   *input
 	hangUpOn  *input
@@ -77,6 +79,8 @@ var livenessFaults = []livenessFault{
 		func(l *liveness, s string) (err error) { l.dropAfter, err = positiveDuration(s); return err }},
 	{Fault{faultHangUpAfter + "DURATION", GroupLiveness, "DURATION after its join greet, whatever it received, closes its NATS connection for good; the process lingers until signalled", nil},
 		func(l *liveness, s string) (err error) { l.hangUp, err = positiveDuration(s); return err }},
+	{Fault{faultFloodBytes + "SIZE", GroupLiveness, "from its join greet on, publishes valid say envelopes of SIZE bytes each (a number of bytes, or KiB or MiB: 1MiB is the broker's max payload) on the broadcast subject as fast as its connection takes them, while serving as usual", nil},
+		func(l *liveness, s string) (err error) { l.flood, err = parseSize(s); return err }},
 	{Fault{faultDeafAfter + "N", GroupLiveness, "after receiving N messages processes nothing more it receives (no replies), yet stays connected and keeps greeting", nil},
 		func(l *liveness, s string) error {
 			n, err := strconv.Atoi(s)
@@ -120,6 +124,24 @@ func isLiveness(name string) bool {
 		}
 	}
 	return false
+}
+
+// parseSize reads SIZE: a whole number of bytes, or of KiB or MiB.
+func parseSize(s string) (int, error) {
+	num, unit := s, 1
+	for _, u := range []struct {
+		suffix string
+		n      int
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}} {
+		if v, ok := strings.CutSuffix(s, u.suffix); ok {
+			num, unit = v, u.n
+		}
+	}
+	n, err := strconv.Atoi(num)
+	if err != nil || n <= 0 || n > 64<<20/unit {
+		return 0, fmt.Errorf("SIZE %q is not a size from 1 byte to 64MiB (such as 1MiB, 512KiB or 4096)", s)
+	}
+	return n * unit, nil
 }
 
 func positiveDuration(s string) (time.Duration, error) {

@@ -1,13 +1,16 @@
 package peer
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
 
+	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/internal/testwait"
 )
 
@@ -149,6 +152,58 @@ var livenessFaultCases = []faultCase{
 		}
 		if published < 2 || len(closed) < 1 {
 			t.Fatalf("greets came over %d connections (%d closed), want at least 2", published, len(closed))
+		}
+	}},
+	{faultFloodBytes + "4KiB", nil, func(t *testing.T, r *rig) {
+		// The answer to a whois comes on a subscription of its own: the
+		// flood fills r.in, and the client drops what does not fit.
+		answers := make(chan *nats.Msg, 64)
+		if _, err := r.nc.ChanSubscribe(agh.PeerSubject(testWS, testChannel, r.me), answers); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.nc.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		ck, err := agh.NewChecker(agh.Options{Now: time.Now().Unix()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := map[string]bool{}
+		for len(ids) < 50 {
+			var m *nats.Msg
+			select {
+			case m = <-r.in:
+			case <-time.After(wait):
+				t.Fatalf("%d flood envelopes, then nothing for %v", len(ids), wait)
+			}
+			res := ck.CheckBytes(m.Data)
+			if res.Envelope["kind"] == "greet" {
+				continue
+			}
+			if len(m.Data) != 4096 || m.Subject != agh.BroadcastSubject(testWS, testChannel) || !res.Valid(false) {
+				t.Fatalf("flood envelope of %d bytes on %s, findings %v; want a valid say of 4096 bytes on the broadcast subject", len(m.Data), m.Subject, res.Findings)
+			}
+			id := res.Envelope["id"].(string)
+			if ids[id] {
+				t.Fatalf("flood id %s repeated", id)
+			}
+			ids[id] = true
+		}
+		// Flooding, it still serves.
+		q := whoisRequest(r)
+		r.send(q)
+		for {
+			select {
+			case m := <-answers:
+				var env map[string]any
+				if err := json.Unmarshal(m.Data, &env); err != nil {
+					t.Fatal(err)
+				}
+				wantAnswer(t, env, q)
+				return
+			case <-time.After(wait):
+				t.Fatal("the flooding peer did not answer a whois")
+			}
 		}
 	}},
 	{faultDeafAfter + "2", []rigOpt{withConfig(func(c *Config) { c.GreetInterval = 200 * time.Millisecond })}, func(t *testing.T, r *rig) {
@@ -305,6 +360,12 @@ func TestLivenessParameters(t *testing.T) {
 		{[]string{"crash-on:nothing"}, "known: whois-query-type, garbage, any-say, deep-nesting"},
 		{[]string{"disconnect-on:"}, "unknown INPUT"},
 		{[]string{"slow"}, "unknown fault"},
+		{[]string{"flood-bytes:1MiB"}, ""},
+		{[]string{"flood-bytes:512KiB"}, ""},
+		{[]string{"flood-bytes:4096"}, ""},
+		{[]string{"flood-bytes:0"}, "not a size"},
+		{[]string{"flood-bytes:1GiB"}, "not a size"},
+		{[]string{"flood-bytes:65MiB"}, "not a size"},
 	} {
 		_, err := parseFaults(c.names)
 		switch {

@@ -110,6 +110,14 @@ func Run(ctx context.Context, cfg Config) error {
 		p.greet()
 		drop.arm()
 	}
+	if p.live.flood > 0 {
+		data, idAt, tsAt, err := p.floodTemplate(p.live.flood)
+		if err != nil {
+			return fmt.Errorf("flood: %w", err)
+		}
+		f := startFlood(nc, p.broadcast, data, idAt, tsAt, p.log)
+		defer f.stop()
+	}
 
 	var hangUp <-chan time.Time // hang-up-after: nil never fires
 	if p.live.hangUp > 0 {

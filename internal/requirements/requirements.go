@@ -143,7 +143,7 @@ var (
 	NATSFlood = natsRules.Declare(rules.Rule{ID: "NATS-PUBLISH-RATE",
 		Clause: "A peer MUST NOT flood the channel: it publishes in response to traffic and for presence, not unbounded.",
 		Source: deliverySrc,
-		Basis:  "No modal sentence of the pages bounds how much a peer publishes: aghcheck's own limit (5000 envelopes a run), read from the pages' posture (a peer publishes in reply to traffic and greets once an interval) and graded MUST by passive judging"})
+		Basis:  "No modal sentence of the pages bounds how much a peer publishes: aghcheck's own limits (5000 envelopes or 32 MiB a run), read from the pages' posture (a peer publishes in reply to traffic and greets once an interval) and graded MUST by passive judging"})
 	NATSRegreet = natsRules.Declare(rules.Rule{ID: "NATS-GREET-RECONNECT", Severity: rules.Warning,
 		Clause: "A NATS peer SHOULD publish greet again after reconnecting to the broker.",
 		Source: natsSrc + " §Joining a channel",

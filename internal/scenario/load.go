@@ -356,6 +356,25 @@ func (sc *Scenario) check() []issue {
 			bad("step %d: %v", i+1, err)
 		}
 	}
+	// Where a send publishes, rendered as a run renders it (derivations
+	// too: a route token is part of a subject), must be one of the run's
+	// subjects; what a capture holds is the IUT's, and makes none.
+	real := *ctx
+	real.Dry = false
+	confined := func(i int, subject, reply string) {
+		if subject != "" {
+			if got, err := real.RenderString(subject); err == nil && !Confined(got, real.Workspace, real.Channel) {
+				bad("step %d: send: %v", i+1, ErrUnconfined("subject", subject))
+			}
+		}
+		if reply != "" {
+			if got, err := real.RenderString(reply); err != nil {
+				bad("step %d: reply: %v", i+1, err)
+			} else if !ReplyConfined(got, real.Workspace, real.Channel) {
+				bad("step %d: send: %v", i+1, ErrUnconfined("reply subject", reply))
+			}
+		}
+	}
 	patterns := func(i int, ps []map[string]any) {
 		for _, p := range ps {
 			tmpl(i, p)
@@ -393,6 +412,7 @@ func (sc *Scenario) check() []issue {
 			tmpl(i, s.Envelope)
 			tmpl(i, s.Tamper)
 			tmpl(i, s.Subject)
+			confined(i, s.Subject, s.Reply)
 			if s.JetStream && !sc.Requires.JetStream {
 				bad("step %d: a jetstream send needs requires.jetstream", i+1)
 			}
