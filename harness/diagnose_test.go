@@ -62,9 +62,11 @@ func TestRelatedToTheExchange(t *testing.T) {
 		{"nothing pinned", anyWork, env("kind", "say"), true},
 		{"not an envelope", workW, &message{size: 1, kept: []byte("\xff")}, true},
 	} {
-		if got := pinned(tc.pats).relate(tc.m); got != tc.want {
-			t.Errorf("%s: relate = %v, want %v", tc.name, got, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if got := pinned(tc.pats).relate(tc.m); got != tc.want {
+				t.Errorf("relate = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
 

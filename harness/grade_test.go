@@ -199,12 +199,14 @@ func TestGradePassiveReasonNamesTheRule(t *testing.T) {
 		{"both", report.PassiveResult{Outcome: report.Fail, Envelopes: 9, Invalid: 1,
 			Findings: []report.PassiveFinding{{Rule: "ENV-ID", Level: "MUST"}, {Rule: "INPUT-SIZE", Level: "MUST", RunWide: true}}}, "passive validation: 1 of 9 IUT envelopes invalid (ENV-ID); INPUT-SIZE"},
 	} {
-		rep := gradeFixture(map[string]report.Outcome{"s.greet": report.Pass, "r.terminal": report.Pass, "r.input": report.Pass, "r.dedupe": report.Pass})
-		rep.Passive = tc.passive
-		grade(rep, config{}, "Core Peer")
-		if why := strings.Join(claim(rep, "Core Sender").Why, "; "); why != tc.want {
-			t.Errorf("%s: Core Sender why %q, want %q", tc.name, why, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			rep := gradeFixture(map[string]report.Outcome{"s.greet": report.Pass, "r.terminal": report.Pass, "r.input": report.Pass, "r.dedupe": report.Pass})
+			rep.Passive = tc.passive
+			grade(rep, config{}, "Core Peer")
+			if why := strings.Join(claim(rep, "Core Sender").Why, "; "); why != tc.want {
+				t.Errorf("Core Sender why %q, want %q", why, tc.want)
+			}
+		})
 	}
 }
 
@@ -306,16 +308,18 @@ func TestGradeExercisedPerClaim(t *testing.T) {
 				"TRUST-RX-ACCEPT-VERIFIED MUST (trust mode agh-network.trust.ed25519-jcs/v1 not advertised)"},
 		{"JetStream (optional)", "", ""},
 	} {
-		c := claim(rep, tc.claim)
-		if got := strings.Join(c.Exercised, " "); got != tc.exercised {
-			t.Errorf("%s exercised %q, want %q", tc.claim, got, tc.exercised)
-		}
-		if got := gaps(c); got != tc.gaps {
-			t.Errorf("%s not exercised %q,\nwant %q", tc.claim, got, tc.gaps)
-		}
-		if c.Exercised == nil || c.NotExercised == nil {
-			t.Errorf("%s: nil lists (the JSON fields are always present)", tc.claim)
-		}
+		t.Run(tc.claim, func(t *testing.T) {
+			c := claim(rep, tc.claim)
+			if got := strings.Join(c.Exercised, " "); got != tc.exercised {
+				t.Errorf("exercised %q, want %q", got, tc.exercised)
+			}
+			if got := gaps(c); got != tc.gaps {
+				t.Errorf("not exercised %q,\nwant %q", got, tc.gaps)
+			}
+			if c.Exercised == nil || c.NotExercised == nil {
+				t.Error("nil lists (the JSON fields are always present)")
+			}
+		})
 	}
 	// Scenario skipped by --run on a requirement nothing else judged.
 	rep.Passive = report.PassiveResult{Outcome: report.Pass, Envelopes: 3}

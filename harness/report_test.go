@@ -22,30 +22,35 @@ func TestNameImplementation(t *testing.T) {
 		{"peer id", "", "", report.IUTInfo{PeerID: "iut.1", Card: map[string]any{"version": 3}}, "iut.1", report.Unknown},
 		{"never joined", "", "", report.IUTInfo{}, report.Unknown, report.Unknown},
 	} {
-		rep := &report.Report{IUT: c.iut}
-		rep.NameImplementation(c.flagName, c.flagVersion)
-		if rep.IUT.Implementation != c.wantName || rep.IUT.ImplementationVersion != c.wantVersion {
-			t.Errorf("%s: %q %q, want %q %q", c.name, rep.IUT.Implementation, rep.IUT.ImplementationVersion, c.wantName, c.wantVersion)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			rep := &report.Report{IUT: c.iut}
+			rep.NameImplementation(c.flagName, c.flagVersion)
+			if rep.IUT.Implementation != c.wantName || rep.IUT.ImplementationVersion != c.wantVersion {
+				t.Errorf("%q %q, want %q %q", rep.IUT.Implementation, rep.IUT.ImplementationVersion, c.wantName, c.wantVersion)
+			}
+		})
 	}
 }
 
 // A scenario's own outcome, whatever a baseline or --strict made of it.
 func TestActual(t *testing.T) {
 	for _, c := range []struct {
+		name string
 		sc   report.ScenarioResult
 		want report.Outcome
 	}{
-		{report.ScenarioResult{Outcome: report.Pass}, report.Pass},
-		{report.ScenarioResult{Outcome: report.Fail}, report.Fail},
-		{report.ScenarioResult{Outcome: report.Fail, StrictFail: true}, report.Warn},
-		{report.ScenarioResult{Outcome: report.ExpectedFail, Baseline: &report.BaselineMark{Actual: report.Fail}}, report.Fail},
-		{report.ScenarioResult{Outcome: report.ExpectedFail, Baseline: &report.BaselineMark{Actual: report.Warn}, StrictFail: true}, report.Warn},
-		{report.ScenarioResult{Outcome: report.Skip}, report.Skip},
+		{"pass", report.ScenarioResult{Outcome: report.Pass}, report.Pass},
+		{"fail", report.ScenarioResult{Outcome: report.Fail}, report.Fail},
+		{"strict warning", report.ScenarioResult{Outcome: report.Fail, StrictFail: true}, report.Warn},
+		{"expected failure", report.ScenarioResult{Outcome: report.ExpectedFail, Baseline: &report.BaselineMark{Actual: report.Fail}}, report.Fail},
+		{"expected strict warning", report.ScenarioResult{Outcome: report.ExpectedFail, Baseline: &report.BaselineMark{Actual: report.Warn}, StrictFail: true}, report.Warn},
+		{"skip", report.ScenarioResult{Outcome: report.Skip}, report.Skip},
 	} {
-		if got := c.sc.Actual(); got != c.want {
-			t.Errorf("%+v: %s, want %s", c.sc, got, c.want)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			if got := c.sc.Actual(); got != c.want {
+				t.Errorf("%+v: %s, want %s", c.sc, got, c.want)
+			}
+		})
 	}
 }
 

@@ -255,14 +255,16 @@ func TestUsageErrors(t *testing.T) {
 // What an IUT that dies before greeting said is quoted by the line that
 // names its error, not by whatever its runtime prints last.
 func TestLastLineNamesTheError(t *testing.T) {
-	for _, tc := range []struct{ stderr, want string }{
-		{"node:internal/modules/esm/resolve:873\n  throw new ERR_MODULE_NOT_FOUND(packageName, fileURLToPath(base), null);\n        ^\n\nError [ERR_MODULE_NOT_FOUND]: Cannot find package 'nats' imported from /x/peer.js\n    at packageResolve (node:internal/modules/esm/resolve:873:9)\n\nNode.js v20.20.2\n",
+	for _, tc := range []struct{ name, stderr, want string }{
+		{"node module missing", "node:internal/modules/esm/resolve:873\n  throw new ERR_MODULE_NOT_FOUND(packageName, fileURLToPath(base), null);\n        ^\n\nError [ERR_MODULE_NOT_FOUND]: Cannot find package 'nats' imported from /x/peer.js\n    at packageResolve (node:internal/modules/esm/resolve:873:9)\n\nNode.js v20.20.2\n",
 			": Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'nats' imported from /x/peer.js"},
-		{"starting\niut: giving up at once\n", ": iut: giving up at once"},
-		{"", ""},
+		{"last line", "starting\niut: giving up at once\n", ": iut: giving up at once"},
+		{"nothing said", "", ""},
 	} {
-		if got := lastLine(tc.stderr); got != tc.want {
-			t.Errorf("lastLine(%q) = %q, want %q", tc.stderr, got, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if got := lastLine(tc.stderr); got != tc.want {
+				t.Errorf("lastLine(%q) = %q, want %q", tc.stderr, got, tc.want)
+			}
+		})
 	}
 }
