@@ -77,21 +77,23 @@ func TestCasesAreScenarioFiles(t *testing.T) {
 	shapes := map[string]int{}
 	for _, c := range cases(t, 3, 200) {
 		shapes[c.Shape]++
-		doc := scenario.Document(c.Scenario)
-		data, err := yaml.Marshal(map[string]any{"scenarios": []any{doc}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		scs, probs := scenario.Parse(c.ID+".yaml", data, "fuzz")
-		if len(probs) > 0 || len(scs) != 1 {
-			t.Fatalf("%s (%s) does not load: %v\n%s", c.ID, c.What(), probs, data)
-		}
-		switch {
-		case c.Shape == shapeRefuse && c.Verdict.Reason == "":
-			t.Errorf("%s: refused without a refusal class", c.ID)
-		case c.Shape == shapeAccept && len(c.Verdict.Breaks) > 0:
-			t.Errorf("%s: taken though it breaks %v", c.ID, c.Verdict.Breaks)
-		}
+		t.Run(c.ID, func(t *testing.T) {
+			doc := scenario.Document(c.Scenario)
+			data, err := yaml.Marshal(map[string]any{"scenarios": []any{doc}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			scs, probs := scenario.Parse(c.ID+".yaml", data, "fuzz")
+			if len(probs) > 0 || len(scs) != 1 {
+				t.Fatalf("%s does not load: %v\n%s", c.What(), probs, data)
+			}
+			switch {
+			case c.Shape == shapeRefuse && c.Verdict.Reason == "":
+				t.Error("refused without a refusal class")
+			case c.Shape == shapeAccept && len(c.Verdict.Breaks) > 0:
+				t.Errorf("taken though it breaks %v", c.Verdict.Breaks)
+			}
+		})
 	}
 	for _, s := range []string{shapeRefuse, shapeAccept, shapeIgnore} {
 		if shapes[s] == 0 {
