@@ -82,24 +82,27 @@ func TestReceiverFamilyCoversTheCorpora(t *testing.T) {
 			t.Fatalf("no fixtures in %s", dir)
 		}
 		for _, file := range files {
+			c, ok := byFixture[file]
+			ids, _, _ := fixtures.Name(file)
+			must := slices.ContainsFunc(ids, func(id string) bool {
+				r, ok := catalogue.Lookup(id)
+				return ok && r.Severity == rules.Error && r.Tolerable == ""
+			})
+			// Counted here, not in the subtest: running one fixture's
+			// subtest alone must not fail the count.
+			if ok && must && c.Skip == "" {
+				played++
+			}
 			t.Run(file, func(t *testing.T) {
-				c, ok := byFixture[file]
 				if !ok {
 					t.Errorf("%s: no case", file)
 					return
 				}
-				ids, _, _ := fixtures.Name(file)
-				must := slices.ContainsFunc(ids, func(id string) bool {
-					r, ok := catalogue.Lookup(id)
-					return ok && r.Severity == rules.Error && r.Tolerable == ""
-				})
 				switch {
 				case must && c.Skip != "":
 					t.Errorf("%s breaks a MUST but is not played: %s", c.ID, c.Skip)
 				case !must && (c.Skip == "" || !strings.Contains(c.Skip, "SHOULD")):
 					t.Errorf("%s breaks only SHOULDs, yet skip = %q", c.ID, c.Skip)
-				case must:
-					played++
 				}
 			})
 		}
