@@ -130,17 +130,19 @@ func TestMatrixGolden(t *testing.T) {
 	cur.Scenarios[1].Outcome = report.Pass
 	m := rundiff.NewMatrix([]string{"v0.0.3", "v0.0.5", "main"}, []*report.Report{notRun, old, cur})
 	for _, format := range []string{"text", "markdown", "json"} {
-		var b bytes.Buffer
-		w, err := Matrix.New(format, &b, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Finish(m); err != nil {
-			t.Fatal(err)
-		}
-		golden.Check(t, filepath.Join("testdata", "matrix_"+format+".golden"), b.Bytes())
-		if format == "markdown" && !strings.Contains(b.String(), "| `nats.directed-replies-on-peer-subject` | MUST | — | fail | **pass** |") {
-			t.Errorf("markdown lacks the changed row:\n%s", b.String())
-		}
+		t.Run(format, func(t *testing.T) {
+			var b bytes.Buffer
+			w, err := Matrix.New(format, &b, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Finish(m); err != nil {
+				t.Fatal(err)
+			}
+			golden.Check(t, filepath.Join("testdata", "matrix_"+format+".golden"), b.Bytes())
+			if format == "markdown" && !strings.Contains(b.String(), "| `nats.directed-replies-on-peer-subject` | MUST | — | fail | **pass** |") {
+				t.Errorf("markdown lacks the changed row:\n%s", b.String())
+			}
+		})
 	}
 }

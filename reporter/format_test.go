@@ -3,6 +3,7 @@ package reporter
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -53,43 +54,47 @@ func TestRegistryRefusesTwins(t *testing.T) {
 
 func TestRuleWriters(t *testing.T) {
 	list := []*rules.Rule{rules.InputSyntax, ruleAdvice}
-	for _, c := range []struct{ format, want string }{
-		{"text", "INPUT-JSON-SYNTAX  [input, error MUST]\n"},
-		{"text", "\n2 rules\n"},
-		{"markdown", "2 rules in 2 profiles: input, test.\n"},
-		{"markdown", "| `TEST-ADVICE` | warning (SHOULD) | A test document SHOULD carry advice. | reporter tests | — |\n"},
-		{"json", `"id": "TEST-ADVICE"`},
+	for _, c := range []struct{ name, format, want string }{
+		{"text-rule", "text", "INPUT-JSON-SYNTAX  [input, error MUST]\n"},
+		{"text-count", "text", "\n2 rules\n"},
+		{"markdown-summary", "markdown", "2 rules in 2 profiles: input, test.\n"},
+		{"markdown-row", "markdown", "| `TEST-ADVICE` | warning (SHOULD) | A test document SHOULD carry advice. | reporter tests | — |\n"},
+		{"json-id", "json", `"id": "TEST-ADVICE"`},
 	} {
-		var b bytes.Buffer
-		w, _ := Rules.New(c.format, &b, Options{})
-		if err := WriteAll(w, list, list); err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(b.String(), c.want) {
-			t.Errorf("%s lacks %q:\n%s", c.format, c.want, b.String())
-		}
+		t.Run(c.name, func(t *testing.T) {
+			var b bytes.Buffer
+			w, _ := Rules.New(c.format, &b, Options{})
+			if err := WriteAll(w, list, list); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), c.want) {
+				t.Errorf("%s lacks %q:\n%s", c.format, c.want, b.String())
+			}
+		})
 	}
 }
 
 // The two spellings of a JUnit text body are the same XML.
 func TestJUnitEscapedIsCDATA(t *testing.T) {
 	text := "a <b> & \"c\"\nd ]]> e"
-	var parsed [2]junitTestcase
-	for i, escaped := range []bool{false, true} {
-		c := junitTestcase{Name: "n", Failure: &junitFailure{Message: "m", Text: text, Escaped: escaped},
-			SystemOut: &junitText{Text: text, Escaped: escaped}}
-		out, err := xml.Marshal(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := bytes.Contains(out, []byte("<![CDATA[")); got == escaped {
-			t.Errorf("escaped=%v: CDATA %v in %s", escaped, got, out)
-		}
-		if err := xml.Unmarshal(out, &parsed[i]); err != nil {
-			t.Fatal(err)
-		}
-		if parsed[i].Failure.Text != text || parsed[i].SystemOut.Text != text {
-			t.Errorf("escaped=%v: read back %q / %q", escaped, parsed[i].Failure.Text, parsed[i].SystemOut.Text)
-		}
+	for _, escaped := range []bool{false, true} {
+		t.Run(fmt.Sprintf("escaped=%v", escaped), func(t *testing.T) {
+			c := junitTestcase{Name: "n", Failure: &junitFailure{Message: "m", Text: text, Escaped: escaped},
+				SystemOut: &junitText{Text: text, Escaped: escaped}}
+			out, err := xml.Marshal(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := bytes.Contains(out, []byte("<![CDATA[")); got == escaped {
+				t.Errorf("CDATA %v in %s", got, out)
+			}
+			var parsed junitTestcase
+			if err := xml.Unmarshal(out, &parsed); err != nil {
+				t.Fatal(err)
+			}
+			if parsed.Failure.Text != text || parsed.SystemOut.Text != text {
+				t.Errorf("read back %q / %q", parsed.Failure.Text, parsed.SystemOut.Text)
+			}
+		})
 	}
 }

@@ -78,9 +78,11 @@ func TestRecordGolden(t *testing.T) {
 
 func TestRecordFormatByExtension(t *testing.T) {
 	for path, want := range map[string]string{"r.json": "record-json", "a/r.YAML": "record-yaml", "r.yml": "record-yaml", "r.txt": "", "r": ""} {
-		got, err := RecordFormat(path)
-		if got != want || (err != nil) != (want == "") {
-			t.Errorf("%s: %q, %v; want %q", path, got, err, want)
-		}
+		t.Run(path, func(t *testing.T) {
+			got, err := RecordFormat(path)
+			if got != want || (err != nil) != (want == "") {
+				t.Errorf("%q, %v; want %q", got, err, want)
+			}
+		})
 	}
 }

@@ -134,14 +134,16 @@ func TestUnknownFormat(t *testing.T) {
 
 func TestEmptyRun(t *testing.T) {
 	for _, f := range Validate.Names() {
-		var b bytes.Buffer
-		r, _ := Validate.New(f, &b, Options{})
-		if err := r.Finish(validate.Summary{}); err != nil {
-			t.Fatal(err)
-		}
-		if f == "json" && !json.Valid(b.Bytes()) {
-			t.Errorf("json of an empty run is not JSON: %s", b.String())
-		}
+		t.Run(f, func(t *testing.T) {
+			var b bytes.Buffer
+			r, _ := Validate.New(f, &b, Options{})
+			if err := r.Finish(validate.Summary{}); err != nil {
+				t.Fatal(err)
+			}
+			if f == "json" && !json.Valid(b.Bytes()) {
+				t.Errorf("json of an empty run is not JSON: %s", b.String())
+			}
+		})
 	}
 }
 
@@ -153,8 +155,10 @@ func TestPlural(t *testing.T) {
 		{0, "error", "0 errors"}, {1, "error", "1 error"}, {2, "entry", "2 entries"}, {1, "entry", "1 entry"},
 		{3, "day", "3 days"}, {2, "peer", "2 peers"},
 	} {
-		if got := Plural(tc.n, tc.noun); got != tc.want {
-			t.Errorf("Plural(%d, %q) = %q, want %q", tc.n, tc.noun, got, tc.want)
-		}
+		t.Run(tc.want, func(t *testing.T) {
+			if got := Plural(tc.n, tc.noun); got != tc.want {
+				t.Errorf("Plural(%d, %q) = %q, want %q", tc.n, tc.noun, got, tc.want)
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -117,15 +118,18 @@ func TestRunTextHeaderAndColor(t *testing.T) {
 	}
 	// The count agrees with what --run and the level selected, in words.
 	for _, tc := range []struct {
+		name string
 		o    Options
 		want string
 	}{
-		{Options{Level: "full", Scenarios: 27, Selected: 2}, "level full, 2 of 27 scenarios\n"},
-		{Options{Level: "core", Scenarios: 1, Selected: 1}, "level core, 1 scenario\n"},
+		{"some-selected", Options{Level: "full", Scenarios: 27, Selected: 2}, "level full, 2 of 27 scenarios\n"},
+		{"one", Options{Level: "core", Scenarios: 1, Selected: 1}, "level core, 1 scenario\n"},
 	} {
-		if out := string(writeRun(t, "text", rep, tc.o)); !strings.HasPrefix(out, "aghcheck run: AGH Network v0 conformance, "+tc.want) {
-			t.Errorf("header %q, want it to end %q", strings.SplitN(out, "\n", 2)[0], tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if out := string(writeRun(t, "text", rep, tc.o)); !strings.HasPrefix(out, "aghcheck run: AGH Network v0 conformance, "+tc.want) {
+				t.Errorf("header %q, want it to end %q", strings.SplitN(out, "\n", 2)[0], tc.want)
+			}
+		})
 	}
 	if strings.Contains(out, "\x1b[") {
 		t.Error("colour escapes without Color")
@@ -229,9 +233,11 @@ func TestExercisedLine(t *testing.T) {
 		1: "2 requirements exercised, 3 not: LIFE-CANCEL-IDEMPOTENT (needs aghcheck.control/v1); … 2 more",
 		2: "2 requirements exercised, 3 not: LIFE-CANCEL-IDEMPOTENT, LIFE-NEEDS-INPUT-RESUME (needs aghcheck.control/v1); … 1 more",
 	} {
-		if got := exercisedLine(c, limit); got != want {
-			t.Errorf("limit %d: %q, want %q", limit, got, want)
-		}
+		t.Run(fmt.Sprintf("limit=%d", limit), func(t *testing.T) {
+			if got := exercisedLine(c, limit); got != want {
+				t.Errorf("%q, want %q", got, want)
+			}
+		})
 	}
 	if got := exercisedLine(report.ClaimResult{Exercised: []string{"A"}}, 0); got != "1 requirement exercised" {
 		t.Errorf("%q", got)
@@ -258,13 +264,15 @@ func TestSilenceFailureReadsAsSuch(t *testing.T) {
 	sc.Steps = []report.StepResult{{Index: 3, Kind: "expect_silence", Outcome: report.Fail,
 		Expected: []map[string]any{{"kind": "trace"}}, Arrived: []string{"trace(working) msg_9 from iut.0001"}}}
 	for _, format := range []string{"text", "github", "junit", "html"} {
-		out := string(writeRun(t, format, rep, Options{}))
-		if !strings.Contains(out, "must not arrive") {
-			t.Errorf("%s: a failing silence is not shown as what must not arrive", format)
-		}
-		if strings.Contains(out, "step 3 expected") || strings.Contains(out, "<h5>expected</h5>") {
-			t.Errorf("%s: a failing silence reads as an expectation", format)
-		}
+		t.Run(format, func(t *testing.T) {
+			out := string(writeRun(t, format, rep, Options{}))
+			if !strings.Contains(out, "must not arrive") {
+				t.Error("a failing silence is not shown as what must not arrive")
+			}
+			if strings.Contains(out, "step 3 expected") || strings.Contains(out, "<h5>expected</h5>") {
+				t.Error("a failing silence reads as an expectation")
+			}
+		})
 	}
 }
 
@@ -278,14 +286,16 @@ func TestRunTextVerboseWholeEnvelopes(t *testing.T) {
 	sc.Steps[0].Arrived = []string{"receipt " + long}
 	sc.Steps[0].Expected = []map[string]any{{"body": long}}
 	for _, verbose := range []bool{false, true} {
-		out := string(writeRun(t, "text", rep, Options{Verbose: verbose}))
-		whole := strings.Count(out, long)
-		if verbose && whole != 3 {
-			t.Errorf("--verbose: %d whole copies of the long text, want 3 (exchanged, expected, arrived)", whole)
-		}
-		if !verbose && (whole != 0 || !strings.Contains(out, "xxx...")) {
-			t.Errorf("without --verbose: %d whole copies, want none and clipped ones", whole)
-		}
+		t.Run(fmt.Sprintf("verbose=%v", verbose), func(t *testing.T) {
+			out := string(writeRun(t, "text", rep, Options{Verbose: verbose}))
+			whole := strings.Count(out, long)
+			if verbose && whole != 3 {
+				t.Errorf("--verbose: %d whole copies of the long text, want 3 (exchanged, expected, arrived)", whole)
+			}
+			if !verbose && (whole != 0 || !strings.Contains(out, "xxx...")) {
+				t.Errorf("without --verbose: %d whole copies, want none and clipped ones", whole)
+			}
+		})
 	}
 }
 

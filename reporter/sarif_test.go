@@ -56,8 +56,13 @@ func checkSARIF(t *testing.T, log []byte) {
 // the driver lists every rule with its clause; each result points at its
 // rule, file, line and JSON pointer.
 func TestSARIF(t *testing.T) {
-	for _, o := range []Options{{}, {Quiet: true}, {Strict: true}, {Rules: catalogue.All(), Version: "1.2.3"}} {
-		checkSARIF(t, render(t, "sarif", o))
+	for _, c := range []struct {
+		name string
+		o    Options
+	}{{"default", Options{}}, {"quiet", Options{Quiet: true}}, {"strict", Options{Strict: true}}, {"catalogue", Options{Rules: catalogue.All(), Version: "1.2.3"}}} {
+		t.Run(c.name, func(t *testing.T) {
+			checkSARIF(t, render(t, "sarif", c.o))
+		})
 	}
 	var empty bytes.Buffer
 	w, _ := Validate.New("sarif", &empty, Options{})
@@ -135,8 +140,10 @@ func TestFileURI(t *testing.T) {
 		"odd#name%.json":   "odd%23name%25.json",
 		"2026:04.json":     "./2026:04.json",
 	} {
-		if got := fileURI(in); got != want {
-			t.Errorf("fileURI(%q) = %q, want %q", in, got, want)
-		}
+		t.Run(in, func(t *testing.T) {
+			if got := fileURI(in); got != want {
+				t.Errorf("fileURI(%q) = %q, want %q", in, got, want)
+			}
+		})
 	}
 }

@@ -11,24 +11,27 @@ import (
 
 func TestWaitLine(t *testing.T) {
 	for _, tc := range []struct {
+		name  string
 		w     harness.Wait
 		width int
 		want  string
 	}{
-		{harness.Wait{Elapsed: 1200 * time.Millisecond, For: "the IUT's greet on agh.network.v0.ws.ch.broadcast"}, 100,
+		{"greet", harness.Wait{Elapsed: 1200 * time.Millisecond, For: "the IUT's greet on agh.network.v0.ws.ch.broadcast"}, 100,
 			"  1.2s waiting for the IUT's greet on agh.network.v0.ws.ch.broadcast"},
-		{harness.Wait{Elapsed: 12 * time.Second, For: "the IUT's greet", LastStderr: "connecting\r\x1b[2Kto nats"}, 100,
+		{"stderr-controls", harness.Wait{Elapsed: 12 * time.Second, For: "the IUT's greet", LastStderr: "connecting\r\x1b[2Kto nats"}, 100,
 			" 12.0s waiting for the IUT's greet | IUT: connecting  [2Kto nats"},
-		{harness.Wait{Elapsed: 3 * time.Second, For: "the IUT's greet", LastStderr: "dialing nats://127.0.0.1:4222 (attempt 7 of 10) …"}, 40,
+		{"narrow", harness.Wait{Elapsed: 3 * time.Second, For: "the IUT's greet", LastStderr: "dialing nats://127.0.0.1:4222 (attempt 7 of 10) …"}, 40,
 			"  3.0s waiting for the IUT's greet | I…"},
 	} {
-		got := waitLine(tc.w, tc.width)
-		if got != tc.want {
-			t.Errorf("WaitLine = %q, want %q", got, tc.want)
-		}
-		if n := len([]rune(got)); n >= tc.width {
-			t.Errorf("%q is %d columns, width %d", got, n, tc.width)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			got := waitLine(tc.w, tc.width)
+			if got != tc.want {
+				t.Errorf("WaitLine = %q, want %q", got, tc.want)
+			}
+			if n := len([]rune(got)); n >= tc.width {
+				t.Errorf("%q is %d columns, width %d", got, n, tc.width)
+			}
+		})
 	}
 }
 

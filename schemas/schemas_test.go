@@ -21,18 +21,20 @@ func TestEmbeddedSchemas(t *testing.T) {
 		}
 	}
 	for _, n := range names {
-		b, err := Read(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var doc map[string]any
-		if err := json.Unmarshal(b, &doc); err != nil {
-			t.Errorf("%s: %v", n, err)
-			continue
-		}
-		if strings.HasPrefix(n, "agh-") && (doc["$schema"] != "https://json-schema.org/draft/2020-12/schema" || doc["$id"] == nil) {
-			t.Errorf("%s: needs draft 2020-12 $schema and an $id", n)
-		}
+		t.Run(n, func(t *testing.T) {
+			b, err := Read(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var doc map[string]any
+			if err := json.Unmarshal(b, &doc); err != nil {
+				t.Error(err)
+				return
+			}
+			if strings.HasPrefix(n, "agh-") && (doc["$schema"] != "https://json-schema.org/draft/2020-12/schema" || doc["$id"] == nil) {
+				t.Error("needs draft 2020-12 $schema and an $id")
+			}
+		})
 	}
 	if _, err := Read("nope.json"); err == nil {
 		t.Error("missing schema read without error")

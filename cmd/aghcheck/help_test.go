@@ -19,10 +19,12 @@ func TestHelpAndWords(t *testing.T) {
 		{[]string{"derive", "route-token", "--x"}, exitUsageErr, "", "(see aghcheck derive route-token --help)"},
 		{[]string{"versio"}, exitUsageErr, "", `unknown command "versio" for "aghcheck" (see aghcheck --help)`},
 	} {
-		code, out, stderr := runCLI(t, "", tc.args...)
-		if code != tc.code || (tc.out != "" && out != tc.out) || !strings.Contains(stderr, tc.err) {
-			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d, %q, %q", tc.args, code, out, stderr, tc.code, tc.out, tc.err)
-		}
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, out, stderr := runCLI(t, "", tc.args...)
+			if code != tc.code || (tc.out != "" && out != tc.out) || !strings.Contains(stderr, tc.err) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d, %q, %q", code, out, stderr, tc.code, tc.out, tc.err)
+			}
+		})
 	}
 }
 

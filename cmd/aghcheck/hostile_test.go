@@ -147,14 +147,16 @@ func TestHostileStringsEveryFormat(t *testing.T) {
 		}
 	}
 	for _, f := range []string{"baseline.yaml", "record.yaml"} {
-		b, err := os.ReadFile(filepath.Join(dir, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkOutput(t, f, b)
-		if st, _ := os.Stat(filepath.Join(dir, f)); st.Mode().Perm()&^0o644 != 0 {
-			t.Errorf("%s has mode %v, want 0644 at most", f, st.Mode().Perm())
-		}
+		t.Run(f, func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join(dir, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkOutput(t, f, b)
+			if st, _ := os.Stat(filepath.Join(dir, f)); st.Mode().Perm()&^0o644 != 0 {
+				t.Errorf("%s has mode %v, want 0644 at most", f, st.Mode().Perm())
+			}
+		})
 	}
 
 	// diff: two reports (untrusted files too) whose strings are all hostile.
@@ -182,20 +184,24 @@ func TestHostileStringsEveryFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, format := range reporter.Diff.Names() {
-		out, errOut, code := hostileCLI(t, "diff", "-f", format, oldPath, newPath)
-		if code != 1 {
-			t.Errorf("diff -f %s: exit %d, want 1 (a scenario judged before could not be played)\n%s", format, code, errOut)
-		}
-		checkOutputAs(t, "diff -f "+format, format, out)
-		checkFormat(t, "diff -f "+format, format, out)
-		if format == "markdown" && !strings.HasPrefix(string(out), "### aghcheck diff: 1 could not be played (judged before)\n") {
-			t.Errorf("diff -f markdown: heading %q", strings.SplitN(string(out), "\n", 2)[0])
-		}
+		t.Run("diff/"+format, func(t *testing.T) {
+			out, errOut, code := hostileCLI(t, "diff", "-f", format, oldPath, newPath)
+			if code != 1 {
+				t.Errorf("diff -f %s: exit %d, want 1 (a scenario judged before could not be played)\n%s", format, code, errOut)
+			}
+			checkOutputAs(t, "diff -f "+format, format, out)
+			checkFormat(t, "diff -f "+format, format, out)
+			if format == "markdown" && !strings.HasPrefix(string(out), "### aghcheck diff: 1 could not be played (judged before)\n") {
+				t.Errorf("diff -f markdown: heading %q", strings.SplitN(string(out), "\n", 2)[0])
+			}
+		})
 	}
 	for _, format := range reporter.Matrix.Names() {
-		out, _, _ := hostileCLI(t, "diff", "--matrix", "-f", format, oldPath, newPath)
-		checkOutputAs(t, "diff --matrix -f "+format, format, out)
-		checkFormat(t, "diff --matrix -f "+format, format, out)
+		t.Run("matrix/"+format, func(t *testing.T) {
+			out, _, _ := hostileCLI(t, "diff", "--matrix", "-f", format, oldPath, newPath)
+			checkOutputAs(t, "diff --matrix -f "+format, format, out)
+			checkFormat(t, "diff --matrix -f "+format, format, out)
+		})
 	}
 
 	// validate: a file whose name, member names and values are hostile.
@@ -205,16 +211,18 @@ func TestHostileStringsEveryFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, format := range reporter.Validate.Names() {
-		out, errOut, code := hostileCLI(t, "validate", "-f", format, name)
-		if code != 1 {
-			t.Errorf("validate -f %s: exit %d, want 1\n%s", format, code, errOut)
-		}
-		if !bytes.Contains(out, []byte("click")) {
-			t.Errorf("validate -f %s: the file name or members are not in the output at all:\n%s", format, out)
-		}
-		checkOutput(t, "validate -f "+format, out)
-		checkOutput(t, "validate -f "+format+" (stderr)", errOut)
-		checkFormat(t, "validate -f "+format, format, out)
+		t.Run("validate/"+format, func(t *testing.T) {
+			out, errOut, code := hostileCLI(t, "validate", "-f", format, name)
+			if code != 1 {
+				t.Errorf("validate -f %s: exit %d, want 1\n%s", format, code, errOut)
+			}
+			if !bytes.Contains(out, []byte("click")) {
+				t.Errorf("validate -f %s: the file name or members are not in the output at all:\n%s", format, out)
+			}
+			checkOutput(t, "validate -f "+format, out)
+			checkOutput(t, "validate -f "+format+" (stderr)", errOut)
+			checkFormat(t, "validate -f "+format, format, out)
+		})
 	}
 	// A file that cannot be read names itself in an error line.
 	_, errOut, _ := hostileCLI(t, "validate", name+".missing")
@@ -225,10 +233,12 @@ func TestHostileStringsEveryFormat(t *testing.T) {
 
 	// fuzz against the same peer, both formats, reproducers written.
 	for _, format := range []string{"text", "json"} {
-		out, errOut, _ := hostileCLI(t, "fuzz", "--iut", iut, "--cases", "30", "-f", format, "--repro-dir", filepath.Join(dir, "repro"))
-		checkOutput(t, "fuzz -f "+format, out)
-		checkOutput(t, "fuzz -f "+format+" (stderr)", errOut)
-		checkFormat(t, "fuzz -f "+format, format, out)
+		t.Run("fuzz/"+format, func(t *testing.T) {
+			out, errOut, _ := hostileCLI(t, "fuzz", "--iut", iut, "--cases", "30", "-f", format, "--repro-dir", filepath.Join(dir, "repro"))
+			checkOutput(t, "fuzz -f "+format, out)
+			checkOutput(t, "fuzz -f "+format+" (stderr)", errOut)
+			checkFormat(t, "fuzz -f "+format, format, out)
+		})
 	}
 
 	// monitor: a password in --nats-url is in no line it prints.

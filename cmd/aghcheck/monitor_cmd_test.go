@@ -75,15 +75,20 @@ func TestMonitorCommand(t *testing.T) {
 }
 
 func TestMonitorUsageErrors(t *testing.T) {
-	for _, args := range [][]string{
-		{"monitor", "--channel", "ops"},
-		{"monitor", "--workspace", "a.b"},
-		{"monitor", "--format", "yaml"},
-		{"monitor", "--compat", "other"},
-		{"monitor", "--nats-url", "nats://127.0.0.1:1", "--duration", "1s"},
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"channel-without-workspace", []string{"monitor", "--channel", "ops"}},
+		{"bad-workspace", []string{"monitor", "--workspace", "a.b"}},
+		{"unknown-format", []string{"monitor", "--format", "yaml"}},
+		{"unknown-compat", []string{"monitor", "--compat", "other"}},
+		{"unreachable-broker", []string{"monitor", "--nats-url", "nats://127.0.0.1:1", "--duration", "1s"}},
 	} {
-		if code, _, _ := runCLI(t, "", args...); code != exitUsageErr {
-			t.Errorf("%v: exit %d, want 2", args, code)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if code, _, _ := runCLI(t, "", tc.args...); code != exitUsageErr {
+				t.Errorf("%v: exit %d, want 2", tc.args, code)
+			}
+		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/aghcheck/aghcheck/internal/catalogue"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -23,6 +24,20 @@ type docCommand struct {
 	stdin string
 	args  []string
 	want  string
+}
+
+// name names the vector's subtest: its derivation and arguments, file
+// arguments by their base name ("route-token echo.demo"); standard input
+// by the line of the page that gives it ("digest stdin@line116").
+func (c docCommand) name() string {
+	var parts []string
+	for _, a := range c.args[1:] {
+		if a == "-" && c.stdin != "" {
+			a = fmt.Sprintf("stdin@line%d", c.line)
+		}
+		parts = append(parts, filepath.Base(a))
+	}
+	return strings.Join(parts, " ")
 }
 
 // echoPipe is the one shell form the page uses: a JSON document given on
@@ -82,10 +97,12 @@ func TestProtocolDocVectors(t *testing.T) {
 		}
 	}
 	for _, c := range cmds {
-		code, out, stderr := runCLI(t, c.stdin, c.args...)
-		if code != 0 || out != c.want {
-			t.Errorf("%s:%d: aghcheck %s: exit %d, printed\n%s%s\nthe page says\n%s", protocolDoc, c.line, strings.Join(c.args, " "), code, out, stderr, c.want)
-		}
+		t.Run(c.name(), func(t *testing.T) {
+			code, out, stderr := runCLI(t, c.stdin, c.args...)
+			if code != 0 || out != c.want {
+				t.Errorf("%s:%d: aghcheck %s: exit %d, printed\n%s%s\nthe page says\n%s", protocolDoc, c.line, strings.Join(c.args, " "), code, out, stderr, c.want)
+			}
+		})
 	}
 }
 

@@ -35,10 +35,19 @@ func TestRulesCommand(t *testing.T) {
 		t.Error("json lacks reason codes")
 	}
 
-	for _, bad := range [][]string{{"rules", "--format", "yaml"}, {"rules", "--profile", "nope"}, {"rules", "extra"}} {
-		if code, _, errOut := runCLI(t, "", bad...); code != 2 || errOut == "" {
-			t.Errorf("%v: exit %d, %q", bad, code, errOut)
-		}
+	for _, bad := range []struct {
+		name string
+		args []string
+	}{
+		{"format-yaml", []string{"rules", "--format", "yaml"}},
+		{"profile-nope", []string{"rules", "--profile", "nope"}},
+		{"extra-argument", []string{"rules", "extra"}},
+	} {
+		t.Run(bad.name, func(t *testing.T) {
+			if code, _, errOut := runCLI(t, "", bad.args...); code != 2 || errOut == "" {
+				t.Errorf("%v: exit %d, %q", bad.args, code, errOut)
+			}
+		})
 	}
 }
 

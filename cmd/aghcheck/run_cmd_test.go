@@ -40,18 +40,23 @@ func TestLintSuiteFindsProblems(t *testing.T) {
 }
 
 func TestRunUsageErrors(t *testing.T) {
-	for _, args := range [][]string{
-		{"run", "--level", "gold"},
-		{"run", "--run", "("},
-		{"run", "--format", "yaml"},
-		{"run", "--iut", "x", "--iut-peer", "y"},
-		{"run", "--iut-peer", "y"},
-		{"run", "--iut", "'unterminated"},
-		{"run", "--record", "record.txt"},
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"unknown-level", []string{"run", "--level", "gold"}},
+		{"bad-run-pattern", []string{"run", "--run", "("}},
+		{"unknown-format", []string{"run", "--format", "yaml"}},
+		{"iut-and-iut-peer", []string{"run", "--iut", "x", "--iut-peer", "y"}},
+		{"iut-peer-alone", []string{"run", "--iut-peer", "y"}},
+		{"unterminated-quote", []string{"run", "--iut", "'unterminated"}},
+		{"record-extension", []string{"run", "--record", "record.txt"}},
 	} {
-		if _, code := runAghcheck(t, args...); code != exitUsageErr {
-			t.Errorf("%v: exit %d, want 2", args, code)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if _, code := runAghcheck(t, tc.args...); code != exitUsageErr {
+				t.Errorf("%v: exit %d, want 2", tc.args, code)
+			}
+		})
 	}
 }
 
@@ -110,23 +115,26 @@ func TestRunSelectionMatchingNothing(t *testing.T) {
 // well inside the second a greet wait would otherwise hide it behind.
 func TestRunSettingsCheckedFirst(t *testing.T) {
 	for _, tc := range []struct {
+		name string
 		args []string
 		want string
 	}{
-		{[]string{"run", "--channel", "UP"}, `--channel: "UP" is not a channel name: want [a-z0-9][a-z0-9_-]{0,63}`},
-		{[]string{"run", "--workspace", "ws.a"}, `--workspace: "ws.a" is not a workspace id`},
-		{[]string{"run", "--nats-url", "nats://127.0.0.1:1", "--iut-peer", "Bad Id"}, `--iut-peer: "Bad Id" is not a peer id`},
-		{[]string{"run", "--nats-url", "nats://127.0.0.1:1", "--iut-peer", "p.1", "--nats-creds", "/nonexistent/ci.creds"}, "--nats-creds: reading /nonexistent/ci.creds: open /nonexistent/ci.creds: no such file or directory"},
-		{[]string{"fuzz", "--channel", "UP"}, `--channel: "UP" is not a channel name`},
+		{"channel", []string{"run", "--channel", "UP"}, `--channel: "UP" is not a channel name: want [a-z0-9][a-z0-9_-]{0,63}`},
+		{"workspace", []string{"run", "--workspace", "ws.a"}, `--workspace: "ws.a" is not a workspace id`},
+		{"iut-peer", []string{"run", "--nats-url", "nats://127.0.0.1:1", "--iut-peer", "Bad Id"}, `--iut-peer: "Bad Id" is not a peer id`},
+		{"nats-creds", []string{"run", "--nats-url", "nats://127.0.0.1:1", "--iut-peer", "p.1", "--nats-creds", "/nonexistent/ci.creds"}, "--nats-creds: reading /nonexistent/ci.creds: open /nonexistent/ci.creds: no such file or directory"},
+		{"fuzz-channel", []string{"fuzz", "--channel", "UP"}, `--channel: "UP" is not a channel name`},
 	} {
-		start := time.Now()
-		code, _, stderr := runCLI(t, "", tc.args...)
-		if took := time.Since(start); took > time.Second {
-			t.Errorf("%v: took %s", tc.args, took)
-		}
-		if code != exitUsageErr || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
-			t.Errorf("%v: exit %d, stderr %q, want one line with %q", tc.args, code, stderr, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			code, _, stderr := runCLI(t, "", tc.args...)
+			if took := time.Since(start); took > time.Second {
+				t.Errorf("%v: took %s", tc.args, took)
+			}
+			if code != exitUsageErr || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+				t.Errorf("%v: exit %d, stderr %q, want one line with %q", tc.args, code, stderr, tc.want)
+			}
+		})
 	}
 }
 

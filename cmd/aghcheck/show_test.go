@@ -65,18 +65,21 @@ func TestListJSON(t *testing.T) {
 
 func TestCut(t *testing.T) {
 	for _, tc := range []struct {
+		name  string
 		in    string
 		width int
 		want  string
 	}{
-		{"short\n", 80, "short\n"},
-		{"abcdefghij\n", 5, "abcd…\n"},
-		{"abcdefghij", 0, "abcdefghij"},
-		{"ééééé\n", 5, "ééééé\n"},
+		{"short", "short\n", 80, "short\n"},
+		{"clipped", "abcdefghij\n", 5, "abcd…\n"},
+		{"no-width", "abcdefghij", 0, "abcdefghij"},
+		{"multibyte", "ééééé\n", 5, "ééééé\n"},
 	} {
-		if got := cut(tc.in, tc.width); got != tc.want {
-			t.Errorf("cut(%q, %d) = %q, want %q", tc.in, tc.width, got, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if got := cut(tc.in, tc.width); got != tc.want {
+				t.Errorf("cut(%q, %d) = %q, want %q", tc.in, tc.width, got, tc.want)
+			}
+		})
 	}
 }
 

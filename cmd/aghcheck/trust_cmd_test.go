@@ -180,18 +180,22 @@ func TestTrustCommandErrors(t *testing.T) {
 func TestSignGolden(t *testing.T) {
 	key := filepath.Join(trustFixtures, "keys/patch-worker.key.json")
 	for _, kind := range []string{"greet", "say", "whois-response"} {
-		in := filepath.Join(trustFixtures, "unsigned", kind+".json")
-		want := readFixture(t, "valid/"+kind+"-signed.json")
-		for name, args := range map[string][]string{
-			"key file": {"sign", "--key", key, in},
-			"seed":     {"sign", "--seed", goldenSeedHex, "--nickname", "patch-worker", in},
-			"stdin":    {"sign", "--key", key, "--profile", "agh", "-"},
-		} {
-			code, out, errs := runCLI(t, readFixture(t, "unsigned/"+kind+".json"), args...)
-			if code != 0 || errs != "" || out != want {
-				t.Errorf("%s/%s: code %d, stderr %q\n%s", kind, name, code, errs, out)
+		t.Run(kind, func(t *testing.T) {
+			in := filepath.Join(trustFixtures, "unsigned", kind+".json")
+			want := readFixture(t, "valid/"+kind+"-signed.json")
+			for name, args := range map[string][]string{
+				"key file": {"sign", "--key", key, in},
+				"seed":     {"sign", "--seed", goldenSeedHex, "--nickname", "patch-worker", in},
+				"stdin":    {"sign", "--key", key, "--profile", "agh", "-"},
+			} {
+				t.Run(name, func(t *testing.T) {
+					code, out, errs := runCLI(t, readFixture(t, "unsigned/"+kind+".json"), args...)
+					if code != 0 || errs != "" || out != want {
+						t.Errorf("code %d, stderr %q\n%s", code, errs, out)
+					}
+				})
 			}
-		}
+		})
 	}
 	code, out, _ := runCLI(t, "", "sign", "--key", key, "--compact", filepath.Join(trustFixtures, "unsigned/greet.json"))
 	if want := readFixture(t, "canonical/greet-signed.jcs") + "\n"; code != 0 || out != want {
@@ -227,9 +231,11 @@ func TestCanonicalizeGolden(t *testing.T) {
 
 func TestTrustCommandsHelp(t *testing.T) {
 	for _, name := range []string{"keygen", "sign", "canonicalize"} {
-		code, out, _ := runCLI(t, "", name, "--help")
-		if code != 0 || !strings.Contains(out, "Examples:") || !strings.Contains(out, "aghcheck "+name) || !strings.Contains(out, "Exit status") {
-			t.Errorf("%s --help: code %d\n%s", name, code, out)
-		}
+		t.Run(name, func(t *testing.T) {
+			code, out, _ := runCLI(t, "", name, "--help")
+			if code != 0 || !strings.Contains(out, "Examples:") || !strings.Contains(out, "aghcheck "+name) || !strings.Contains(out, "Exit status") {
+				t.Errorf("code %d\n%s", code, out)
+			}
+		})
 	}
 }

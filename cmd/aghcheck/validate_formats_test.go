@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,17 +40,22 @@ func TestFormatFlags(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("agent: [x]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{
-		{"--attachments-root", filepath.Join(fix, "no-such-dir")},
-		{"--hmac-key-file", filepath.Join(fix, "no-such.key")},
-		{"--registry", bad},
-		{"--hmac-key", "secret"}, // keys never come from a plain flag value
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"missing-attachments-root", []string{"--attachments-root", filepath.Join(fix, "no-such-dir")}},
+		{"missing-hmac-key-file", []string{"--hmac-key-file", filepath.Join(fix, "no-such.key")}},
+		{"bad-registry", []string{"--registry", bad}},
+		{"plain-hmac-key", []string{"--hmac-key", "secret"}}, // keys never come from a plain flag value
 	} {
-		if _, err := build(args...); err == nil {
-			t.Errorf("%v: want an error", args)
-		} else if strings.Contains(err.Error(), "\n") {
-			t.Errorf("%v: error is not one line: %q", args, err)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := build(tc.args...); err == nil {
+				t.Errorf("%v: want an error", tc.args)
+			} else if strings.Contains(err.Error(), "\n") {
+				t.Errorf("%v: error is not one line: %q", tc.args, err)
+			}
+		})
 	}
 }
 
@@ -72,39 +78,47 @@ func TestFormatsThroughValidator(t *testing.T) {
 	ps, err := mk()
 	must(err)
 	for _, strict := range []bool{false, true} {
-		v, err := validate.New(validate.Options{Profiles: ps, Strict: strict})
-		must(err)
-		files, _ := filepath.Glob(filepath.Join(fix, "*", "*", "*.json"))
-		n := 0
-		for _, file := range files {
-			dir := filepath.Base(filepath.Dir(file))
-			format := filepath.Base(filepath.Dir(filepath.Dir(file)))
-			if (format != "olympus" && format != "redkey") || (dir != "valid" && dir != "invalid") {
-				continue
+		t.Run(fmt.Sprintf("strict=%v", strict), func(t *testing.T) {
+			v, err := validate.New(validate.Options{Profiles: ps, Strict: strict})
+			if err != nil {
+				t.Fatal(err)
 			}
-			n++
-			raw, err := os.ReadFile(file)
-			must(err)
-			d := v.CheckDocument(raw, 1)
-			name := filepath.Base(file)
-			wantProfile := "olympus"
-			switch {
-			case strings.HasPrefix(name, "RKW-"), strings.HasPrefix(name, "wire-"):
-				wantProfile = "redkey-wire"
-			case strings.HasPrefix(name, "RKC-"), strings.HasPrefix(name, "card-"):
-				wantProfile = "redkey-card"
+			files, _ := filepath.Glob(filepath.Join(fix, "*", "*", "*.json"))
+			n := 0
+			for _, file := range files {
+				dir := filepath.Base(filepath.Dir(file))
+				format := filepath.Base(filepath.Dir(filepath.Dir(file)))
+				if (format != "olympus" && format != "redkey") || (dir != "valid" && dir != "invalid") {
+					continue
+				}
+				n++
+				name := filepath.Base(file)
+				t.Run(format+"/"+dir+"/"+name, func(t *testing.T) {
+					raw, err := os.ReadFile(file)
+					if err != nil {
+						t.Fatal(err)
+					}
+					d := v.CheckDocument(raw, 1)
+					wantProfile := "olympus"
+					switch {
+					case strings.HasPrefix(name, "RKW-"), strings.HasPrefix(name, "wire-"):
+						wantProfile = "redkey-wire"
+					case strings.HasPrefix(name, "RKC-"), strings.HasPrefix(name, "card-"):
+						wantProfile = "redkey-card"
+					}
+					if d.Profile != wantProfile {
+						t.Errorf("profile %q, want %q", d.Profile, wantProfile)
+					}
+					wantValid := dir == "valid" || (!strict && strings.HasPrefix(name, "RKW-PAYLOAD-MEMBER__"))
+					if d.Valid != wantValid {
+						t.Errorf("valid=%v, findings %v", d.Valid, d.Findings)
+					}
+				})
 			}
-			if d.Profile != wantProfile {
-				t.Errorf("%s: profile %q, want %q", name, d.Profile, wantProfile)
+			if n < 100 {
+				t.Fatalf("only %d fixtures", n)
 			}
-			wantValid := dir == "valid" || (!strict && strings.HasPrefix(name, "RKW-PAYLOAD-MEMBER__"))
-			if d.Valid != wantValid {
-				t.Errorf("%s (strict=%v): valid=%v, findings %v", name, strict, d.Valid, d.Findings)
-			}
-		}
-		if n < 100 {
-			t.Fatalf("only %d fixtures", n)
-		}
+		})
 	}
 	// Forcing the wrong profile judges the document by that profile's rules.
 	v, err := validate.New(validate.Options{Profiles: ps, Force: "redkey-card"})

@@ -17,58 +17,67 @@ const goodFixture = "../../fixtures/agh/valid/greet-full.json"
 // writes a whole report; and the exit status is 2.
 func TestValidateInputErrorsInReports(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "missing.json")
-	for _, args := range [][]string{{goodFixture, missing}, {missing}} {
-		code, out, _ := runCLI(t, "", append([]string{"validate", "--format", "sarif"}, args...)...)
-		var log struct {
-			Runs []struct {
-				Invocations []struct {
-					ExecutionSuccessful bool `json:"executionSuccessful"`
-					Notifications       []struct {
-						Level   string `json:"level"`
-						Message struct{ Text string }
-					} `json:"toolExecutionNotifications"`
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"good-and-missing", []string{goodFixture, missing}},
+		{"missing-only", []string{missing}},
+	} {
+		args := tc.args
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, _ := runCLI(t, "", append([]string{"validate", "--format", "sarif"}, args...)...)
+			var log struct {
+				Runs []struct {
+					Invocations []struct {
+						ExecutionSuccessful bool `json:"executionSuccessful"`
+						Notifications       []struct {
+							Level   string `json:"level"`
+							Message struct{ Text string }
+						} `json:"toolExecutionNotifications"`
+					}
 				}
 			}
-		}
-		if err := json.Unmarshal([]byte(out), &log); err != nil || len(log.Runs) != 1 || len(log.Runs[0].Invocations) != 1 {
-			t.Fatalf("%v: exit %d, not a SARIF log (%v):\n%s", args, code, err, out)
-		}
-		inv := log.Runs[0].Invocations[0]
-		if code != exitUsageErr || inv.ExecutionSuccessful || len(inv.Notifications) != 1 ||
-			inv.Notifications[0].Level != "error" || !strings.Contains(inv.Notifications[0].Message.Text, "missing.json: no such file") {
-			t.Errorf("%v: exit %d, invocation %+v", args, code, inv)
-		}
-
-		code, out, _ = runCLI(t, "", append([]string{"validate", "--format", "junit"}, args...)...)
-		var suites struct {
-			Errors int `xml:"errors,attr"`
-			Suites []struct {
-				Name  string `xml:"name,attr"`
-				Cases []struct {
-					Error *struct {
-						Message string `xml:"message,attr"`
-						Type    string `xml:"type,attr"`
-					} `xml:"error"`
-				} `xml:"testcase"`
-			} `xml:"testsuite"`
-		}
-		if err := xml.Unmarshal([]byte(out), &suites); err != nil {
-			t.Fatalf("%v: not JUnit XML (%v):\n%s", args, err, out)
-		}
-		found := false
-		for _, s := range suites.Suites {
-			for _, c := range s.Cases {
-				found = found || (s.Name == missing && c.Error != nil && c.Error.Type == "input" && c.Error.Message == "no such file or directory")
+			if err := json.Unmarshal([]byte(out), &log); err != nil || len(log.Runs) != 1 || len(log.Runs[0].Invocations) != 1 {
+				t.Fatalf("%v: exit %d, not a SARIF log (%v):\n%s", args, code, err, out)
 			}
-		}
-		if code != exitUsageErr || suites.Errors != 1 || !found || len(suites.Suites) != len(args) {
-			t.Errorf("%v: exit %d, JUnit without the input's error test case:\n%s", args, code, out)
-		}
+			inv := log.Runs[0].Invocations[0]
+			if code != exitUsageErr || inv.ExecutionSuccessful || len(inv.Notifications) != 1 ||
+				inv.Notifications[0].Level != "error" || !strings.Contains(inv.Notifications[0].Message.Text, "missing.json: no such file") {
+				t.Errorf("%v: exit %d, invocation %+v", args, code, inv)
+			}
 
-		_, out, _ = runCLI(t, "", append([]string{"validate", "--format", "github"}, args...)...)
-		if !strings.Contains(out, "::error file="+missing+",title=input error::no such file or directory") {
-			t.Errorf("%v: no annotation for the missing input:\n%s", args, out)
-		}
+			code, out, _ = runCLI(t, "", append([]string{"validate", "--format", "junit"}, args...)...)
+			var suites struct {
+				Errors int `xml:"errors,attr"`
+				Suites []struct {
+					Name  string `xml:"name,attr"`
+					Cases []struct {
+						Error *struct {
+							Message string `xml:"message,attr"`
+							Type    string `xml:"type,attr"`
+						} `xml:"error"`
+					} `xml:"testcase"`
+				} `xml:"testsuite"`
+			}
+			if err := xml.Unmarshal([]byte(out), &suites); err != nil {
+				t.Fatalf("%v: not JUnit XML (%v):\n%s", args, err, out)
+			}
+			found := false
+			for _, s := range suites.Suites {
+				for _, c := range s.Cases {
+					found = found || (s.Name == missing && c.Error != nil && c.Error.Type == "input" && c.Error.Message == "no such file or directory")
+				}
+			}
+			if code != exitUsageErr || suites.Errors != 1 || !found || len(suites.Suites) != len(args) {
+				t.Errorf("%v: exit %d, JUnit without the input's error test case:\n%s", args, code, out)
+			}
+
+			_, out, _ = runCLI(t, "", append([]string{"validate", "--format", "github"}, args...)...)
+			if !strings.Contains(out, "::error file="+missing+",title=input error::no such file or directory") {
+				t.Errorf("%v: no annotation for the missing input:\n%s", args, out)
+			}
+		})
 	}
 }
 

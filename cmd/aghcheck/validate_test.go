@@ -15,10 +15,16 @@ func TestParseAge(t *testing.T) {
 		{"300", 300, true}, {"300s", 300, true}, {"5m", 300, true}, {"1h30m", 5400, true},
 		{"0", 0, false}, {"-5", 0, false}, {"500ms", 0, false}, {"soon", 0, false}, {"", 0, false},
 	} {
-		got, err := parseAge(tc.in)
-		if (err == nil) != tc.ok || got != tc.want {
-			t.Errorf("parseAge(%q) = %d, %v; want %d, ok=%v", tc.in, got, err, tc.want, tc.ok)
+		name := tc.in
+		if name == "" {
+			name = "empty"
 		}
+		t.Run(name, func(t *testing.T) {
+			got, err := parseAge(tc.in)
+			if (err == nil) != tc.ok || got != tc.want {
+				t.Errorf("parseAge(%q) = %d, %v; want %d, ok=%v", tc.in, got, err, tc.want, tc.ok)
+			}
+		})
 	}
 }
 
@@ -33,9 +39,11 @@ func TestParseNow(t *testing.T) {
 		t.Errorf("now: %d %v", n, err)
 	}
 	for _, bad := range []string{"yesterday", "-1", "0", "1.5"} {
-		if _, err := parseNow(bad); err == nil {
-			t.Errorf("parseNow(%q) accepted", bad)
-		}
+		t.Run(bad, func(t *testing.T) {
+			if _, err := parseNow(bad); err == nil {
+				t.Errorf("parseNow(%q) accepted", bad)
+			}
+		})
 	}
 }
 

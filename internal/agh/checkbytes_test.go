@@ -24,16 +24,18 @@ func TestCheckBytes(t *testing.T) {
 		"not object": {[]byte(`[1]`), "INPUT-NOT-OBJECT"},
 		"too large":  {append(bytes.TrimSuffix(bytes.TrimSpace(raw), []byte("}")), []byte(`, "ext": {"acme.pad": "`+string(bytes.Repeat([]byte("x"), MaxEnvelopeSize))+`"}}`)...), "INPUT-SIZE"},
 	} {
-		res := c.CheckBytes(tc.raw)
-		found := false
-		for _, f := range res.Findings {
-			found = found || f.Rule.ID == tc.want
-		}
-		if !found {
-			t.Errorf("%s: no %s in%s", name, tc.want, dump(res.Findings))
-		}
-		if RefusalReason(res.Findings) != "malformed" {
-			t.Errorf("%s: refusal %q", name, RefusalReason(res.Findings))
-		}
+		t.Run(name, func(t *testing.T) {
+			res := c.CheckBytes(tc.raw)
+			found := false
+			for _, f := range res.Findings {
+				found = found || f.Rule.ID == tc.want
+			}
+			if !found {
+				t.Errorf("no %s in%s", tc.want, dump(res.Findings))
+			}
+			if RefusalReason(res.Findings) != "malformed" {
+				t.Errorf("refusal %q", RefusalReason(res.Findings))
+			}
+		})
 	}
 }

@@ -11,9 +11,11 @@ func TestRouteTokenVectors(t *testing.T) {
 		"echo.demo":               "96b61db360703e491489caf5fbbd45bc",
 		"patch-worker.session-19": "c1cc4fe4b7b176627e58384f1a402819",
 	} {
-		if got := RouteToken(peer); got != want {
-			t.Errorf("RouteToken(%q) = %s, want %s", peer, got, want)
-		}
+		t.Run(peer, func(t *testing.T) {
+			if got := RouteToken(peer); got != want {
+				t.Errorf("RouteToken(%q) = %s, want %s", peer, got, want)
+			}
+		})
 	}
 }
 
@@ -23,10 +25,12 @@ func TestDirectIDVector(t *testing.T) {
 		{"ops-coordinator.session-42", "patch-worker.session-19"},
 		{"patch-worker.session-19", "ops-coordinator.session-42"},
 	} {
-		got, err := DirectID("ws_alpha", "builders", pair[0], pair[1])
-		if err != nil || got != want {
-			t.Errorf("DirectID(%v) = %s, %v; want %s", pair, got, err, want)
-		}
+		t.Run(pair[0], func(t *testing.T) {
+			got, err := DirectID("ws_alpha", "builders", pair[0], pair[1])
+			if err != nil || got != want {
+				t.Errorf("DirectID(%v) = %s, %v; want %s", pair, got, err, want)
+			}
+		})
 	}
 	if _, err := DirectID("ws_alpha", "builders", "a.b", "a.b"); err == nil {
 		t.Error("a room of one peer must be refused")
@@ -91,14 +95,19 @@ func TestSubjects(t *testing.T) {
 	if err != nil || s != "agh.network.v0.ws_alpha.builders.peer.96b61db360703e491489caf5fbbd45bc" {
 		t.Error(s, err)
 	}
-	for _, bad := range []map[string]any{
-		{"workspace_id": "ws.alpha", "channel": "builders"},
-		{"workspace_id": "ws_alpha", "channel": "Builders"},
-		{"workspace_id": "ws_alpha", "channel": "builders", "to": 7.0},
+	for _, tc := range []struct {
+		name string
+		bad  map[string]any
+	}{
+		{"bad-workspace", map[string]any{"workspace_id": "ws.alpha", "channel": "builders"}},
+		{"bad-channel", map[string]any{"workspace_id": "ws_alpha", "channel": "Builders"}},
+		{"to-not-a-string", map[string]any{"workspace_id": "ws_alpha", "channel": "builders", "to": 7.0}},
 	} {
-		if _, err := Subject(bad); err == nil {
-			t.Errorf("Subject(%v) accepted", bad)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := Subject(tc.bad); err == nil {
+				t.Errorf("Subject(%v) accepted", tc.bad)
+			}
+		})
 	}
 }
 

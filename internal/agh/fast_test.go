@@ -58,15 +58,19 @@ func fixtureDocs(t testing.TB) map[string][]byte {
 
 func TestFastPathFixtures(t *testing.T) {
 	for oname, o := range fastOptionSets {
-		c := mustChecker(t, o)
-		for name, raw := range fixtureDocs(t) {
-			settled := assertFast(t, oname+" "+name, c, raw)
-			// The fast path must earn its keep: every valid fixture without a
-			// proof is settled by it under the default options.
-			if oname == "default" && strings.HasPrefix(name, "valid/") && !bytes.Contains(raw, []byte(`"proof": {`)) && !settled {
-				t.Errorf("%s: the fast path does not settle a valid fixture", name)
+		t.Run(oname, func(t *testing.T) {
+			c := mustChecker(t, o)
+			for name, raw := range fixtureDocs(t) {
+				t.Run(name, func(t *testing.T) {
+					settled := assertFast(t, oname+" "+name, c, raw)
+					// The fast path must earn its keep: every valid fixture without a
+					// proof is settled by it under the default options.
+					if oname == "default" && strings.HasPrefix(name, "valid/") && !bytes.Contains(raw, []byte(`"proof": {`)) && !settled {
+						t.Error("the fast path does not settle a valid fixture")
+					}
+				})
 			}
-		}
+		})
 	}
 }
 
@@ -86,10 +90,19 @@ func TestFieldNamed(t *testing.T) {
 // it asks about.
 func TestFastPathOff(t *testing.T) {
 	raw := mustRead(t, filepath.Join("..", "..", "fixtures", "agh", "valid", "say-thread-broadcast.json"))
-	for _, o := range []Options{{FullSchema: true}, {RequireVerified: true}, {Errata: Errata{RejectSecretKeys: true}}} {
-		if _, ok := mustChecker(t, o).CheckClean(raw); ok {
-			t.Errorf("%+v: the fast path settles an envelope", o)
-		}
+	for _, tc := range []struct {
+		name string
+		o    Options
+	}{
+		{"full-schema", Options{FullSchema: true}},
+		{"require-verified", Options{RequireVerified: true}},
+		{"reject-secret-keys", Options{Errata: Errata{RejectSecretKeys: true}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, ok := mustChecker(t, tc.o).CheckClean(raw); ok {
+				t.Errorf("%+v: the fast path settles an envelope", tc.o)
+			}
+		})
 	}
 	if _, ok := mustChecker(t, Options{}).CheckClean(raw); !ok {
 		t.Error("the fast path does not settle say-thread-broadcast")
@@ -292,16 +305,18 @@ func TestFastPathMutants(t *testing.T) {
 		docs = sample
 	}
 	for oname, o := range fastOptionSets {
-		c := mustChecker(t, o)
-		settled := 0
-		for _, raw := range docs {
-			if assertFast(t, oname, c, raw) {
-				settled++
-			} else if fastExpected(raw) && len(c.CheckBytes(raw).Findings) == 0 {
-				t.Errorf("%s: the fast path leaves a clean envelope to the full check:\n%s", oname, raw)
+		t.Run(oname, func(t *testing.T) {
+			c := mustChecker(t, o)
+			settled := 0
+			for _, raw := range docs {
+				if assertFast(t, oname, c, raw) {
+					settled++
+				} else if fastExpected(raw) && len(c.CheckBytes(raw).Findings) == 0 {
+					t.Errorf("the fast path leaves a clean envelope to the full check:\n%s", raw)
+				}
 			}
-		}
-		t.Logf("%s: %d mutants, %d settled by the fast path", oname, len(docs), settled)
+			t.Logf("%d mutants, %d settled by the fast path", len(docs), settled)
+		})
 	}
 }
 

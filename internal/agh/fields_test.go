@@ -17,8 +17,14 @@ func TestFieldTable(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"", "x", "interaction_id", "Protocol", "ids", "tx", "bodies"} {
-		if f, ok := lookupField(name); ok {
-			t.Errorf("lookupField(%q) = %d, true; it is not an envelope member", name, f)
+		sub := name
+		if sub == "" {
+			sub = "empty"
 		}
+		t.Run(sub, func(t *testing.T) {
+			if f, ok := lookupField(name); ok {
+				t.Errorf("lookupField(%q) = %d, true; it is not an envelope member", name, f)
+			}
+		})
 	}
 }

@@ -48,9 +48,11 @@ func TestAccessors(t *testing.T) {
 		t.Error("greet has no work")
 	}
 	for _, code := range []string{ReasonMalformed, ReasonWorkContainerMismatch, ReasonWorkClosed} {
-		if !IsReasonCode(code) {
-			t.Error(code)
-		}
+		t.Run(code, func(t *testing.T) {
+			if !IsReasonCode(code) {
+				t.Error(code)
+			}
+		})
 	}
 	if len(ReasonCodes) != 12 {
 		t.Errorf("%d reason codes", len(ReasonCodes))

@@ -41,14 +41,16 @@ func TestFreshness(t *testing.T) {
 		{"custom replay age", noExp, 1776366131, 10, []string{"FRESH-REPLAY-AGE"}},
 		{"future ts allowed by default", noExp, 1776360000, 0, nil},
 	} {
-		c := mustChecker(t, Options{Now: tc.now, MaxReplayAge: tc.age})
-		res := checkEnv(t, c, tc.env)
-		if got := ids(res.Findings); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
-		}
-		if tc.want != nil && RefusalReason(res.Findings) != "expired" {
-			t.Errorf("%s: refusal %q", tc.name, RefusalReason(res.Findings))
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			c := mustChecker(t, Options{Now: tc.now, MaxReplayAge: tc.age})
+			res := checkEnv(t, c, tc.env)
+			if got := ids(res.Findings); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("%v, want %v", got, tc.want)
+			}
+			if tc.want != nil && RefusalReason(res.Findings) != "expired" {
+				t.Errorf("refusal %q", RefusalReason(res.Findings))
+			}
+		})
 	}
 	c := mustChecker(t, Options{Now: 1776360000, Errata: Errata{RejectFutureTS: true}})
 	if got := ids(checkEnv(t, c, noExp).Findings); !reflect.DeepEqual(got, []string{"ENV-TS-FUTURE"}) {
@@ -65,46 +67,49 @@ func TestErrataFlags(t *testing.T) {
 		return e
 	}
 	for _, tc := range []struct {
+		name    string
 		flag    string
 		env     map[string]any
 		strict  []string // rules without the flag
 		relaxed []string // rules with it
 	}{
-		{"null-as-absent", mod(func(e map[string]any) {
+		{"null-as-absent", "null-as-absent", mod(func(e map[string]any) {
 			e["reply_to"], e["trace_id"], e["causation_id"], e["expires_at"] = nil, nil, nil, nil
 		}), []string{"ENV-NULL-OPTIONAL"}, nil},
-		{"allow-unknown-fields", mod(func(e map[string]any) { e["acme_priority"] = 1 }), []string{"ENV-UNKNOWN-FIELD"}, nil},
-		{"allow-unknown-fields", mod(func(e map[string]any) { e["interaction_id"] = "x" }), []string{"ENV-LEGACY-INTERACTION-ID"}, []string{"ENV-LEGACY-INTERACTION-ID"}},
-		{"reference-work-id", mod(func(e map[string]any) { e["work_id"] = "task:42" }), []string{"ENV-WORK-ID-GRAMMAR"}, nil},
-		{"reference-work-id", mod(func(e map[string]any) { e["work_id"] = "work_a/b" }), []string{"ENV-WORK-ID-GRAMMAR"}, []string{"ENV-WORK-ID-GRAMMAR"}},
-		{"reference-thread-id", mod(func(e map[string]any) { e["thread_id"] = "Release Thread" }), nil, []string{"ENV-THREAD-ID-GRAMMAR"}},
-		{"capability-requires-work-id", func() map[string]any { _, e := loadValid(t, "capability-thread"); return e }(), nil, []string{"KIND-WORK-ID-REQUIRED"}},
-		{"reject-secret-keys", mod(func(e map[string]any) {
+		{"allow-unknown-fields/unknown-member", "allow-unknown-fields", mod(func(e map[string]any) { e["acme_priority"] = 1 }), []string{"ENV-UNKNOWN-FIELD"}, nil},
+		{"allow-unknown-fields/interaction-id", "allow-unknown-fields", mod(func(e map[string]any) { e["interaction_id"] = "x" }), []string{"ENV-LEGACY-INTERACTION-ID"}, []string{"ENV-LEGACY-INTERACTION-ID"}},
+		{"reference-work-id/colon", "reference-work-id", mod(func(e map[string]any) { e["work_id"] = "task:42" }), []string{"ENV-WORK-ID-GRAMMAR"}, nil},
+		{"reference-work-id/slash", "reference-work-id", mod(func(e map[string]any) { e["work_id"] = "work_a/b" }), []string{"ENV-WORK-ID-GRAMMAR"}, []string{"ENV-WORK-ID-GRAMMAR"}},
+		{"reference-thread-id", "reference-thread-id", mod(func(e map[string]any) { e["thread_id"] = "Release Thread" }), nil, []string{"ENV-THREAD-ID-GRAMMAR"}},
+		{"capability-requires-work-id", "capability-requires-work-id", func() map[string]any { _, e := loadValid(t, "capability-thread"); return e }(), nil, []string{"KIND-WORK-ID-REQUIRED"}},
+		{"reject-secret-keys", "reject-secret-keys", mod(func(e map[string]any) {
 			e["body"].(map[string]any)["artifacts"] = []any{map[string]any{"api_key": "sk-1"}}
 		}), nil, []string{"ENV-SECRET-MATERIAL"}},
-		{"skip-direct-id-derivation", mod(func(e map[string]any) {
+		{"skip-direct-id-derivation", "skip-direct-id-derivation", mod(func(e map[string]any) {
 			e["surface"], e["direct_id"] = "direct", "direct_99401d24bee62651d189e5a561785466"
 			delete(e, "thread_id")
 		}), []string{"ENV-DIRECT-ID-DERIVATION"}, nil},
-		{"skip-capability-digest", func() map[string]any {
+		{"skip-capability-digest", "skip-capability-digest", func() map[string]any {
 			_, e := loadValid(t, "capability-thread")
 			e["body"].(map[string]any)["capability"].(map[string]any)["digest"] = "sha256:6c5d"
 			return e
 		}(), []string{"CAP-DIGEST"}, nil},
 	} {
-		var e Errata
-		if err := e.Set(tc.flag); err != nil {
-			t.Fatal(err)
-		}
-		for _, mode := range []struct {
-			o    Options
-			want []string
-		}{{Options{FullSchema: true}, tc.strict}, {Options{FullSchema: true, Errata: e}, tc.relaxed}} {
-			c := mustChecker(t, mode.o)
-			if got := ids(checkEnv(t, c, tc.env).Findings); !reflect.DeepEqual(got, mode.want) {
-				t.Errorf("%s (errata %v): %v, want %v", tc.flag, mode.o.Errata.Names(), got, mode.want)
+		t.Run(tc.name, func(t *testing.T) {
+			var e Errata
+			if err := e.Set(tc.flag); err != nil {
+				t.Fatal(err)
 			}
-		}
+			for _, mode := range []struct {
+				o    Options
+				want []string
+			}{{Options{FullSchema: true}, tc.strict}, {Options{FullSchema: true, Errata: e}, tc.relaxed}} {
+				c := mustChecker(t, mode.o)
+				if got := ids(checkEnv(t, c, tc.env).Findings); !reflect.DeepEqual(got, mode.want) {
+					t.Errorf("%s (errata %v): %v, want %v", tc.flag, mode.o.Errata.Names(), got, mode.want)
+				}
+			}
+		})
 	}
 }
 
@@ -120,10 +125,12 @@ func TestErrataSet(t *testing.T) {
 		t.Error("catalogue or preset is off")
 	}
 	for _, info := range ErrataNames() {
-		var one Errata
-		if err := one.Set(info.Name); err != nil || !reflect.DeepEqual(one.Names(), []string{info.Name}) {
-			t.Errorf("%s: %v %v", info.Name, err, one.Names())
-		}
+		t.Run(info.Name, func(t *testing.T) {
+			var one Errata
+			if err := one.Set(info.Name); err != nil || !reflect.DeepEqual(one.Names(), []string{info.Name}) {
+				t.Errorf("%v %v", err, one.Names())
+			}
+		})
 	}
 }
 
@@ -189,9 +196,11 @@ func TestRefusalReasonOrder(t *testing.T) {
 		{[]rules.Finding{f(RuleDirectDerivation), f(RuleRequireVerified)}, "verification_failed"},
 		{[]rules.Finding{f(RuleExpired), f(rules.InputTooLarge)}, "malformed"},
 	} {
-		if got := RefusalReason(tc.fs); got != tc.want {
-			t.Errorf("RefusalReason(%s) = %q, want %q", dump(tc.fs), got, tc.want)
-		}
+		t.Run(findingsName(tc.fs), func(t *testing.T) {
+			if got := RefusalReason(tc.fs); got != tc.want {
+				t.Errorf("RefusalReason(%s) = %q, want %q", dump(tc.fs), got, tc.want)
+			}
+		})
 	}
 	for _, r := range Rules() {
 		if r.Profile == "agh" && r.Reason != "" && !IsReasonCode(r.Reason) {
@@ -220,4 +229,17 @@ func deepCopy(m map[string]any) map[string]any {
 		return v
 	}
 	return cp(m).(map[string]any)
+}
+
+// findingsName names a list of findings for a subtest: its rule ids joined
+// by "+", or "none".
+func findingsName(fs []rules.Finding) string {
+	if len(fs) == 0 {
+		return "none"
+	}
+	var ids []string
+	for _, f := range fs {
+		ids = append(ids, f.Rule.ID)
+	}
+	return strings.Join(ids, "+")
 }

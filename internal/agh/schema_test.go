@@ -38,16 +38,21 @@ func assertSubsumed(t testing.TB, name string, c *Checker, raw []byte, v any) {
 
 func TestSchemaSubsumed(t *testing.T) {
 	for vname, e := range variants {
-		c := mustChecker(t, Options{Errata: e, FullSchema: true})
-		for _, dir := range []string{"seed", "valid", "invalid"} {
-			for _, f := range fixtureFiles(t, dir) {
-				if _, _, ok := jsonx.Decode(mustRead(t, f)); !ok {
-					continue // a byte-level fault: no value for the schema to judge
+		t.Run(vname, func(t *testing.T) {
+			c := mustChecker(t, Options{Errata: e, FullSchema: true})
+			for _, dir := range []string{"seed", "valid", "invalid"} {
+				for _, f := range fixtureFiles(t, dir) {
+					if _, _, ok := jsonx.Decode(mustRead(t, f)); !ok {
+						continue // a byte-level fault: no value for the schema to judge
+					}
+					name := dir + "/" + filepath.Base(f)
+					t.Run(name, func(t *testing.T) {
+						raw, v := readFixture(t, f)
+						assertSubsumed(t, vname+"/"+name, c, raw, v)
+					})
 				}
-				raw, v := readFixture(t, f)
-				assertSubsumed(t, vname+"/"+dir+"/"+filepath.Base(f), c, raw, v)
 			}
-		}
+		})
 	}
 }
 
@@ -117,16 +122,18 @@ func TestFullSchemaSameFindings(t *testing.T) {
 		docs = append(docs, muts...)
 	}
 	for _, vname := range []string{"default", "reference"} {
-		o := Options{Errata: variants[vname], Now: 1776366100}
-		def := mustChecker(t, o)
-		o.FullSchema = true
-		full := mustChecker(t, o)
-		for _, raw := range docs {
-			d, f := def.CheckBytes(raw), full.CheckBytes(raw)
-			if dump(d.Findings) != dump(f.Findings) || d.Trust != f.Trust {
-				t.Errorf("%s: --full-schema changes the report of\n%s\ndefault (trust %q):%s\nfull schema (trust %q):%s",
-					vname, raw, d.Trust, dump(d.Findings), f.Trust, dump(f.Findings))
+		t.Run(vname, func(t *testing.T) {
+			o := Options{Errata: variants[vname], Now: 1776366100}
+			def := mustChecker(t, o)
+			o.FullSchema = true
+			full := mustChecker(t, o)
+			for _, raw := range docs {
+				d, f := def.CheckBytes(raw), full.CheckBytes(raw)
+				if dump(d.Findings) != dump(f.Findings) || d.Trust != f.Trust {
+					t.Errorf("--full-schema changes the report of\n%s\ndefault (trust %q):%s\nfull schema (trust %q):%s",
+						raw, d.Trust, dump(d.Findings), f.Trust, dump(f.Findings))
+				}
 			}
-		}
+		})
 	}
 }

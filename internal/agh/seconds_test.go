@@ -35,10 +35,12 @@ func TestUnixSeconds(t *testing.T) {
 		{"-1", 0, false, false},
 		{"-1e3", 0, false, false},
 	} {
-		n, integral, plain := unixSeconds(json.Number(tc.lit))
-		if integral != tc.integral || plain != tc.plain || (integral && n != tc.n) {
-			t.Errorf("%s: %d %t %t, want %d %t %t", tc.lit, n, integral, plain, tc.n, tc.integral, tc.plain)
-		}
+		t.Run(tc.lit, func(t *testing.T) {
+			n, integral, plain := unixSeconds(json.Number(tc.lit))
+			if integral != tc.integral || plain != tc.plain || (integral && n != tc.n) {
+				t.Errorf("%d %t %t, want %d %t %t", n, integral, plain, tc.n, tc.integral, tc.plain)
+			}
+		})
 	}
 }
 
@@ -60,11 +62,13 @@ func TestIntegralTimes(t *testing.T) {
 		{"1776366180.5", "1776366480", "ENV-TS"},
 		{"1776366180", "1776366000", "FRESH-EXPIRED"},
 	} {
-		doc := setNumber(t, setNumber(t, raw, "ts", tc.ts), "expires_at", tc.exp)
-		got := ids(c.CheckBytes(doc).Findings)
-		if want := []string{tc.want}; (tc.want == "" && len(got) > 0) || (tc.want != "" && !slices.Equal(got, want)) {
-			t.Errorf("ts %s, expires_at %s: %v, want %q", tc.ts, tc.exp, got, tc.want)
-		}
+		t.Run("ts="+tc.ts+"_expires_at="+tc.exp, func(t *testing.T) {
+			doc := setNumber(t, setNumber(t, raw, "ts", tc.ts), "expires_at", tc.exp)
+			got := ids(c.CheckBytes(doc).Findings)
+			if want := []string{tc.want}; (tc.want == "" && len(got) > 0) || (tc.want != "" && !slices.Equal(got, want)) {
+				t.Errorf("%v, want %q", got, tc.want)
+			}
+		})
 	}
 	// The other reading refuses them.
 	strict := mustChecker(t, Options{Errata: Errata{PlainTimes: true}})
@@ -99,24 +103,26 @@ func TestWrongTypeIsMalformed(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := mustChecker(t, Options{})
-	for _, tc := range []struct{ member, value, want string }{
-		{"protocol", `["agh-network/v0"]`, ReasonMalformed},
-		{"protocol", `7`, ReasonMalformed},
-		{"protocol", `"agh-network/v1"`, ReasonUnsupportedProfile},
-		{"kind", `{"say":true}`, ReasonMalformed},
-		{"kind", `"shout"`, ReasonUnsupportedKind},
+	for _, tc := range []struct{ name, member, value, want string }{
+		{"protocol-array", "protocol", `["agh-network/v0"]`, ReasonMalformed},
+		{"protocol-number", "protocol", `7`, ReasonMalformed},
+		{"protocol-unknown", "protocol", `"agh-network/v1"`, ReasonUnsupportedProfile},
+		{"kind-object", "kind", `{"say":true}`, ReasonMalformed},
+		{"kind-unknown", "kind", `"shout"`, ReasonUnsupportedKind},
 	} {
-		var env map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &env); err != nil {
-			t.Fatal(err)
-		}
-		env[tc.member] = json.RawMessage(tc.value)
-		doc, err := json.Marshal(env)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := RefusalReason(c.CheckBytes(doc).Findings); got != tc.want {
-			t.Errorf("%s %s: refused as %q, want %q", tc.member, tc.value, got, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			var env map[string]json.RawMessage
+			if err := json.Unmarshal(raw, &env); err != nil {
+				t.Fatal(err)
+			}
+			env[tc.member] = json.RawMessage(tc.value)
+			doc, err := json.Marshal(env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := RefusalReason(c.CheckBytes(doc).Findings); got != tc.want {
+				t.Errorf("%s %s: refused as %q, want %q", tc.member, tc.value, got, tc.want)
+			}
+		})
 	}
 }

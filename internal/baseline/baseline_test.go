@@ -252,25 +252,27 @@ func TestPreviewLeavesTheResultAlone(t *testing.T) {
 }
 
 func TestParseMalformed(t *testing.T) {
-	for _, tt := range []struct{ src, want string }{
-		{"", "b.yaml: empty file"},
-		{"entries:\n  - id: a\n   outcome: fail", "b.yaml: line 1: did not find expected"},
-		{"deviations: []", "b.yaml: line 1: field deviations not found"},
-		{"entries: {id: a}", "cannot unmarshal !!map into []baseline.Entry"},
-		{"version: 1\n", "field version not found"},
-		{"# nothing\n{}\n", "b.yaml: no entries list"},
-		{"entries:\n  - {outcome: fail, reason: r}", "b.yaml:2: entry 1 has no id"},
-		{"entries:\n  - {id: a, outcome: fail, reason: r}\n  - {id: a, outcome: fail, reason: s}", "b.yaml:3: a is listed twice (first at line 2)"},
-		{"entries:\n  - {id: a, outcome: failed, reason: r}", `b.yaml:2: a: outcome "failed", want fail, warn or error`},
-		{"entries:\n  - {id: a, reason: r}", `b.yaml:2: a: outcome "", want fail, warn or error`},
-		{"entries:\n  - {id: a, outcome: pass, reason: r}", `outcome "pass"`},
-		{"entries:\n  - {id: a, outcome: fail}", "b.yaml:2: a has no reason (an erratum id or an issue link)"},
-		{"entries:\n  - {id: a, outcome: fail, reason: r, why: x}", "field why not found"},
+	for _, tt := range []struct{ name, src, want string }{
+		{"empty", "", "b.yaml: empty file"},
+		{"bad-indent", "entries:\n  - id: a\n   outcome: fail", "b.yaml: line 1: did not find expected"},
+		{"unknown-top-field", "deviations: []", "b.yaml: line 1: field deviations not found"},
+		{"entries-not-a-list", "entries: {id: a}", "cannot unmarshal !!map into []baseline.Entry"},
+		{"version-field", "version: 1\n", "field version not found"},
+		{"no-entries", "# nothing\n{}\n", "b.yaml: no entries list"},
+		{"no-id", "entries:\n  - {outcome: fail, reason: r}", "b.yaml:2: entry 1 has no id"},
+		{"listed-twice", "entries:\n  - {id: a, outcome: fail, reason: r}\n  - {id: a, outcome: fail, reason: s}", "b.yaml:3: a is listed twice (first at line 2)"},
+		{"unknown-outcome", "entries:\n  - {id: a, outcome: failed, reason: r}", `b.yaml:2: a: outcome "failed", want fail, warn or error`},
+		{"no-outcome", "entries:\n  - {id: a, reason: r}", `b.yaml:2: a: outcome "", want fail, warn or error`},
+		{"pass-outcome", "entries:\n  - {id: a, outcome: pass, reason: r}", `outcome "pass"`},
+		{"no-reason", "entries:\n  - {id: a, outcome: fail}", "b.yaml:2: a has no reason (an erratum id or an issue link)"},
+		{"unknown-entry-field", "entries:\n  - {id: a, outcome: fail, reason: r, why: x}", "field why not found"},
 	} {
-		_, err := Parse("b.yaml", []byte(tt.src))
-		if err == nil || !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%q: error %v, want one line with %q", tt.src, err, tt.want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("b.yaml", []byte(tt.src))
+			if err == nil || !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("%q: error %v, want one line with %q", tt.src, err, tt.want)
+			}
+		})
 	}
 }
 

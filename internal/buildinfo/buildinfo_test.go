@@ -40,8 +40,10 @@ func TestVersion(t *testing.T) {
 		{"the command built from another module, replaced by a checkout", "",
 			&debug.BuildInfo{Main: debug.Module{Path: Module, Version: "v0.0.0", Replace: &debug.Module{Path: "/src/aghcheck"}}}, "dev"},
 	} {
-		if got := version(tc.stamped, tc.info, tc.info != nil); got != tc.want {
-			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if got := version(tc.stamped, tc.info, tc.info != nil); got != tc.want {
+				t.Errorf("%q, want %q", got, tc.want)
+			}
+		})
 	}
 }

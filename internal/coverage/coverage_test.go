@@ -87,15 +87,21 @@ func TestReasonsChecked(t *testing.T) {
 		{Rule: &rules.Rule{ID: "A"}, Scenarios: []string{"s"}},
 		{Rule: &rules.Rule{ID: "B"}},
 	}
-	for reasons, want := range map[*map[string]string]string{
-		{"A": "cannot see it"}: "A: judged",
-		{"C": "x"}:             "C: not a clause",
-		{"B": " "}:             "B: empty reason",
+	for _, tc := range []struct {
+		name    string
+		reasons map[string]string
+		want    string
+	}{
+		{"judged", map[string]string{"A": "cannot see it"}, "A: judged"},
+		{"not-a-clause", map[string]string{"C": "x"}, "C: not a clause"},
+		{"empty-reason", map[string]string{"B": " "}, "B: empty reason"},
 	} {
-		err := checkReasons(tb, *reasons)
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%v: %v, want %q", *reasons, err, want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			err := checkReasons(tb, tc.reasons)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%v: %v, want %q", tc.reasons, err, tc.want)
+			}
+		})
 	}
 	if err := checkReasons(tb, map[string]string{"B": "inside the peer"}); err != nil {
 		t.Error(err)
@@ -141,25 +147,27 @@ func TestContextFixtures(t *testing.T) {
 			return nil
 		}
 		seen[dir]++
-		o, err := ContextOptions(ctx)
-		if err != nil {
-			t.Fatalf("context %s: %v", dir, err)
-		}
-		c, err := agh.NewChecker(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw, err := fs.ReadFile(fixtures.FS(), p)
-		if err != nil {
-			return err
-		}
-		fixturetest.Exactly(t, p, c.CheckBytes(raw).Findings)
-		want, _ := fixturetest.Want(p)
-		for _, id := range fixturetest.IDs(plain.CheckBytes(raw).Findings) {
-			if slices.Contains(want, id) {
-				t.Errorf("%s: %s raised without the context too: the fixture belongs in agh/invalid", p, id)
+		t.Run(strings.TrimPrefix(p, fixtures.ContextDir+"/"), func(t *testing.T) {
+			o, err := ContextOptions(ctx)
+			if err != nil {
+				t.Fatalf("context %s: %v", dir, err)
 			}
-		}
+			c, err := agh.NewChecker(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, err := fs.ReadFile(fixtures.FS(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fixturetest.Exactly(t, p, c.CheckBytes(raw).Findings)
+			want, _ := fixturetest.Want(p)
+			for _, id := range fixturetest.IDs(plain.CheckBytes(raw).Findings) {
+				if slices.Contains(want, id) {
+					t.Errorf("%s raised without the context too: the fixture belongs in agh/invalid", id)
+				}
+			}
+		})
 		return nil
 	})
 	if err != nil {
@@ -189,20 +197,23 @@ func TestJudgedOtherwiseChecked(t *testing.T) {
 		Why   string   `yaml:"why"`
 	}
 	for _, tc := range []struct {
+		name string
 		inv  inventory
 		want string
 	}{
-		{inventory{Through: map[string]th{"A": {[]string{"C"}, "x"}}}, "A: judged"},
-		{inventory{Through: map[string]th{"B": {[]string{"D"}, "x"}}}, "B: through D, which no fixture or scenario judges"},
-		{inventory{Through: map[string]th{"B": {[]string{"C"}, " "}}}, "B: no word on how"},
-		{inventory{Through: map[string]th{"Z": {[]string{"C"}, "x"}}}, "Z: not a clause"},
-		{inventory{Passive: map[string]string{"C": "x"}}, "C: judged"},
-		{inventory{Passive: map[string]string{"B": "x"}, Through: map[string]th{"B": {[]string{"C"}, "x"}}}, "B: listed under through and passive"},
+		{"through-for-judged", inventory{Through: map[string]th{"A": {[]string{"C"}, "x"}}}, "A: judged"},
+		{"through-unjudged", inventory{Through: map[string]th{"B": {[]string{"D"}, "x"}}}, "B: through D, which no fixture or scenario judges"},
+		{"no-word-on-how", inventory{Through: map[string]th{"B": {[]string{"C"}, " "}}}, "B: no word on how"},
+		{"through-for-unknown", inventory{Through: map[string]th{"Z": {[]string{"C"}, "x"}}}, "Z: not a clause"},
+		{"passive-for-judged", inventory{Passive: map[string]string{"C": "x"}}, "C: judged"},
+		{"through-and-passive", inventory{Passive: map[string]string{"B": "x"}, Through: map[string]th{"B": {[]string{"C"}, "x"}}}, "B: listed under through and passive"},
 	} {
-		err := table().judgedOtherwise(&tc.inv)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%+v: %v, want %q", tc.inv, err, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			err := table().judgedOtherwise(&tc.inv)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%+v: %v, want %q", tc.inv, err, tc.want)
+			}
+		})
 	}
 	tb := table()
 	inv := inventory{Through: map[string]th{"B": {[]string{"A", "C"}, "both implement it"}}, Passive: map[string]string{"D": "every run"}}
@@ -226,16 +237,22 @@ func TestAcceptedChecked(t *testing.T) {
 			{Rule: &rules.Rule{ID: "S", Severity: rules.Warning}},
 		}
 	}
-	for files, want := range map[*map[string][]string]string{
-		{"M": {"agh/invalid/ENV-ID__empty.json"}}: "M: agh/invalid/ENV-ID__empty.json is not accepted",
-		{"S": {"agh/valid/greet-full.json"}}:      "S: a SHOULD is judged by invalid fixtures",
-		{"M": {"agh/valid/no-such.json"}}:         "M: open agh/valid/no-such.json",
-		{"X": {"agh/valid/greet-full.json"}}:      "X: not a clause",
+	for _, tc := range []struct {
+		name  string
+		files map[string][]string
+		want  string
+	}{
+		{"invalid-fixture-for-may", map[string][]string{"M": {"agh/invalid/ENV-ID__empty.json"}}, "M: agh/invalid/ENV-ID__empty.json is not accepted"},
+		{"valid-fixture-for-should", map[string][]string{"S": {"agh/valid/greet-full.json"}}, "S: a SHOULD is judged by invalid fixtures"},
+		{"missing-fixture", map[string][]string{"M": {"agh/valid/no-such.json"}}, "M: open agh/valid/no-such.json"},
+		{"not-a-clause", map[string][]string{"X": {"agh/valid/greet-full.json"}}, "X: not a clause"},
 	} {
-		err := table().accept(*files, fixtures.FS())
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%v: %v, want %q", *files, err, want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			err := table().accept(tc.files, fixtures.FS())
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%v: %v, want %q", tc.files, err, tc.want)
+			}
+		})
 	}
 	tb := table()
 	if err := tb.accept(map[string][]string{"M": {"agh/valid/greet-full.json"}}, fixtures.FS()); err != nil {

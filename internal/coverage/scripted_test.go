@@ -11,18 +11,21 @@ func TestScripted(t *testing.T) {
 	live := map[string][]string{"A": {"s.a"}, "B": {"s.b", "s.b2"}}
 	unscripted := map[string]bool{"B": true}
 	for _, tc := range []struct {
+		name     string
 		scripted map[string]string
 		want     string // "" for no error
 	}{
-		{map[string]string{"A": "needs input"}, ""},
-		{map[string]string{"A": " "}, "A: empty reason"},
-		{map[string]string{"C": "x"}, "C: no scenario cites it"},
-		{map[string]string{"B": "x"}, "B: a scenario without requires.profile"},
+		{"scripted", map[string]string{"A": "needs input"}, ""},
+		{"empty-reason", map[string]string{"A": " "}, "A: empty reason"},
+		{"not-cited", map[string]string{"C": "x"}, "C: no scenario cites it"},
+		{"unscripted-scenario", map[string]string{"B": "x"}, "B: a scenario without requires.profile"},
 	} {
-		err := checkScripted(tc.scripted, live, unscripted)
-		if (err == nil) != (tc.want == "") || err != nil && !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%v: error %v, want %q", tc.scripted, err, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			err := checkScripted(tc.scripted, live, unscripted)
+			if (err == nil) != (tc.want == "") || err != nil && !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%v: error %v, want %q", tc.scripted, err, tc.want)
+			}
+		})
 	}
 	tab, err := Build()
 	if err != nil {

@@ -29,21 +29,24 @@ func TestExactly(t *testing.T) {
 	utf8 := rules.New(rules.InputUTF8, "", "", "")
 	depth := rules.New(rules.InputDepth, "", "", "")
 	for _, tc := range []struct {
+		label string
 		name  string
 		got   []rules.Finding
 		fails bool
 	}{
-		{"INPUT-UTF8__x.json", []rules.Finding{utf8, utf8}, false},
-		{"INPUT-UTF8__x.json", []rules.Finding{utf8, depth}, true},
-		{"INPUT-UTF8__x.json", nil, true},
-		{"INPUT-UTF8+INPUT-DEPTH__x.json", []rules.Finding{depth, utf8}, false},
-		{"NO-SUCH-RULE__x.json", nil, true},
-		{"unnamed.json", nil, true},
+		{"repeated", "INPUT-UTF8__x.json", []rules.Finding{utf8, utf8}, false},
+		{"another-rule", "INPUT-UTF8__x.json", []rules.Finding{utf8, depth}, true},
+		{"none", "INPUT-UTF8__x.json", nil, true},
+		{"two-rules", "INPUT-UTF8+INPUT-DEPTH__x.json", []rules.Finding{depth, utf8}, false},
+		{"unknown-rule", "NO-SUCH-RULE__x.json", nil, true},
+		{"unnamed", "unnamed.json", nil, true},
 	} {
-		r := &recorder{TB: t}
-		Exactly(r, tc.name, tc.got)
-		if r.failed != tc.fails {
-			t.Errorf("%s with %d findings: failed=%v, want %v", tc.name, len(tc.got), r.failed, tc.fails)
-		}
+		t.Run(tc.label, func(t *testing.T) {
+			r := &recorder{TB: t}
+			Exactly(r, tc.name, tc.got)
+			if r.failed != tc.fails {
+				t.Errorf("%s with %d findings: failed=%v, want %v", tc.name, len(tc.got), r.failed, tc.fails)
+			}
+		})
 	}
 }

@@ -33,14 +33,16 @@ func TestCheck(t *testing.T) {
 		{"shorter", "a\nb\n", true, "at line"},
 		{"extra blank line", "a\nb\nc\n\n", true, "lines, want"},
 	} {
-		r := &recorder{TB: t}
-		Check(r, path, []byte(tc.got))
-		if (len(r.msgs) > 0) != tc.fails {
-			t.Errorf("%s: reports %q", tc.name, r.msgs)
-		}
-		if tc.fails && !strings.Contains(r.msgs[0], tc.mentions) {
-			t.Errorf("%s: report %q lacks %q", tc.name, r.msgs[0], tc.mentions)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			r := &recorder{TB: t}
+			Check(r, path, []byte(tc.got))
+			if (len(r.msgs) > 0) != tc.fails {
+				t.Errorf("reports %q", r.msgs)
+			}
+			if tc.fails && !strings.Contains(r.msgs[0], tc.mentions) {
+				t.Errorf("report %q lacks %q", r.msgs[0], tc.mentions)
+			}
+		})
 	}
 	r := &recorder{TB: t}
 	Check(r, filepath.Join(t.TempDir(), "missing.golden"), []byte("x"))

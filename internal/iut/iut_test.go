@@ -14,43 +14,49 @@ import (
 
 func TestSplit(t *testing.T) {
 	for _, tc := range []struct {
+		name string
 		in   string
 		want []string
 		bad  bool
 	}{
-		{in: "aghcheck peer", want: []string{"aghcheck", "peer"}},
-		{in: "  a   'b c'  \"d \\\"e\\\"\" f\\ g ", want: []string{"a", "b c", `d "e"`, "f g"}},
-		{in: "x ''", want: []string{"x", ""}},
-		{in: "", bad: true},
-		{in: "a 'b", bad: true},
-		{in: `a \`, bad: true},
+		{name: "words", in: "aghcheck peer", want: []string{"aghcheck", "peer"}},
+		{name: "quotes-and-escapes", in: "  a   'b c'  \"d \\\"e\\\"\" f\\ g ", want: []string{"a", "b c", `d "e"`, "f g"}},
+		{name: "empty-argument", in: "x ''", want: []string{"x", ""}},
+		{name: "empty", in: "", bad: true},
+		{name: "unterminated-quote", in: "a 'b", bad: true},
+		{name: "trailing-backslash", in: `a \`, bad: true},
 	} {
-		got, err := Split(tc.in)
-		if (err != nil) != tc.bad {
-			t.Errorf("Split(%q) err=%v", tc.in, err)
-			continue
-		}
-		if !tc.bad && !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("Split(%q) = %q, want %q", tc.in, got, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Split(tc.in)
+			if (err != nil) != tc.bad {
+				t.Errorf("Split(%q) err=%v", tc.in, err)
+				return
+			}
+			if !tc.bad && !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("Split(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
 	}
 }
 
 func TestJoin(t *testing.T) {
 	for _, tc := range []struct {
+		name string
 		argv []string
 		want string
 	}{
-		{[]string{"aghcheck", "peer", "--fault", "no-dedupe"}, "aghcheck peer --fault no-dedupe"},
-		{[]string{"sh", "-c", "exit 4"}, "sh -c 'exit 4'"},
-		{[]string{"x", "", "it's", "$HOME"}, `x '' 'it'\''s' '$HOME'`},
+		{"plain", []string{"aghcheck", "peer", "--fault", "no-dedupe"}, "aghcheck peer --fault no-dedupe"},
+		{"space", []string{"sh", "-c", "exit 4"}, "sh -c 'exit 4'"},
+		{"empty-quote-dollar", []string{"x", "", "it's", "$HOME"}, `x '' 'it'\''s' '$HOME'`},
 	} {
-		if got := Join(tc.argv); got != tc.want {
-			t.Errorf("Join(%q) = %s, want %s", tc.argv, got, tc.want)
-		}
-		if back, err := Split(Join(tc.argv)); err != nil || !reflect.DeepEqual(back, tc.argv) {
-			t.Errorf("Split(Join(%q)) = %q, %v", tc.argv, back, err)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Join(tc.argv); got != tc.want {
+				t.Errorf("Join(%q) = %s, want %s", tc.argv, got, tc.want)
+			}
+			if back, err := Split(Join(tc.argv)); err != nil || !reflect.DeepEqual(back, tc.argv) {
+				t.Errorf("Split(Join(%q)) = %q, %v", tc.argv, back, err)
+			}
+		})
 	}
 }
 
@@ -151,46 +157,51 @@ func TestStatusNamesSignal(t *testing.T) {
 		{"KILL", "terminated by signal SIGKILL"},
 		{"SEGV", "terminated by signal SIGSEGV"},
 	} {
-		p, err := Start([]string{"sh", "-c", "kill -" + tc.sig + " $$"}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case <-p.Done():
-		case <-time.After(5 * time.Second):
-			t.Fatal("no exit")
-		}
-		if got := p.Status(); got != tc.want {
-			t.Errorf("kill -%s: status %q, want %q", tc.sig, got, tc.want)
-		}
-		p.Stop(time.Millisecond)
+		t.Run(tc.sig, func(t *testing.T) {
+			p, err := Start([]string{"sh", "-c", "kill -" + tc.sig + " $$"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-p.Done():
+			case <-time.After(5 * time.Second):
+				t.Fatal("no exit")
+			}
+			if got := p.Status(); got != tc.want {
+				t.Errorf("status %q, want %q", got, tc.want)
+			}
+			p.Stop(time.Millisecond)
+		})
 	}
 }
 
 func TestCheckLine(t *testing.T) {
 	for _, tc := range []struct {
+		name string
 		line string
 		want string // "" when the line is fine
 	}{
-		{"./my-agent --join", ""},
-		{`grep 'a|b' file`, ""},
-		{"FOO=1 ./agent", `"FOO=1" is an environment assignment, but the IUT command is started directly, not by a shell; use --iut "env FOO=1 ./agent" (or set it in aghcheck's environment)`},
-		{"./agent | tee log", `"|" is shell syntax (a pipe), but the IUT command is started directly, not by a shell; wrap it: --iut "sh -c './agent | tee log'"`},
-		{"./agent && echo done", `"&&" is shell syntax (a list)`},
-		{"./agent 2>err.log", `"2>err.log" is shell syntax (a redirection)`},
-		{"./agent --url $AGH_NATS_URL", `"$AGH_NATS_URL" is shell syntax (a variable or command substitution)`},
+		{"plain", "./my-agent --join", ""},
+		{"quoted-pipe", `grep 'a|b' file`, ""},
+		{"assignment", "FOO=1 ./agent", `"FOO=1" is an environment assignment, but the IUT command is started directly, not by a shell; use --iut "env FOO=1 ./agent" (or set it in aghcheck's environment)`},
+		{"pipe", "./agent | tee log", `"|" is shell syntax (a pipe), but the IUT command is started directly, not by a shell; wrap it: --iut "sh -c './agent | tee log'"`},
+		{"list", "./agent && echo done", `"&&" is shell syntax (a list)`},
+		{"redirection", "./agent 2>err.log", `"2>err.log" is shell syntax (a redirection)`},
+		{"variable", "./agent --url $AGH_NATS_URL", `"$AGH_NATS_URL" is shell syntax (a variable or command substitution)`},
 	} {
-		argv, err := Split(tc.line)
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = CheckLine(tc.line, argv)
-		switch {
-		case tc.want == "" && err != nil:
-			t.Errorf("%s: %v", tc.line, err)
-		case tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want)):
-			t.Errorf("%s: error %v, want %s", tc.line, err, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			argv, err := Split(tc.line)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = CheckLine(tc.line, argv)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("%s: %v", tc.line, err)
+			case tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want)):
+				t.Errorf("%s: error %v, want %s", tc.line, err, tc.want)
+			}
+		})
 	}
 }
 
@@ -200,15 +211,17 @@ func TestRunnable(t *testing.T) {
 	if err := os.WriteFile(plain, []byte("#!/bin/sh\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct{ prog, want string }{
-		{"sh", ""},
-		{"/nonexistent/agent", `"/nonexistent/agent": no such file`},
-		{"no-such-agent-on-path", `"no-such-agent-on-path" is not a command on PATH`},
-		{plain, `"` + plain + `" is not executable`},
+	for _, tc := range []struct{ name, prog, want string }{
+		{"on-path", "sh", ""},
+		{"missing-file", "/nonexistent/agent", `"/nonexistent/agent": no such file`},
+		{"not-on-path", "no-such-agent-on-path", `"no-such-agent-on-path" is not a command on PATH`},
+		{"not-executable", plain, `"` + plain + `" is not executable`},
 	} {
-		err := Runnable(tc.prog)
-		if (tc.want == "") != (err == nil) || (err != nil && err.Error() != tc.want) {
-			t.Errorf("Runnable(%s) = %v, want %q", tc.prog, err, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			err := Runnable(tc.prog)
+			if (tc.want == "") != (err == nil) || (err != nil && err.Error() != tc.want) {
+				t.Errorf("Runnable(%s) = %v, want %q", tc.prog, err, tc.want)
+			}
+		})
 	}
 }

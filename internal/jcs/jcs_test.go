@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"github.com/aghcheck/aghcheck/internal/jsontest"
 	"math"
 	"slices"
@@ -96,25 +97,35 @@ func TestNumberForms(t *testing.T) {
 		{"1775606300", "1775606300"},
 		{"1e-400", "0"}, // underflow rounds to zero, as an ECMAScript parser would
 	} {
-		got, err := Canonicalize(json.Number(tc.in))
-		if err != nil || string(got) != tc.want {
-			t.Errorf("%s: got %q, %v; want %q", tc.in, got, err, tc.want)
-		}
+		t.Run("form/"+tc.in, func(t *testing.T) {
+			got, err := Canonicalize(json.Number(tc.in))
+			if err != nil || string(got) != tc.want {
+				t.Errorf("%s: got %q, %v; want %q", tc.in, got, err, tc.want)
+			}
+		})
 	}
 	for _, bad := range []string{"1e400", "-1e309", "NaN", "Inf", "0x10", "+1", "01", "1.", ".5", "1e", "1_0", ""} {
-		if got, err := Canonicalize(json.Number(bad)); !errors.Is(err, ErrNumber) {
-			t.Errorf("%q: want ErrNumber, got %q, %v", bad, got, err)
+		name := bad
+		if name == "" {
+			name = "empty"
 		}
+		t.Run("bad/"+name, func(t *testing.T) {
+			if got, err := Canonicalize(json.Number(bad)); !errors.Is(err, ErrNumber) {
+				t.Errorf("%q: want ErrNumber, got %q, %v", bad, got, err)
+			}
+		})
 	}
 	for _, v := range []any{int(-7), int64(1) << 53, int32(5), uint64(10), uint32(3), float32(0.5)} {
-		got, err := Canonicalize(v)
-		if err != nil {
-			t.Errorf("%T %v: %v", v, v, err)
-			continue
-		}
-		if f, _ := strconv.ParseFloat(string(got), 64); f != toFloat(v) {
-			t.Errorf("%T %v -> %q", v, v, got)
-		}
+		t.Run(fmt.Sprintf("go/%T", v), func(t *testing.T) {
+			got, err := Canonicalize(v)
+			if err != nil {
+				t.Errorf("%T %v: %v", v, v, err)
+				return
+			}
+			if f, _ := strconv.ParseFloat(string(got), 64); f != toFloat(v) {
+				t.Errorf("%T %v -> %q", v, v, got)
+			}
+		})
 	}
 }
 
@@ -182,19 +193,21 @@ func TestRFC8785Sorting(t *testing.T) {
 }
 
 func TestStringEscaping(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"plain", `"plain"`},
-		{"\x00\x01\x1f", `"\u0000\u0001\u001f"`},
-		{"\b\t\n\f\r", `"\b\t\n\f\r"`},
-		{`"\`, `"\"\\"`},
-		{"/<>&", `"/<>&"`},
-		{"\u2028\u2029\u007f", "\"\u2028\u2029\u007f\""},
-		{"é😀", "\"é😀\""},
+	for _, tc := range []struct{ name, in, want string }{
+		{"plain", "plain", `"plain"`},
+		{"controls", "\x00\x01\x1f", `"\u0000\u0001\u001f"`},
+		{"short-escapes", "\b\t\n\f\r", `"\b\t\n\f\r"`},
+		{"quote-backslash", `"\`, `"\"\\"`},
+		{"html-verbatim", "/<>&", `"/<>&"`},
+		{"separators-del-verbatim", "\u2028\u2029\u007f", "\"\u2028\u2029\u007f\""},
+		{"non-ascii", "é😀", "\"é😀\""},
 	} {
-		got, err := Canonicalize(tc.in)
-		if err != nil || string(got) != tc.want {
-			t.Errorf("%q: got %s, %v; want %s", tc.in, got, err, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Canonicalize(tc.in)
+			if err != nil || string(got) != tc.want {
+				t.Errorf("%q: got %s, %v; want %s", tc.in, got, err, tc.want)
+			}
+		})
 	}
 	if _, err := Canonicalize("bad \xff"); !errors.Is(err, ErrInvalidUTF8) {
 		t.Errorf("invalid UTF-8 value: %v", err)
@@ -296,9 +309,11 @@ func TestTransform(t *testing.T) {
 		"number range":   `[1e400]`,
 		"two values":     `{} {}`,
 	} {
-		if got, err := Transform([]byte(in)); err == nil {
-			t.Errorf("%s: accepted as %q", name, got)
-		}
+		t.Run(name, func(t *testing.T) {
+			if got, err := Transform([]byte(in)); err == nil {
+				t.Errorf("accepted as %q", got)
+			}
+		})
 	}
 }
 

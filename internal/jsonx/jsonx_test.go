@@ -3,6 +3,7 @@ package jsonx
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -116,8 +117,48 @@ func TestDecodeLineOffsets(t *testing.T) {
 // sample documents used by the benchmarks.
 func TestMatchesEncodingJSON(t *testing.T) {
 	for _, doc := range sampleDocs {
-		checkAgainstStd(t, []byte(doc))
+		t.Run(sampleName(doc), func(t *testing.T) {
+			checkAgainstStd(t, []byte(doc))
+		})
 	}
+}
+
+// sampleName names a sample document for its subtest: by its kind ("say"),
+// or "array" for the one that is no envelope.
+func sampleName(doc string) string {
+	if _, rest, ok := strings.Cut(doc, `"kind":"`); ok {
+		kind, _, _ := strings.Cut(rest, `"`)
+		return kind
+	}
+	return "array"
+}
+
+// docName names a test document's subtest: the document itself, a byte
+// that is not UTF-8 written \xNN, cut after 24 bytes (at a character
+// boundary) with its length when it is longer.
+func docName(doc string) string {
+	name := doc
+	if len(doc) > 24 {
+		cut := 24
+		for cut > 0 && !utf8.RuneStart(doc[cut]) {
+			cut--
+		}
+		name = doc[:cut]
+	}
+	var b strings.Builder
+	for len(name) > 0 {
+		r, size := utf8.DecodeRuneInString(name)
+		if r == utf8.RuneError && size == 1 {
+			fmt.Fprintf(&b, `\x%02x`, name[0])
+		} else {
+			b.WriteString(name[:size])
+		}
+		name = name[size:]
+	}
+	if len(doc) > 24 {
+		fmt.Fprintf(&b, "…(%d bytes)", len(doc))
+	}
+	return b.String()
 }
 
 func checkAgainstStd(t *testing.T, data []byte) {

@@ -21,16 +21,18 @@ func TestLenient(t *testing.T) {
 		{"an array", `[1]`, nil},
 		{"not JSON", `say hello`, nil},
 	} {
-		env := Lenient([]byte(tc.in))
-		if tc.id == nil {
-			if env != nil {
-				t.Errorf("%s: %v, want nil", tc.name, env)
+		t.Run(tc.name, func(t *testing.T) {
+			env := Lenient([]byte(tc.in))
+			if tc.id == nil {
+				if env != nil {
+					t.Errorf("%v, want nil", env)
+				}
+				return
 			}
-			continue
-		}
-		if env == nil || env["id"] != tc.id {
-			t.Errorf("%s: %v, want id %q", tc.name, env, tc.id)
-		}
+			if env == nil || env["id"] != tc.id {
+				t.Errorf("%v, want id %q", env, tc.id)
+			}
+		})
 	}
 	if n, ok := Lenient([]byte(`{"n":1e400}`))["n"].(json.Number); !ok || n != "1e400" {
 		t.Errorf("the number is not kept as written: %#v", n)

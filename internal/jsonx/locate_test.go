@@ -1,6 +1,9 @@
 package jsonx
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestLocate(t *testing.T) {
 	doc := []byte("{\n  \"kind\": \"say\",\n  \"body\": {\n    \"text\": \"é\",\n    \"a/b\": [1, {\"x\": null}]\n  }\n}")
@@ -17,10 +20,16 @@ func TestLocate(t *testing.T) {
 		{"/body/a~1b/7", 5, 12},  // no such element: the array
 		{"/kind/deeper", 2, 11},  // not a container
 	} {
-		line, col := Position(doc, Locate(doc, tc.ptr), 1, 1)
-		if line != tc.line || col != tc.col {
-			t.Errorf("Locate(%q) at %d:%d, want %d:%d", tc.ptr, line, col, tc.line, tc.col)
+		name := strings.TrimPrefix(tc.ptr, "/")
+		if name == "" {
+			name = "root"
 		}
+		t.Run(name, func(t *testing.T) {
+			line, col := Position(doc, Locate(doc, tc.ptr), 1, 1)
+			if line != tc.line || col != tc.col {
+				t.Errorf("Locate(%q) at %d:%d, want %d:%d", tc.ptr, line, col, tc.line, tc.col)
+			}
+		})
 	}
 	// A document that starts mid-line (an array element) counts from there;
 	// a character outside the BMP is two UTF-16 units.

@@ -98,7 +98,9 @@ func TestScannerMatchesDecode(t *testing.T) {
 	docs = append(docs, "{"+strings.Join(many, ",")+"}", "{"+strings.Join(many, ",")+`,"k37":0}`,
 		`{"ab":1,"ba":2,"a":{"ab":1},"ab ":3}`)
 	for _, d := range docs {
-		checkScanner(t, []byte(d))
+		t.Run(docName(d), func(t *testing.T) {
+			checkScanner(t, []byte(d))
+		})
 	}
 }
 
@@ -132,18 +134,22 @@ func TestSpecial8(t *testing.T) {
 
 func TestScannerUint(t *testing.T) {
 	for in, want := range map[string]int64{`0`: 0, `-0`: 0, `1776366000`: 1776366000, `9223372036854775807`: 1<<63 - 1} {
-		var s Scanner
-		s.Reset([]byte(in))
-		if n, ok := s.Uint(); !ok || n != want || !s.End() {
-			t.Errorf("Uint(%s) = %d, %v", in, n, ok)
-		}
+		t.Run(in, func(t *testing.T) {
+			var s Scanner
+			s.Reset([]byte(in))
+			if n, ok := s.Uint(); !ok || n != want || !s.End() {
+				t.Errorf("Uint(%s) = %d, %v", in, n, ok)
+			}
+		})
 	}
 	for _, in := range []string{`-1`, `1.0`, `1e3`, `9223372036854775808`, `"1"`, `null`, `-0.0`} {
-		var s Scanner
-		s.Reset([]byte(in))
-		if n, ok := s.Uint(); ok {
-			t.Errorf("Uint(%s) = %d, want not ok", in, n)
-		}
+		t.Run(in, func(t *testing.T) {
+			var s Scanner
+			s.Reset([]byte(in))
+			if n, ok := s.Uint(); ok {
+				t.Errorf("Uint(%s) = %d, want not ok", in, n)
+			}
+		})
 	}
 }
 

@@ -19,32 +19,34 @@ func TestSinksSanitise(t *testing.T) {
 	f := Finding{Finding: rules.Finding{Rule: rule, Pointer: "/" + h, Found: h, Message: h},
 		At: time.Unix(0, 0), Subject: "agh.network.v0." + h, Peer: h, ID: h, Kind: h, WorkID: h}
 	for _, format := range Formats {
-		var b bytes.Buffer
-		s, err := NewSink(format, &b, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.Finding(f)
-		sum := &Summary{URL: "nats://alice:hunter2-secret@broker:4222", Subject: h}
-		s.Tick(sum)
-		if err := s.Close(sum); err != nil {
-			t.Fatal(err)
-		}
-		out := b.String()
-		if format == "live" {
-			// The live view clears the screen itself: its own ESC [H ESC [2J.
-			out = strings.ReplaceAll(out, "\x1b[H\x1b[2J", "")
-		}
-		if strings.ContainsAny(out, "\x1b\r\u009b\u202e\x07") || strings.Contains(out, "hunter2-secret") {
-			t.Errorf("%s: %q", format, out)
-		}
-		for _, l := range strings.Split(out, "\n") {
-			if strings.HasPrefix(strings.TrimSpace(l), "::error title=forged") {
-				t.Errorf("%s: forged workflow command %q", format, l)
+		t.Run(format, func(t *testing.T) {
+			var b bytes.Buffer
+			s, err := NewSink(format, &b, false)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		if !strings.Contains(out, sanitize.Redacted) {
-			t.Errorf("%s: the URL's password is not shown redacted: %q", format, out)
-		}
+			s.Finding(f)
+			sum := &Summary{URL: "nats://alice:hunter2-secret@broker:4222", Subject: h}
+			s.Tick(sum)
+			if err := s.Close(sum); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			if format == "live" {
+				// The live view clears the screen itself: its own ESC [H ESC [2J.
+				out = strings.ReplaceAll(out, "\x1b[H\x1b[2J", "")
+			}
+			if strings.ContainsAny(out, "\x1b\r\u009b\u202e\x07") || strings.Contains(out, "hunter2-secret") {
+				t.Errorf("%q", out)
+			}
+			for _, l := range strings.Split(out, "\n") {
+				if strings.HasPrefix(strings.TrimSpace(l), "::error title=forged") {
+					t.Errorf("forged workflow command %q", l)
+				}
+			}
+			if !strings.Contains(out, sanitize.Redacted) {
+				t.Errorf("the URL's password is not shown redacted: %q", out)
+			}
+		})
 	}
 }

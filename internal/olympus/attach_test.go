@@ -67,40 +67,46 @@ func TestAttachmentSymlinks(t *testing.T) {
 	}
 
 	cases := []struct {
+		name       string
 		path, hash string
 		want       *rules.Rule // nil: no finding
 	}{
-		{"sub/in.txt", sha(inside), nil},
-		{"link-in", sha(inside), nil},
-		{"link-in-abs", sha(inside), nil},
-		{"sub/up/sub/in.txt", sha(inside), nil},
-		{"link-out", sha(secret), RuleAttachmentPath},
-		{"link-out-abs", sha(secret), RuleAttachmentPath},
-		{"dir-out/secret.txt", sha(secret), RuleAttachmentPath},
-		{"chain", sha(secret), RuleAttachmentPath},
-		{"dangling-out", sha(secret), RuleAttachmentFile},
-		{"fifo", sha(nil), RuleAttachmentFile}, // must not block on open
-		{"../outside/secret.txt", sha(secret), RuleAttachmentPath},
-		{filepath.Join(outside, "secret.txt"), sha(secret), RuleAttachmentPath},
-		{"sub/in.txt", sha(secret), RuleAttachmentHash},
+		{"in", "sub/in.txt", sha(inside), nil},
+		{"link-in", "link-in", sha(inside), nil},
+		{"link-in-abs", "link-in-abs", sha(inside), nil},
+		{"dir-link-in", "sub/up/sub/in.txt", sha(inside), nil},
+		{"link-out", "link-out", sha(secret), RuleAttachmentPath},
+		{"link-out-abs", "link-out-abs", sha(secret), RuleAttachmentPath},
+		{"dir-link-out", "dir-out/secret.txt", sha(secret), RuleAttachmentPath},
+		{"chain", "chain", sha(secret), RuleAttachmentPath},
+		{"dangling-out", "dangling-out", sha(secret), RuleAttachmentFile},
+		{"fifo", "fifo", sha(nil), RuleAttachmentFile}, // must not block on open
+		{"dot-dot", "../outside/secret.txt", sha(secret), RuleAttachmentPath},
+		{"absolute", filepath.Join(outside, "secret.txt"), sha(secret), RuleAttachmentPath},
+		{"wrong-hash", "sub/in.txt", sha(secret), RuleAttachmentHash},
 	}
 	// The root itself may be reached through a symlink.
 	rootLink := filepath.Join(base, "repo-link")
 	must(t, os.Symlink(root, rootLink))
-	for _, r := range []string{root, rootLink} {
-		p, err := New(Options{AttachmentsRoot: r})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range cases {
-			got := p.Check(nil, envelopeWith(att(c.path, c.hash)))
-			switch {
-			case c.want == nil && len(got) != 0:
-				t.Errorf("root %s, path %s: want no finding, got %v", r, c.path, got)
-			case c.want != nil && (len(got) != 1 || got[0].Rule != c.want):
-				t.Errorf("root %s, path %s: want %s, got %v", r, c.path, c.want.ID, got)
+	for _, rc := range []struct{ name, root string }{{"root", root}, {"root-link", rootLink}} {
+		t.Run(rc.name, func(t *testing.T) {
+			r := rc.root
+			p, err := New(Options{AttachmentsRoot: r})
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
+			for _, c := range cases {
+				t.Run(c.name, func(t *testing.T) {
+					got := p.Check(nil, envelopeWith(att(c.path, c.hash)))
+					switch {
+					case c.want == nil && len(got) != 0:
+						t.Errorf("root %s, path %s: want no finding, got %v", r, c.path, got)
+					case c.want != nil && (len(got) != 1 || got[0].Rule != c.want):
+						t.Errorf("root %s, path %s: want %s, got %v", r, c.path, c.want.ID, got)
+					}
+				})
+			}
+		})
 	}
 }
 
@@ -126,9 +132,15 @@ func TestPathProblem(t *testing.T) {
 		"": true, "..": true, "../a": true, "a/../..": true, "a/../../b": true, `a\..\..\b`: true,
 		"/a": true, `\a`: true, "C:/a": true, "c:a": true, "a\x00b": true,
 	} {
-		if got := pathProblem(p) != ""; got != bad {
-			t.Errorf("pathProblem(%q) bad=%v, want %v", p, got, bad)
+		name := p
+		if name == "" {
+			name = "empty"
 		}
+		t.Run(name, func(t *testing.T) {
+			if got := pathProblem(p) != ""; got != bad {
+				t.Errorf("pathProblem(%q) bad=%v, want %v", p, got, bad)
+			}
+		})
 	}
 }
 
@@ -136,10 +148,12 @@ func TestNewRejectsBadRoot(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "f")
 	must(t, os.WriteFile(file, nil, 0o644))
-	for _, r := range []string{filepath.Join(dir, "missing"), file} {
-		if _, err := New(Options{AttachmentsRoot: r}); err == nil {
-			t.Errorf("New(%s): want error", r)
-		}
+	for _, tc := range []struct{ name, root string }{{"missing", filepath.Join(dir, "missing")}, {"file", file}} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := New(Options{AttachmentsRoot: tc.root}); err == nil {
+				t.Errorf("New(%s): want error", tc.root)
+			}
+		})
 	}
 }
 

@@ -92,16 +92,21 @@ func TestSeedSchemaAgreement(t *testing.T) {
 
 func TestDetect(t *testing.T) {
 	p, _ := New(Options{})
-	for doc, want := range map[string]bool{
-		`{"envelope":{},"protocol_message":{}}`:   true,
-		`{"envelope":1,"protocol_message":null}`:  true, // shape, not validity
-		`{"envelope":{}}`:                         false,
-		`{"protocol":"agh-network/v0","body":{}}`: false,
-		`{"wire":"1.0","payload":{}}`:             false,
+	for _, tc := range []struct {
+		name, doc string
+		want      bool
+	}{
+		{"envelope-and-message", `{"envelope":{},"protocol_message":{}}`, true},
+		{"shape-not-validity", `{"envelope":1,"protocol_message":null}`, true},
+		{"envelope-only", `{"envelope":{}}`, false},
+		{"agh", `{"protocol":"agh-network/v0","body":{}}`, false},
+		{"redkey-wire", `{"wire":"1.0","payload":{}}`, false},
 	} {
-		if got := p.Detect(decode(t, []byte(doc)).(map[string]any)); got != want {
-			t.Errorf("Detect(%s) = %v", doc, got)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if got := p.Detect(decode(t, []byte(tc.doc)).(map[string]any)); got != tc.want {
+				t.Errorf("Detect(%s) = %v", tc.doc, got)
+			}
+		})
 	}
 }
 
@@ -109,28 +114,31 @@ func TestDetect(t *testing.T) {
 func TestMalformed(t *testing.T) {
 	p := fixtureProfile(t)
 	for _, c := range []struct {
+		name string
 		doc  string
 		want string
 	}{
-		{`[]`, "OLY-TYPE"},
-		{`"envelope"`, "OLY-TYPE"},
-		{`null`, "OLY-TYPE"},
-		{`{}`, "OLY-REQUIRED"},
-		{`{"envelope":[],"persona":{},"protocol_message":"x","context_attachments":[1,"a",null]}`, "OLY-TYPE"},
-		{`{"envelope":{},"persona":"p","protocol_message":{},"authentication":{"signature":7}}`, "OLY-REQUIRED"},
+		{"array", `[]`, "OLY-TYPE"},
+		{"string", `"envelope"`, "OLY-TYPE"},
+		{"null", `null`, "OLY-TYPE"},
+		{"empty-object", `{}`, "OLY-REQUIRED"},
+		{"wrong-member-types", `{"envelope":[],"persona":{},"protocol_message":"x","context_attachments":[1,"a",null]}`, "OLY-TYPE"},
+		{"signature-number", `{"envelope":{},"persona":"p","protocol_message":{},"authentication":{"signature":7}}`, "OLY-REQUIRED"},
 	} {
-		got := p.Check([]byte(c.doc), decode(t, []byte(c.doc)))
-		if len(got) == 0 {
-			t.Errorf("%s: no findings", c.doc)
-			continue
-		}
-		found := false
-		for _, f := range got {
-			found = found || f.Rule.ID == c.want
-		}
-		if !found {
-			t.Errorf("%s: want a %s among %v", c.doc, c.want, got)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			got := p.Check([]byte(c.doc), decode(t, []byte(c.doc)))
+			if len(got) == 0 {
+				t.Error("no findings")
+				return
+			}
+			found := false
+			for _, f := range got {
+				found = found || f.Rule.ID == c.want
+			}
+			if !found {
+				t.Errorf("want a %s among %v", c.want, got)
+			}
+		})
 	}
 }
 
@@ -164,10 +172,12 @@ func TestRulesRegistered(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range []*rules.Rule{RuleSchema, RuleSenderPersona, RuleAttachmentPath, RuleSignature} {
-		got, ok := c.Lookup(r.ID)
-		if !ok || got != r || got.Profile != "olympus" || got.Severity != rules.Error || got.Source == "" {
-			t.Errorf("rule %s not registered as an olympus error with a source", r.ID)
-		}
+		t.Run(r.ID, func(t *testing.T) {
+			got, ok := c.Lookup(r.ID)
+			if !ok || got != r || got.Profile != "olympus" || got.Severity != rules.Error || got.Source == "" {
+				t.Errorf("rule %s not registered as an olympus error with a source", r.ID)
+			}
+		})
 	}
 }
 

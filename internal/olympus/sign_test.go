@@ -111,21 +111,24 @@ func TestLoadKey(t *testing.T) {
 	}
 	t.Setenv(KeyEnv, "from-env")
 	for _, c := range []struct {
+		name       string
 		file, want string
 		err        bool
 	}{
-		{write("lf", "secret\n"), "secret", false},
-		{write("crlf", "secret\r\n"), "secret", false},
-		{write("two", "secret\n\n"), "secret\n", false}, // only one line ending is dropped
-		{write("raw", "sec ret"), "sec ret", false},
-		{write("empty", "\n"), "", true},
-		{filepath.Join(dir, "missing"), "", true},
-		{"", "from-env", false}, // no file: the environment
+		{"lf", write("lf", "secret\n"), "secret", false},
+		{"crlf", write("crlf", "secret\r\n"), "secret", false},
+		{"two-line-endings", write("two", "secret\n\n"), "secret\n", false}, // only one line ending is dropped
+		{"raw", write("raw", "sec ret"), "sec ret", false},
+		{"empty", write("empty", "\n"), "", true},
+		{"missing", filepath.Join(dir, "missing"), "", true},
+		{"environment", "", "from-env", false}, // no file: the environment
 	} {
-		got, err := LoadKey(c.file)
-		if (err != nil) != c.err || string(got) != c.want {
-			t.Errorf("LoadKey(%s) = %q, %v", c.file, got, err)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			got, err := LoadKey(c.file)
+			if (err != nil) != c.err || string(got) != c.want {
+				t.Errorf("LoadKey(%s) = %q, %v", c.file, got, err)
+			}
+		})
 	}
 	t.Setenv(KeyEnv, "")
 	if got, err := LoadKey(""); got != nil || err != nil {

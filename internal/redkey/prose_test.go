@@ -67,9 +67,11 @@ func TestSentences(t *testing.T) {
 		{"One sentence: what must be true when this task is done.", 1},
 		{"2–3 sentences max. How I approach problems.", 2},
 	} {
-		if got := Sentences(c.text); got != c.want {
-			t.Errorf("Sentences(%q) = %d, want %d", c.text, got, c.want)
-		}
+		t.Run(textName(c.text), func(t *testing.T) {
+			if got := Sentences(c.text); got != c.want {
+				t.Errorf("Sentences(%q) = %d, want %d", c.text, got, c.want)
+			}
+		})
 	}
 }
 
@@ -86,10 +88,24 @@ func TestWords(t *testing.T) {
 		{"tabs\tand\nnewlines  count", 4},
 		{"Ünïcödé wörds ✓ 日本語", 3},
 	} {
-		if got := Words(c.text); got != c.want {
-			t.Errorf("Words(%q) = %d, want %d", c.text, got, c.want)
-		}
+		t.Run(textName(c.text), func(t *testing.T) {
+			if got := Words(c.text); got != c.want {
+				t.Errorf("Words(%q) = %d, want %d", c.text, got, c.want)
+			}
+		})
 	}
+}
+
+// textName names a prose case's subtest: the text, "empty" for none, cut
+// after 32 characters with "…" when it is longer.
+func textName(text string) string {
+	if text == "" {
+		return "empty"
+	}
+	if r := []rune(text); len(r) > 32 {
+		return string(r[:32]) + "…"
+	}
+	return text
 }
 
 // The caps are inclusive: exactly 200 and 150 words pass.

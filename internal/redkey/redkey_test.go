@@ -1,6 +1,7 @@
 package redkey
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -191,14 +192,16 @@ func TestRoleTopicBoundary(t *testing.T) {
 		return []byte(base + strings.Repeat("r", pad) + `"}}`)
 	}
 	for size, want := range map[int]int{1023: 0, 1024: 1, 4096: 1} {
-		raw := mk(size)
-		if len(raw) != size {
-			t.Fatalf("built %d bytes, want %d", len(raw), size)
-		}
-		got := w.Check(append(raw, "\n\n"...), decode(t, raw)) // trailing whitespace is not counted
-		if len(got) != want {
-			t.Errorf("%d bytes: %v", size, got)
-		}
+		t.Run(fmt.Sprintf("%d-bytes", size), func(t *testing.T) {
+			raw := mk(size)
+			if len(raw) != size {
+				t.Fatalf("built %d bytes, want %d", len(raw), size)
+			}
+			got := w.Check(append(raw, "\n\n"...), decode(t, raw)) // trailing whitespace is not counted
+			if len(got) != want {
+				t.Errorf("%v", got)
+			}
+		})
 	}
 	if got := NewWire(WireOptions{}).Check(mk(4096), decode(t, mk(4096))); len(got) != 0 {
 		t.Errorf("without --role-topic size is not judged: %v", got)
@@ -210,46 +213,54 @@ func TestRoleTopicBoundary(t *testing.T) {
 func TestForcedProfiles(t *testing.T) {
 	w, c := NewWire(WireOptions{}), NewCard(CardOptions{})
 	for _, tc := range []struct {
+		name string
 		p    validate.Profile
 		doc  string
 		want []string
 	}{
-		{w, `[]`, []string{"RKW-FIELD-TYPE"}},
-		{w, `null`, []string{"RKW-FIELD-TYPE"}},
-		{w, `{}`, []string{"RKW-ENVELOPE-REQUIRED", "RKW-ENVELOPE-REQUIRED", "RKW-ENVELOPE-REQUIRED", "RKW-ENVELOPE-REQUIRED", "RKW-ENVELOPE-REQUIRED"}},
-		{c, `"card"`, []string{"RKC-FIELD-TYPE"}},
-		{c, `{"card_version":1}`, []string{"RKC-VERSION"}},
-		{c, `{"identity":{}}`, nil}, // every member missing: checked below by count
+		{"wire/array", w, `[]`, []string{"RKW-FIELD-TYPE"}},
+		{"wire/null", w, `null`, []string{"RKW-FIELD-TYPE"}},
+		{"wire/empty-object", w, `{}`, []string{"RKW-ENVELOPE-REQUIRED", "RKW-ENVELOPE-REQUIRED", "RKW-ENVELOPE-REQUIRED", "RKW-ENVELOPE-REQUIRED", "RKW-ENVELOPE-REQUIRED"}},
+		{"card/string", c, `"card"`, []string{"RKC-FIELD-TYPE"}},
+		{"card/version-number", c, `{"card_version":1}`, []string{"RKC-VERSION"}},
+		{"card/no-version", c, `{"identity":{}}`, nil}, // every member missing: checked below by count
 	} {
-		got := tc.p.Check([]byte(tc.doc), decode(t, []byte(tc.doc)))
-		var ids []string
-		for _, f := range got {
-			ids = append(ids, f.Rule.ID)
-		}
-		if tc.want == nil {
-			if len(ids) < 10 || slices.ContainsFunc(ids, func(s string) bool { return s != "RKC-REQUIRED" }) {
-				t.Errorf("%s: %v", tc.doc, ids)
+		t.Run(tc.name, func(t *testing.T) {
+			got := tc.p.Check([]byte(tc.doc), decode(t, []byte(tc.doc)))
+			var ids []string
+			for _, f := range got {
+				ids = append(ids, f.Rule.ID)
 			}
-			continue
-		}
-		if !reflect.DeepEqual(ids, tc.want) {
-			t.Errorf("%s %s: got %v, want %v", tc.p.Name(), tc.doc, ids, tc.want)
-		}
+			if tc.want == nil {
+				if len(ids) < 10 || slices.ContainsFunc(ids, func(s string) bool { return s != "RKC-REQUIRED" }) {
+					t.Errorf("%s: %v", tc.doc, ids)
+				}
+				return
+			}
+			if !reflect.DeepEqual(ids, tc.want) {
+				t.Errorf("%s %s: got %v, want %v", tc.p.Name(), tc.doc, ids, tc.want)
+			}
+		})
 	}
 }
 
 func TestDetect(t *testing.T) {
 	w, c := NewWire(WireOptions{}), NewCard(CardOptions{})
-	for doc, want := range map[string][2]bool{
-		`{"wire":"9"}`:                          {true, false},
-		`{"card_version":"1.0"}`:                {false, true},
-		`{"protocol":"agh-network/v0"}`:         {false, false},
-		`{"envelope":{},"protocol_message":{}}`: {false, false},
+	for _, tc := range []struct {
+		name, doc string
+		want      [2]bool
+	}{
+		{"wire", `{"wire":"9"}`, [2]bool{true, false}},
+		{"card", `{"card_version":"1.0"}`, [2]bool{false, true}},
+		{"agh", `{"protocol":"agh-network/v0"}`, [2]bool{false, false}},
+		{"olympus", `{"envelope":{},"protocol_message":{}}`, [2]bool{false, false}},
 	} {
-		m := decode(t, []byte(doc)).(map[string]any)
-		if got := [2]bool{w.Detect(m), c.Detect(m)}; got != want {
-			t.Errorf("Detect(%s) = %v", doc, got)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			m := decode(t, []byte(tc.doc)).(map[string]any)
+			if got := [2]bool{w.Detect(m), c.Detect(m)}; got != tc.want {
+				t.Errorf("Detect(%s) = %v", tc.doc, got)
+			}
+		})
 	}
 }
 
@@ -279,14 +290,24 @@ func TestRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	for s, want := range map[string]bool{"quinn": true, "roles.ba": true, "exec": true, "code_commit": false, "mindy": false} {
-		if r.routable(s) != want {
-			t.Errorf("routable(%s) = %v", s, !want)
-		}
+		t.Run("routable/"+s, func(t *testing.T) {
+			if r.routable(s) != want {
+				t.Errorf("routable(%s) = %v", s, !want)
+			}
+		})
 	}
-	for _, bad := range []string{"", "agents: [quinn]\noutput_contract: [x]\n", "agents: ['a b']\n", "agents: quinn: x\n", "roles: [\"\"]\n"} {
-		if _, err := ParseRegistry([]byte(bad)); err == nil {
-			t.Errorf("ParseRegistry(%q): want error", bad)
-		}
+	for _, tc := range []struct{ name, bad string }{
+		{"empty", ""},
+		{"unknown-member", "agents: [quinn]\noutput_contract: [x]\n"},
+		{"space-in-slug", "agents: ['a b']\n"},
+		{"not-yaml", "agents: quinn: x\n"},
+		{"empty-slug", "roles: [\"\"]\n"},
+	} {
+		t.Run("bad/"+tc.name, func(t *testing.T) {
+			if _, err := ParseRegistry([]byte(tc.bad)); err == nil {
+				t.Errorf("ParseRegistry(%q): want error", tc.bad)
+			}
+		})
 	}
 	if _, err := LoadRegistry(filepath.Join(t.TempDir(), "missing.yaml")); err == nil {
 		t.Error("missing file: want error")
@@ -383,8 +404,10 @@ func TestTimestampLeapSecond(t *testing.T) {
 		"2016-12-31T23:59:61Z":      false,
 		"2016-12-31T24:00:00Z":      false,
 	} {
-		if got := timestampProblem(ts) == ""; got != want {
-			t.Errorf("%s: valid = %v, want %v (%q)", ts, got, want, timestampProblem(ts))
-		}
+		t.Run(ts, func(t *testing.T) {
+			if got := timestampProblem(ts) == ""; got != want {
+				t.Errorf("valid = %v, want %v (%q)", got, want, timestampProblem(ts))
+			}
+		})
 	}
 }

@@ -20,13 +20,15 @@ func TestCreateMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []string{filepath.Join(dir, "new.json"), wide} {
-		f, err := Create(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
-		if st, _ := os.Stat(p); st.Mode().Perm() != 0o644 {
-			t.Errorf("%s: mode %v, want 0644", p, st.Mode().Perm())
-		}
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			f, err := Create(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			if st, _ := os.Stat(p); st.Mode().Perm() != 0o644 {
+				t.Errorf("mode %v, want 0644", st.Mode().Perm())
+			}
+		})
 	}
 }

@@ -7,18 +7,21 @@ import (
 
 func TestPointerEscapes(t *testing.T) {
 	for _, tc := range []struct {
+		name   string
 		tokens []string
 		want   string
 	}{
-		{nil, ""},
-		{[]string{"body", "peer_card", "peer_id"}, "/body/peer_card/peer_id"},
-		{[]string{"ext", "a/b~c"}, "/ext/a~1b~0c"},
-		{[]string{"items", "0"}, "/items/0"},
-		{[]string{""}, "/"},
+		{"root", nil, ""},
+		{"nested", []string{"body", "peer_card", "peer_id"}, "/body/peer_card/peer_id"},
+		{"escapes", []string{"ext", "a/b~c"}, "/ext/a~1b~0c"},
+		{"index", []string{"items", "0"}, "/items/0"},
+		{"empty-token", []string{""}, "/"},
 	} {
-		if got := Pointer(tc.tokens...); got != tc.want {
-			t.Errorf("Pointer(%q) = %q, want %q", tc.tokens, got, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Pointer(tc.tokens...); got != tc.want {
+				t.Errorf("Pointer(%q) = %q, want %q", tc.tokens, got, tc.want)
+			}
+		})
 	}
 }
 
@@ -132,19 +135,22 @@ func TestFindingRendering(t *testing.T) {
 func TestClip(t *testing.T) {
 	long := strings.Repeat("a", 76) + "é" + "tail" // é straddles byte 77
 	for _, tc := range []struct {
+		name        string
 		s, ellipsis string
 		keep        int
 		want        string
 	}{
-		{"short", "...", 77, "short"},
-		{strings.Repeat("x", 80), "...", 77, strings.Repeat("x", 80)}, // the ellipsis would save nothing
-		{strings.Repeat("x", 81), "...", 77, strings.Repeat("x", 77) + "..."},
-		{long, "...", 77, strings.Repeat("a", 76) + "..."}, // never half a rune
-		{strings.Repeat("y", 84), "…", 80, strings.Repeat("y", 80) + "…"},
-		{"", "...", 0, ""},
+		{"short", "short", "...", 77, "short"},
+		{"ellipsis-saves-nothing", strings.Repeat("x", 80), "...", 77, strings.Repeat("x", 80)}, // the ellipsis would save nothing
+		{"clipped", strings.Repeat("x", 81), "...", 77, strings.Repeat("x", 77) + "..."},
+		{"rune-boundary", long, "...", 77, strings.Repeat("a", 76) + "..."}, // never half a rune
+		{"one-rune-ellipsis", strings.Repeat("y", 84), "…", 80, strings.Repeat("y", 80) + "…"},
+		{"empty", "", "...", 0, ""},
 	} {
-		if got := Clip(tc.s, tc.keep, tc.ellipsis); got != tc.want {
-			t.Errorf("Clip(%q, %d, %q) = %q, want %q", tc.s, tc.keep, tc.ellipsis, got, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Clip(tc.s, tc.keep, tc.ellipsis); got != tc.want {
+				t.Errorf("Clip(%q, %d, %q) = %q, want %q", tc.s, tc.keep, tc.ellipsis, got, tc.want)
+			}
+		})
 	}
 }

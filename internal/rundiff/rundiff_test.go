@@ -111,9 +111,11 @@ func TestClassify(t *testing.T) {
 		// Judged before, could not be played now: a class of its own.
 		{P, E, Unplayable}, {W, E, Unplayable}, {F, E, Unplayable},
 	} {
-		if got := classify(c.old, c.cur); got != c.want {
-			t.Errorf("%s → %s: %s, want %s", c.old, c.cur, got, c.want)
-		}
+		t.Run(outcomeName(c.old)+"-to-"+outcomeName(c.cur), func(t *testing.T) {
+			if got := classify(c.old, c.cur); got != c.want {
+				t.Errorf("%s → %s: %s, want %s", c.old, c.cur, got, c.want)
+			}
+		})
 	}
 }
 
@@ -129,21 +131,23 @@ func TestParse(t *testing.T) {
 	if err != nil || rep.IUT.ImplementationVersion != "1.0" || rep.Duration != good.Duration || rep.Scenarios[0].ID != "a.one" {
 		t.Fatalf("read back %+v (%v)", rep, err)
 	}
-	for _, c := range []struct{ data, want string }{
-		{``, "is not a JSON report of aghcheck run (--format json): EOF"},
-		{`[1,2]`, "is not a JSON report of aghcheck run"},
-		{`{"tool":"aghcheck"}`, "no tool aghcheck and scenarios list"},
-		{`{"tool":"other","scenarios":[]}`, "no tool aghcheck and scenarios list"},
-		{`{"tool":"aghcheck","scenarios":[],"error":"the IUT exited before greeting"}`, "x.json is a run that could not be carried out (the IUT exited before greeting): nothing to compare"},
-		{`{"tool":"aghcheck","scenarios":[{"outcome":"pass"}]}`, "x.json: scenario 1 has no id"},
-		{`{"tool":"aghcheck","scenarios":[null]}`, "scenario 1 has no id"},
-		{`{"tool":"aghcheck","scenarios":[],"duration_ms":"1s"}`, "is not a JSON report"},
-		{"<html>\n</html>", "is not a JSON report"},
+	for _, c := range []struct{ name, data, want string }{
+		{"empty", ``, "is not a JSON report of aghcheck run (--format json): EOF"},
+		{"array", `[1,2]`, "is not a JSON report of aghcheck run"},
+		{"no-scenarios", `{"tool":"aghcheck"}`, "no tool aghcheck and scenarios list"},
+		{"other-tool", `{"tool":"other","scenarios":[]}`, "no tool aghcheck and scenarios list"},
+		{"run-error", `{"tool":"aghcheck","scenarios":[],"error":"the IUT exited before greeting"}`, "x.json is a run that could not be carried out (the IUT exited before greeting): nothing to compare"},
+		{"scenario-without-id", `{"tool":"aghcheck","scenarios":[{"outcome":"pass"}]}`, "x.json: scenario 1 has no id"},
+		{"null-scenario", `{"tool":"aghcheck","scenarios":[null]}`, "scenario 1 has no id"},
+		{"duration-string", `{"tool":"aghcheck","scenarios":[],"duration_ms":"1s"}`, "is not a JSON report"},
+		{"html", "<html>\n</html>", "is not a JSON report"},
 	} {
-		_, err := Parse("x.json", []byte(c.data))
-		if !errors.Is(err, ErrNotReport) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%q: %v, want one line with %q", c.data, err, c.want)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("x.json", []byte(c.data))
+			if !errors.Is(err, ErrNotReport) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("%q: %v, want one line with %q", c.data, err, c.want)
+			}
+		})
 	}
 	if _, err := Load("no/such/file.json"); err == nil {
 		t.Error("a missing file loaded")
@@ -169,4 +173,13 @@ func FuzzParse(f *testing.F) {
 		}
 		Compare("a", rep, "b", &report.Report{})
 	})
+}
+
+// outcomeName names one side of a classified change: its outcome, or
+// "absent" for a scenario that side does not have.
+func outcomeName(o report.Outcome) string {
+	if o == "" {
+		return "absent"
+	}
+	return string(o)
 }

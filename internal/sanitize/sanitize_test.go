@@ -95,17 +95,19 @@ func TestJSONEscapesWhatEncodingJSONLeaves(t *testing.T) {
 
 func TestRedact(t *testing.T) {
 	AddSecret("s3cr3t-token", "pa:ss/word")
-	for in, want := range map[string]string{
-		"token s3cr3t-token in a log":               "token [redacted] in a log",
-		"nats://alice:hunter22@host:4222/x":         "nats://[redacted]@host:4222/x",
-		"dial nats://tok@h:1, nats://u:p@h2 failed": "dial nats://[redacted]@h:1, nats://[redacted]@h2 failed",
-		"nats://u:pa%3Ass%2Fword@h":                 "nats://[redacted]@h",
-		"pa:ss/word":                                "[redacted]",
-		"mail a@b.c, see https://x.y/z":             "mail a@b.c, see https://x.y/z",
+	for _, tc := range []struct{ name, in, want string }{
+		{"secret", "token s3cr3t-token in a log", "token [redacted] in a log"},
+		{"url-password", "nats://alice:hunter22@host:4222/x", "nats://[redacted]@host:4222/x"},
+		{"two-urls", "dial nats://tok@h:1, nats://u:p@h2 failed", "dial nats://[redacted]@h:1, nats://[redacted]@h2 failed"},
+		{"escaped-secret", "nats://u:pa%3Ass%2Fword@h", "nats://[redacted]@h"},
+		{"secret-alone", "pa:ss/word", "[redacted]"},
+		{"no-credentials", "mail a@b.c, see https://x.y/z", "mail a@b.c, see https://x.y/z"},
 	} {
-		if got := Redact(in); got != want {
-			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Redact(tc.in); got != tc.want {
+				t.Errorf("Redact(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
 	}
 	if got := Text("\x1bs3cr3t-token"); got != `\x1b[redacted]` {
 		t.Errorf("Text does not redact: %q", got)

@@ -49,8 +49,13 @@ func TestEmbeddedSuitesGradeStepsAtTheirRequirementLevel(t *testing.T) {
 }
 
 func TestChecksAcceptsOneIDOrAList(t *testing.T) {
-	for _, src := range []string{"checks: LIFE-CORRELATION", "checks: [LIFE-CORRELATION]"} {
-		scs, probs := Parse("t.yaml", []byte(`scenarios:
+	for _, tc := range []struct{ name, src string }{
+		{"one-id", "checks: LIFE-CORRELATION"},
+		{"list", "checks: [LIFE-CORRELATION]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := tc.src
+			scs, probs := Parse("t.yaml", []byte(`scenarios:
   - id: t.one
     title: t
     requirements: [LIFE-CORRELATION]
@@ -60,8 +65,9 @@ func TestChecksAcceptsOneIDOrAList(t *testing.T) {
       - expect: {match: {kind: trace}}
         `+src+`
 `), "t")
-		if len(probs) > 0 || len(scs) != 1 || strings.Join(scs[0].Steps[0].Checks, ",") != "LIFE-CORRELATION" {
-			t.Errorf("%s: %v %v", src, probs, scs)
-		}
+			if len(probs) > 0 || len(scs) != 1 || strings.Join(scs[0].Steps[0].Checks, ",") != "LIFE-CORRELATION" {
+				t.Errorf("%v %v", probs, scs)
+			}
+		})
 	}
 }

@@ -17,35 +17,38 @@ func decode(t testing.TB, s string) any { t.Helper(); return jsontest.Decode(t, 
 func TestMatch(t *testing.T) {
 	env := `{"kind":"receipt","ts":1776366182,"to":"alice.x","reply_to":null,"channel":"other","body":{"status":"rejected","reason_code":"busy","tags":["a","b"]}}`
 	for _, tc := range []struct {
-		pat string
-		ok  bool
-		why string
+		name string
+		pat  string
+		ok   bool
+		why  string
 	}{
-		{`{"kind":"receipt"}`, true, ""},
-		{`{"kind":"trace"}`, false, `/kind: want "trace", got "receipt"`},
-		{`{"ts":1776366182.0}`, true, ""},
-		{`{"body":{"status":{"$in":["accepted","rejected"]}}}`, true, ""},
-		{`{"body":{"reason_code":{"$absent":true}}}`, false, "/body/reason_code: want absent"},
-		{`{"reply_to":{"$absent":true},"proof":{"$absent":true}}`, true, ""},
-		{`{"proof":{"$present":true}}`, false, "/proof: missing"},
-		{`{"body":{"tags":{"$contains":"b"}}}`, true, ""},
-		{`{"body":{"tags":["a"]}}`, false, "/body/tags"},
-		{`{"to":{"$regex":"^alice\\."}}`, true, ""},
-		{`{"body":{"status":{"$ne":"accepted"}}}`, true, ""},
-		{`{"body":{"$type":"object"}}`, true, ""},
-		{`{"body":{"missing":1}}`, false, "/body/missing: missing"},
+		{"kind", `{"kind":"receipt"}`, true, ""},
+		{"kind-differs", `{"kind":"trace"}`, false, `/kind: want "trace", got "receipt"`},
+		{"number-forms", `{"ts":1776366182.0}`, true, ""},
+		{"in", `{"body":{"status":{"$in":["accepted","rejected"]}}}`, true, ""},
+		{"absent-but-present", `{"body":{"reason_code":{"$absent":true}}}`, false, "/body/reason_code: want absent"},
+		{"absent", `{"reply_to":{"$absent":true},"proof":{"$absent":true}}`, true, ""},
+		{"present-but-missing", `{"proof":{"$present":true}}`, false, "/proof: missing"},
+		{"contains", `{"body":{"tags":{"$contains":"b"}}}`, true, ""},
+		{"array-differs", `{"body":{"tags":["a"]}}`, false, "/body/tags"},
+		{"regex", `{"to":{"$regex":"^alice\\."}}`, true, ""},
+		{"ne", `{"body":{"status":{"$ne":"accepted"}}}`, true, ""},
+		{"type", `{"body":{"$type":"object"}}`, true, ""},
+		{"member-missing", `{"body":{"missing":1}}`, false, "/body/missing: missing"},
 		// The status decides before the reason code it implies, the kind
 		// before anything, and a container difference is named as such.
-		{`{"body":{"reason_code":{"$absent":true},"status":"accepted"}}`, false, `/body/status: want "accepted", got "rejected"; /body/reason_code: want absent`},
-		{`{"body":{"status":"accepted"},"kind":"trace","to":"bob"}`, false, `/kind: want "trace", got "receipt"; /body/status`},
-		{`{"body":{"a":1,"b":2,"c":3,"d":4}}`, false, "/body/c: missing; 1 more"},
-		{`{"thread_id":"thread_a"}`, false, "/thread_id: missing"},
-		{`{"channel":"conformance"}`, false, `/channel: want "conformance", got "other" (another channel)`},
+		{"status-before-reason", `{"body":{"reason_code":{"$absent":true},"status":"accepted"}}`, false, `/body/status: want "accepted", got "rejected"; /body/reason_code: want absent`},
+		{"kind-first", `{"body":{"status":"accepted"},"kind":"trace","to":"bob"}`, false, `/kind: want "trace", got "receipt"; /body/status`},
+		{"more-missing-counted", `{"body":{"a":1,"b":2,"c":3,"d":4}}`, false, "/body/c: missing; 1 more"},
+		{"container-missing", `{"thread_id":"thread_a"}`, false, "/thread_id: missing"},
+		{"other-channel", `{"channel":"conformance"}`, false, `/channel: want "conformance", got "other" (another channel)`},
 	} {
-		ok, why := Match(decode(t, tc.pat), decode(t, env))
-		if ok != tc.ok || !strings.Contains(why, tc.why) {
-			t.Errorf("Match(%s) = %v %q, want %v %q", tc.pat, ok, why, tc.ok, tc.why)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			ok, why := Match(decode(t, tc.pat), decode(t, env))
+			if ok != tc.ok || !strings.Contains(why, tc.why) {
+				t.Errorf("Match(%s) = %v %q, want %v %q", tc.pat, ok, why, tc.ok, tc.why)
+			}
+		})
 	}
 }
 
@@ -68,9 +71,11 @@ func TestRender(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 	for _, bad := range []string{"{{nope}}", "{{peer.bob}}", "{{capture.none}}", "{{now*2}}", "{{id}}", "{{pad.x}}"} {
-		if _, err := ctx.Render(bad); err == nil {
-			t.Errorf("%s rendered without error", bad)
-		}
+		t.Run(strings.Trim(bad, "{}"), func(t *testing.T) {
+			if _, err := ctx.Render(bad); err == nil {
+				t.Errorf("%s rendered without error", bad)
+			}
+		})
 	}
 }
 

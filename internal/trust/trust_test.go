@@ -23,18 +23,27 @@ func TestGoldenKeyVectors(t *testing.T) {
 		{"fingerprint", Fingerprint(pub), "56475aa75463474c0285df5dbf2bcab7"},
 		{"handle", Handle("patch-worker", pub), "patch-worker@56475aa75463474c0285df5dbf2bcab7"},
 	} {
-		if tc.got != tc.want {
-			t.Errorf("%s = %s, want %s", tc.name, tc.got, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.got != tc.want {
+				t.Errorf("%s = %s, want %s", tc.name, tc.got, tc.want)
+			}
+		})
 	}
 	k, err := KeyFromHex("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f")
 	if err != nil || !k.Equal(goldenKey(t)) {
 		t.Errorf("KeyFromHex: %v", err)
 	}
-	for _, bad := range []string{"", "00", "zz" + strings.Repeat("00", 31), strings.Repeat("00", 33)} {
-		if _, err := KeyFromHex(bad); err == nil {
-			t.Errorf("KeyFromHex(%q) accepted", bad)
-		}
+	for _, tc := range []struct{ name, bad string }{
+		{"empty", ""},
+		{"one-byte", "00"},
+		{"not-hex", "zz" + strings.Repeat("00", 31)},
+		{"33-bytes", strings.Repeat("00", 33)},
+	} {
+		t.Run("bad-hex/"+tc.name, func(t *testing.T) {
+			if _, err := KeyFromHex(tc.bad); err == nil {
+				t.Errorf("KeyFromHex(%q) accepted", tc.bad)
+			}
+		})
 	}
 }
 
@@ -116,30 +125,36 @@ func printedOrder(env map[string]any) []byte {
 
 func TestIsHandle(t *testing.T) {
 	fp := "56475aa75463474c0285df5dbf2bcab7"
-	for s, want := range map[string]bool{
-		"patch-worker@" + fp:               true,
-		"a@" + fp:                          true,
-		"a_b-9@" + fp:                      true,
-		strings.Repeat("x", 32) + "@" + fp: true,
-		strings.Repeat("x", 33) + "@" + fp: false,
-		"@" + fp:                           false,
-		"Patch@" + fp:                      false,
-		"patch.worker@" + fp:               false,
-		"patch@" + strings.ToUpper(fp):     false,
-		"patch@" + fp[:31]:                 false,
-		"patch@" + fp + "0":                false,
-		"patch@" + fp[:31] + "g":           false,
-		"patch@" + fp + "@" + fp:           false,
-		"patch-worker.session-19":          false,
-		"":                                 false,
+	for _, tc := range []struct {
+		name, s string
+		want    bool
+	}{
+		{"plain", "patch-worker@" + fp, true},
+		{"one-letter", "a@" + fp, true},
+		{"underscore-dash-digit", "a_b-9@" + fp, true},
+		{"nickname-32", strings.Repeat("x", 32) + "@" + fp, true},
+		{"nickname-33", strings.Repeat("x", 33) + "@" + fp, false},
+		{"no-nickname", "@" + fp, false},
+		{"uppercase-nickname", "Patch@" + fp, false},
+		{"dot-in-nickname", "patch.worker@" + fp, false},
+		{"uppercase-fingerprint", "patch@" + strings.ToUpper(fp), false},
+		{"short-fingerprint", "patch@" + fp[:31], false},
+		{"long-fingerprint", "patch@" + fp + "0", false},
+		{"non-hex-fingerprint", "patch@" + fp[:31] + "g", false},
+		{"two-handles", "patch@" + fp + "@" + fp, false},
+		{"peer-id", "patch-worker.session-19", false},
+		{"empty", "", false},
 	} {
-		if got := IsHandle(s); got != want {
-			t.Errorf("IsHandle(%q) = %v", s, got)
-		}
-		fpGot, ok := HandleFingerprint(s)
-		if ok != want || (ok && fpGot != fp) {
-			t.Errorf("HandleFingerprint(%q) = %q, %v", s, fpGot, ok)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			s, want := tc.s, tc.want
+			if got := IsHandle(s); got != want {
+				t.Errorf("IsHandle(%q) = %v", s, got)
+			}
+			fpGot, ok := HandleFingerprint(s)
+			if ok != want || (ok && fpGot != fp) {
+				t.Errorf("HandleFingerprint(%q) = %q, %v", s, fpGot, ok)
+			}
+		})
 	}
 }
 
@@ -154,20 +169,22 @@ func TestSignSetsIdentity(t *testing.T) {
 		{"whois request", strings.Replace(unsignedWhoisResponse, `"type": "response"`, `"type": "request"`, 1), false},
 		{"say", unsignedSay, false},
 	} {
-		env := signed(t, tc.env)
-		if env["from"] != handle {
-			t.Errorf("%s: from = %v", tc.name, env["from"])
-		}
-		card, _ := env["body"].(map[string]any)["peer_card"].(map[string]any)
-		if got := card != nil && card["peer_id"] == handle; got != tc.cardSet {
-			t.Errorf("%s: peer_card.peer_id set = %v, want %v", tc.name, got, tc.cardSet)
-		}
-		if st, fs := Evaluate(env); st != Verified {
-			t.Errorf("%s: %s %v", tc.name, st, fs)
-		}
-		if !IsHandle(env["from"].(string)) {
-			t.Errorf("%s: from is not a handle", tc.name)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			env := signed(t, tc.env)
+			if env["from"] != handle {
+				t.Errorf("from = %v", env["from"])
+			}
+			card, _ := env["body"].(map[string]any)["peer_card"].(map[string]any)
+			if got := card != nil && card["peer_id"] == handle; got != tc.cardSet {
+				t.Errorf("peer_card.peer_id set = %v, want %v", got, tc.cardSet)
+			}
+			if st, fs := Evaluate(env); st != Verified {
+				t.Errorf("%s %v", st, fs)
+			}
+			if !IsHandle(env["from"].(string)) {
+				t.Error("from is not a handle")
+			}
+		})
 	}
 	// A greet without a peer card is signed as is, not repaired.
 	env := decodeJSON(t, []byte(`{"kind":"greet","body":{},"proof":null}`))
@@ -193,10 +210,18 @@ func TestSignSetsIdentity(t *testing.T) {
 
 func TestSignRefuses(t *testing.T) {
 	env := decodeJSON(t, []byte(unsignedSay))
-	for _, nick := range []string{"", "Patch", "a.b", "a@b", strings.Repeat("a", 33)} {
-		if err := Sign(env, goldenKey(t), nick); err == nil {
-			t.Errorf("nickname %q accepted", nick)
-		}
+	for _, tc := range []struct{ name, nick string }{
+		{"empty", ""},
+		{"uppercase", "Patch"},
+		{"dot", "a.b"},
+		{"at-sign", "a@b"},
+		{"33-letters", strings.Repeat("a", 33)},
+	} {
+		t.Run("nickname/"+tc.name, func(t *testing.T) {
+			if err := Sign(env, goldenKey(t), tc.nick); err == nil {
+				t.Errorf("nickname %q accepted", tc.nick)
+			}
+		})
 	}
 	if err := Sign(env, ed25519.PrivateKey(make([]byte, 10)), "a"); err == nil {
 		t.Error("short private key accepted")
@@ -220,15 +245,20 @@ func TestEvaluateDoesNotModify(t *testing.T) {
 }
 
 func TestUnsignedPlainHasNoFindings(t *testing.T) {
-	for _, env := range []map[string]any{
-		{"from": "patch-worker.session-19", "proof": nil},
-		{"from": "patch-worker.session-19"},
-		{"from": "Not@A-Handle", "proof": nil}, // not our shape: the envelope rules judge the peer id
-		{},
+	for _, tc := range []struct {
+		name string
+		env  map[string]any
+	}{
+		{"null-proof", map[string]any{"from": "patch-worker.session-19", "proof": nil}},
+		{"no-proof", map[string]any{"from": "patch-worker.session-19"}},
+		{"not-a-handle", map[string]any{"from": "Not@A-Handle", "proof": nil}}, // not our shape: the envelope rules judge the peer id
+		{"empty", map[string]any{}},
 	} {
-		if st, fs := Evaluate(env); st != Unverified || len(fs) != 0 {
-			t.Errorf("%v: %s %v", env, st, fs)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if st, fs := Evaluate(tc.env); st != Unverified || len(fs) != 0 {
+				t.Errorf("%v: %s %v", tc.env, st, fs)
+			}
+		})
 	}
 }
 
@@ -286,9 +316,11 @@ func TestKeyFile(t *testing.T) {
 		"bad nickname":   strings.Replace(string(data), `"nickname": "patch-worker"`, `"nickname": "Patch"`, 1),
 		"wrong handle":   strings.Replace(string(data), `"handle": "patch-worker@`, `"handle": "other@`, 1),
 	} {
-		if _, _, err := ParseKeyFile([]byte(bad)); err == nil {
-			t.Errorf("%s: accepted", name)
-		}
+		t.Run(name, func(t *testing.T) {
+			if _, _, err := ParseKeyFile([]byte(bad)); err == nil {
+				t.Error("accepted")
+			}
+		})
 	}
 	if _, err := MarshalKeyFile(k, "Bad Nick"); err == nil {
 		t.Error("MarshalKeyFile accepted a bad nickname")

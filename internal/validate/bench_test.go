@@ -136,13 +136,15 @@ func TestBenchCorpusValid(t *testing.T) {
 	}
 	v, _ := validate.New(validate.Options{Profiles: []validate.Profile{aghTrust{c}}})
 	for _, f := range files {
-		raw, _ := os.ReadFile(f)
-		if d := v.CheckDocument(raw, 1); !d.Valid || d.Profile != "agh" || d.Trust == "" {
-			var ids []string
-			for _, f := range d.Findings {
-				ids = append(ids, f.Rule.ID)
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			raw, _ := os.ReadFile(f)
+			if d := v.CheckDocument(raw, 1); !d.Valid || d.Profile != "agh" || d.Trust == "" {
+				var ids []string
+				for _, f := range d.Findings {
+					ids = append(ids, f.Rule.ID)
+				}
+				t.Errorf("valid=%v profile=%q trust=%q %s", d.Valid, d.Profile, d.Trust, strings.Join(ids, ","))
 			}
-			t.Errorf("%s: valid=%v profile=%q trust=%q %s", f, d.Valid, d.Profile, d.Trust, strings.Join(ids, ","))
-		}
+		})
 	}
 }

@@ -126,34 +126,37 @@ func TestSplitForms(t *testing.T) {
 func TestPositionsInInput(t *testing.T) {
 	pad := `{"tiny":1,"ok":true,"pad":"` + strings.Repeat("é", 400<<10) + `"}`
 	dup := `{"tiny":1,"ok":true,"ok":true}`
-	for _, in := range []string{
-		dup,
-		"[ " + dup + "]",
-		`{"tiny":"é","ok":true} ` + dup,
-		`{"tiny":1,"ok":true}` + "\n\n  " + dup,
-		"[" + pad + "," + pad + ",\n " + pad + ", " + dup + "]",
+	for _, tc := range []struct{ name, in string }{
+		{"single", dup},
+		{"array-element", "[ " + dup + "]"},
+		{"concatenated", `{"tiny":"é","ok":true} ` + dup},
+		{"after-blank-lines", `{"tiny":1,"ok":true}` + "\n\n  " + dup},
+		{"after-long-lines", "[" + pad + "," + pad + ",\n " + pad + ", " + dup + "]"},
 	} {
-		at := strings.LastIndex(in, dup) + len(dup) - 1 // the decoder notes a repeated member after its value
-		line := 1 + strings.Count(in[:at], "\n")
-		col := 1 + utf8.RuneCountInString(in[strings.LastIndex(in[:at], "\n")+1:at])
-		want := fmt.Sprintf("at byte %d (line %d, column %d)", at, line, col)
-		for _, r := range []io.Reader{strings.NewReader(in), iotest.HalfReader(strings.NewReader(in))} {
-			o := Options{Workers: 2, Stdin: r}
-			v := newTestValidator(t, o)
-			var msgs []string
-			_, err := v.Run(context.Background(), []Input{{Stdin: true}}, func(d *Document) error {
-				for _, f := range d.Findings {
-					msgs = append(msgs, f.Message)
+		t.Run(tc.name, func(t *testing.T) {
+			in := tc.in
+			at := strings.LastIndex(in, dup) + len(dup) - 1 // the decoder notes a repeated member after its value
+			line := 1 + strings.Count(in[:at], "\n")
+			col := 1 + utf8.RuneCountInString(in[strings.LastIndex(in[:at], "\n")+1:at])
+			want := fmt.Sprintf("at byte %d (line %d, column %d)", at, line, col)
+			for _, r := range []io.Reader{strings.NewReader(in), iotest.HalfReader(strings.NewReader(in))} {
+				o := Options{Workers: 2, Stdin: r}
+				v := newTestValidator(t, o)
+				var msgs []string
+				_, err := v.Run(context.Background(), []Input{{Stdin: true}}, func(d *Document) error {
+					for _, f := range d.Findings {
+						msgs = append(msgs, f.Message)
+					}
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
 				}
-				return nil
-			})
-			if err != nil {
-				t.Fatal(err)
+				if len(msgs) != 1 || !strings.HasSuffix(msgs[0], want) {
+					t.Errorf("input %.40q...: messages %q, want one ending %q", in, msgs, want)
+				}
 			}
-			if len(msgs) != 1 || !strings.HasSuffix(msgs[0], want) {
-				t.Errorf("input %.40q...: messages %q, want one ending %q", in, msgs, want)
-			}
-		}
+		})
 	}
 }
 
@@ -174,11 +177,18 @@ func TestByteOrderMark(t *testing.T) {
 }
 
 func TestEmptyInputs(t *testing.T) {
-	for _, in := range []string{"", "  \n\t", "[]", "[ ]\n"} {
-		_, sum, err := runReader(t, Options{}, "a.json", strings.NewReader(in))
-		if err == nil || !strings.Contains(err.Error(), "empty input") || sum.Documents != 0 {
-			t.Errorf("%q: err=%v sum=%+v", in, err, sum)
-		}
+	for _, tc := range []struct{ name, in string }{
+		{"empty", ""},
+		{"blanks", "  \n\t"},
+		{"empty-array", "[]"},
+		{"spaced-empty-array", "[ ]\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, sum, err := runReader(t, Options{}, "a.json", strings.NewReader(tc.in))
+			if err == nil || !strings.Contains(err.Error(), "empty input") || sum.Documents != 0 {
+				t.Errorf("%q: err=%v sum=%+v", tc.in, err, sum)
+			}
+		})
 	}
 }
 
@@ -281,19 +291,22 @@ func TestExpand(t *testing.T) {
 		t.Errorf("Expand = %v, want %v", names, want)
 	}
 	for _, tc := range []struct {
+		name string
 		args []string
 		msg  string
 	}{
-		{nil, "no input"},
-		{[]string{filepath.Join(dir, "missing.json")}, "no such file"},
-		{[]string{filepath.Join(dir, "*.yaml")}, "matches no file"},
-		{[]string{filepath.Join(dir, "empty")}, "no *.json"},
-		{[]string{"-", "-"}, "more than once"},
+		{"no-arguments", nil, "no input"},
+		{"missing-file", []string{filepath.Join(dir, "missing.json")}, "no such file"},
+		{"pattern-matching-nothing", []string{filepath.Join(dir, "*.yaml")}, "matches no file"},
+		{"empty-directory", []string{filepath.Join(dir, "empty")}, "no *.json"},
+		{"stdin-twice", []string{"-", "-"}, "more than once"},
 	} {
-		_, err := Expand(tc.args)
-		if err == nil || !strings.Contains(err.Error(), tc.msg) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("Expand(%v) error = %v, want one line with %q", tc.args, err, tc.msg)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Expand(tc.args)
+			if err == nil || !strings.Contains(err.Error(), tc.msg) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("Expand(%v) error = %v, want one line with %q", tc.args, err, tc.msg)
+			}
+		})
 	}
 	// A missing path or a pattern matching nothing costs only itself: the
 	// other arguments' inputs come back with one error line per bad one.

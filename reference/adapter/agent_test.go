@@ -51,18 +51,20 @@ func TestPlan(t *testing.T) {
 		{"submitted trace", nil, false, `{"traces":[{"state":"submitted"}]}`, "receipt(rejected malformed)", "failed"},
 		{"bad continuation keeps the work", open("needs_input"), false, `{"traces":[{"state":"paused"}]}`, "receipt(rejected malformed)", "needs_input"},
 	} {
-		var raw json.RawMessage
-		if tt.script != "" {
-			raw = json.RawMessage(tt.script)
-		}
-		got, next := plan(tt.w, tt.cancel, raw)
-		if show(got) != tt.want || next != tt.next {
-			t.Errorf("%s: %q then %s, want %q then %s", tt.name, show(got), next, tt.want, tt.next)
-		}
-		for _, r := range got {
-			if r.ReasonCode == "malformed" && !strings.HasPrefix(r.Detail, controlProfile+": ") {
-				t.Errorf("%s: detail %q does not name the extension", tt.name, r.Detail)
+		t.Run(tt.name, func(t *testing.T) {
+			var raw json.RawMessage
+			if tt.script != "" {
+				raw = json.RawMessage(tt.script)
 			}
-		}
+			got, next := plan(tt.w, tt.cancel, raw)
+			if show(got) != tt.want || next != tt.next {
+				t.Errorf("%q then %s, want %q then %s", show(got), next, tt.want, tt.next)
+			}
+			for _, r := range got {
+				if r.ReasonCode == "malformed" && !strings.HasPrefix(r.Detail, controlProfile+": ") {
+					t.Errorf("detail %q does not name the extension", r.Detail)
+				}
+			}
+		})
 	}
 }

@@ -338,9 +338,11 @@ func TestMatrixScriptRefuses(t *testing.T) {
 		{"REF is empty", []string{"REVS=v0.0.5"}},
 		{"REVS is empty", []string{"REF=" + t.TempDir()}},
 	} {
-		code, stdout, stderr := runScriptNamed(t, "reference-matrix.sh", tt.env...)
-		if code != 2 || stdout != "" || !strings.HasPrefix(stderr, "reference-matrix: "+tt.want) || strings.Count(stderr, "\n") != 1 {
-			t.Errorf("%v: exit %d, stderr %q, want exit 2 and one line starting %q", tt.env, code, stderr, tt.want)
-		}
+		t.Run(tt.want, func(t *testing.T) {
+			code, stdout, stderr := runScriptNamed(t, "reference-matrix.sh", tt.env...)
+			if code != 2 || stdout != "" || !strings.HasPrefix(stderr, "reference-matrix: "+tt.want) || strings.Count(stderr, "\n") != 1 {
+				t.Errorf("%v: exit %d, stderr %q, want exit 2 and one line starting %q", tt.env, code, stderr, tt.want)
+			}
+		})
 	}
 }
