@@ -28,7 +28,7 @@ func TestStartInProcess(t *testing.T) {
 			}
 			return ""
 		}
-		pc := peer.Config{URL: get(iutenv.NATSURL), Token: get(iutenv.NATSToken), Workspace: get(iutenv.WorkspaceID),
+		pc := peer.Config{URL: get(iutenv.NATSURL), Token: get(iutenv.NATSToken), User: get(iutenv.NATSUser), Password: get(iutenv.NATSPassword), Workspace: get(iutenv.WorkspaceID),
 			Channel: get(iutenv.Channel), PeerID: get(iutenv.PeerID)}
 		ctx, cancel := context.WithCancel(context.Background())
 		go func() { peerErr <- peer.Run(ctx, pc) }()

@@ -102,6 +102,11 @@ type BrokerInfo struct {
 	Channel           string `json:"channel"`
 	// Outages are the times the harness lost its broker connection.
 	Outages []Outage `json:"outages,omitempty"`
+	// Unconfined is set on an external broker: what the IUT's user may
+	// publish and read there is the broker's business, not aghcheck's to
+	// enforce (on the embedded broker the IUT is confined to the run's
+	// subjects).
+	Unconfined bool `json:"iut_unconfined,omitempty"`
 }
 
 // Outage is one loss of the harness's broker connection during the run.
