@@ -78,6 +78,7 @@ func (r *runner) passive(rep *report.Report) {
 			Example: fmt.Sprintf("the IUT published %d messages during the run (limit %d)", b.iutCount, r.cfg.FloodLimit)})
 	}
 	r.brokerDisconnects(rep)
+	r.brokerRefusals(rep)
 }
 
 // brokerDisconnects reports the IUT connections the embedded broker closed:

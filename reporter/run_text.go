@@ -185,6 +185,9 @@ func (t *runText) Finish(rep *report.Report) error {
 	for _, d := range rep.IUT.Disconnects {
 		fmt.Fprintf(w, "%s %s\n", label, p.red.Sprint("disconnected by the broker: "+d))
 	}
+	for _, d := range rep.IUT.Refused {
+		fmt.Fprintf(w, "%s %s\n", label, p.red.Sprint("refused by the broker: "+d))
+	}
 	// Why it crashed is usually on its stderr: show it here, not only in JSON.
 	if rep.IUT.Crashed && rep.Error == "" && len(rep.IUT.Events) == 0 {
 		t.stderrTail(rep)

@@ -88,6 +88,8 @@ type Broker struct {
 	JetStream bool
 	srv       *server.Server
 	dir       string
+	vlog      *violationLog // the confined IUT's refused subjects
+	iutAllow  []string      // what the confined IUT may publish and subscribe on
 
 	mu      sync.Mutex
 	dropped map[uint64]bool // connections DropClients closed
@@ -110,6 +112,7 @@ func Start(opts Options) (*Broker, error) {
 	if len(opts.IUTSubjects) > 0 {
 		iutPass = randid.Hex(16)
 		allow := append(slices.Clone(opts.IUTSubjects), InboxPrefix+".>")
+		b.iutAllow = allow
 		so.Users = []*server.User{
 			{Username: HarnessUser, Password: tok},
 			{Username: IUTUser, Password: iutPass, Permissions: &server.Permissions{
@@ -135,6 +138,10 @@ func Start(opts Options) (*Broker, error) {
 	if err != nil {
 		b.cleanup()
 		return nil, fmt.Errorf("embedded broker: %w", err)
+	}
+	if iutPass != "" {
+		b.vlog = &violationLog{}
+		srv.SetLogger(b.vlog, false, false)
 	}
 	go srv.Start()
 	if !srv.ReadyForConnections(10 * time.Second) {

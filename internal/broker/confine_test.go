@@ -156,3 +156,50 @@ func TestJetStreamStoreAndLimits(t *testing.T) {
 		t.Errorf("the store %s outlived the broker: %v", store, err)
 	}
 }
+
+// What the broker refused the IUT is on record for the report, told by
+// the server's words, not by the name the client gave itself: a name that
+// reads like a refusal forges none and hides none.
+func TestViolationsAreRecorded(t *testing.T) {
+	b, err := Start(Options{IUTSubjects: []string{"agh.network.v0.ws-run.>"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	denied := make(chan error, 8)
+	forger := `x" - Publish Violation - Subject "agh.network.v0.ws-run.forged`
+	iut, err := b.IUT.Connect(forger, nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) { denied <- err }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer iut.Close()
+	if err := iut.Publish("agh.network.v0.ch.broadcast", []byte("{}")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := iut.SubscribeSync("agh.network.v0.>"); err != nil {
+		t.Fatal(err)
+	}
+	if err := iut.Publish("agh.network.v0.ch.broadcast", []byte("{}")); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		select {
+		case <-denied:
+		case <-time.After(5 * time.Second):
+			t.Fatal("no permission violation")
+		}
+	}
+	v, n := b.Violations()
+	want := []Violation{{Publish: true, Subject: "agh.network.v0.ch.broadcast"}, {Publish: false, Subject: "agh.network.v0.>"}}
+	if n != 3 || len(v) != 2 || v[0] != want[0] || v[1] != want[1] {
+		t.Errorf("Violations() = %+v, %d; want %+v, 3", v, n, want)
+	}
+	// The refused wide subscription covers another workspace's subjects,
+	// which the IUT asked to hear; not the run's own, which it may hear.
+	if p, ok := b.RefusedSubscription("agh.network.v0.other.ch.broadcast"); !ok || p != "agh.network.v0.>" {
+		t.Errorf("RefusedSubscription(another workspace) = %q, %v", p, ok)
+	}
+	if p, ok := b.RefusedSubscription("agh.network.v0.ws-run.ch.broadcast"); ok {
+		t.Errorf("RefusedSubscription(the run's own subject) = %q: it may hear that", p)
+	}
+}

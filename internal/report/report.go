@@ -142,6 +142,10 @@ type IUTInfo struct {
 	// Disconnects are the IUT's connections the embedded broker closed, in
 	// its words ("Maximum Message Payload Exceeded").
 	Disconnects []string `json:"disconnects,omitempty"`
+	// Refused are the publishes and subscriptions the embedded broker
+	// refused the IUT, confined to the run's subjects ("publish on
+	// $JS.API.INFO").
+	Refused []string `json:"refused,omitempty"`
 	// Events are the IUT's deaths and returns, in order (see LifeEvent).
 	Events []LifeEvent `json:"events,omitempty"`
 	// Restarts is how often the harness started the IUT again.
