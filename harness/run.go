@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/aghcheck/aghcheck/internal/iutenv"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -48,6 +49,7 @@ type runner struct {
 	stop   func() // stops what Config.Start started
 
 	broker *broker.Broker   // the embedded broker, when the run started one
+	dir    string           // the run's own directory (the embedded broker's JetStream store), removed at the end
 	ep     *broker.Endpoint // the broker the run uses
 	iutEP  *broker.Endpoint // what the IUT is told to connect with
 	target string           // the claim the level asks for
@@ -235,6 +237,9 @@ func (r *runner) close(rep *report.Report) {
 	if r.broker != nil {
 		r.broker.Close()
 	}
+	if r.dir != "" {
+		_ = os.RemoveAll(r.dir)
+	}
 }
 
 // connect starts the embedded broker (unless one is given), connects the
@@ -242,7 +247,15 @@ func (r *runner) close(rep *report.Report) {
 func (r *runner) connect(ctx context.Context, rep *report.Report, needJS bool) error {
 	ep := r.cfg.External
 	if ep == nil {
-		b, err := broker.Start(broker.Options{JetStream: needJS, MaxPayload: r.cfg.MaxPayload, IUTSubjects: confine(r.ws)})
+		// What the embedded broker stores (JetStream, within its
+		// limits) goes under a directory of the run's own, which close
+		// removes with whatever the IUT made the broker write there.
+		dir, err := os.MkdirTemp("", "aghcheck-run-")
+		if err != nil {
+			return fmt.Errorf("run directory: %w", err)
+		}
+		r.dir = dir
+		b, err := broker.Start(broker.Options{JetStream: needJS, MaxPayload: r.cfg.MaxPayload, IUTSubjects: confine(r.ws), Dir: dir})
 		if err != nil {
 			return err
 		}
