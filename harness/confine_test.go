@@ -1,14 +1,17 @@
 package harness
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats.go"
 
 	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/internal/peer"
+	"github.com/aghcheck/aghcheck/internal/randid"
 	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/requirements"
 	"github.com/aghcheck/aghcheck/internal/scenario"
@@ -88,5 +91,69 @@ func TestConfinedIUTIsRefused(t *testing.T) {
 	}
 	if rep.Broker.Unconfined {
 		t.Error("the embedded broker's report says the IUT is unconfined")
+	}
+}
+
+// impersonate publishes, with the IUT's credentials beside the reference
+// peer, a greet of every test peer that greets, as that peer: the same
+// card under a new id, so it is no replay.
+func impersonate(cfg peer.Config) (func(), error) {
+	opts := []nats.Option{nats.Name("helper")}
+	if cfg.Token != "" {
+		opts = append(opts, nats.Token(cfg.Token))
+	}
+	if cfg.User != "" {
+		opts = append(opts, nats.UserInfo(cfg.User, cfg.Password))
+	}
+	nc, err := nats.Connect(cfg.URL, opts...)
+	if err != nil {
+		return nil, err
+	}
+	bcast := agh.BroadcastSubject(cfg.Workspace, cfg.Channel)
+	_, err = nc.Subscribe(bcast, func(m *nats.Msg) {
+		var g map[string]any
+		if json.Unmarshal(m.Data, &g) != nil || g["kind"] != "greet" || g["from"] == cfg.PeerID || g["proof"] != nil {
+			return
+		}
+		g["id"], g["ts"] = randid.UUID(), time.Now().Unix()
+		forged, _ := json.Marshal(g)
+		_ = nc.Publish(bcast, forged)
+	})
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return nc.Close, nc.Flush()
+}
+
+// An envelope the IUT publishes as one of the harness's test peers is a
+// sender finding of its own (ENV-FROM-SENDER), counted once in the passive
+// verdict and no scenario's receiver verdict: every scenario still passes.
+func TestImpersonationIsAFinding(t *testing.T) {
+	t.Parallel()
+	scs := slices.DeleteFunc(loadSuites(t), func(sc *scenario.Scenario) bool {
+		return sc.ID != "lifecycle.work-completes" && sc.ID != "kinds.whois-directed-answered"
+	})
+	rep := runAgainst(t, "impersonating-peer", config{Scenarios: scs})
+	dump(t, rep)
+	if rep.Error != "" {
+		t.Fatal(rep.Error)
+	}
+	for _, sc := range rep.Scenarios {
+		if sc.Outcome != report.Pass {
+			t.Errorf("%s: %s %s (impersonation is the sender's defect, judged passively)", sc.ID, sc.Outcome, sc.Message)
+		}
+	}
+	var found []report.PassiveFinding
+	for _, f := range rep.Passive.Findings {
+		if f.Rule == requirements.SenderFromSelf.ID {
+			found = append(found, f)
+		}
+	}
+	if len(found) != 1 || found[0].Count < len(scs) || found[0].Level != "MUST" || rep.Passive.Outcome != report.Fail || rep.Summary.Passed {
+		t.Fatalf("passive %s findings %+v (outcome %s, passed %v), want one, counting each forged greet", requirements.SenderFromSelf.ID, found, rep.Passive.Outcome, rep.Summary.Passed)
+	}
+	if !strings.Contains(found[0].Example, "a test peer of aghcheck's") {
+		t.Errorf("example %q does not say whom it spoke as", found[0].Example)
 	}
 }

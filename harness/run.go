@@ -611,6 +611,7 @@ func (r *runner) dropStream() {
 func (r *runner) askWhois(peerID string) error {
 	r.bus.expectIUT(peerID)
 	me := "aghcheck-harness." + randid.Hex(4)
+	r.bus.speaksAs(me)
 	env := map[string]any{
 		"protocol": agh.Protocol, "id": "msg_whois_" + randid.Hex(6), "workspace_id": r.ws, "channel": r.ch,
 		"kind": "whois", "from": me, "to": peerID, "ts": r.now().Unix(), "proof": nil,
