@@ -84,13 +84,13 @@ type bus struct {
 	// wait after a restart or a reconnect.
 	greets chan *message
 	// heard, when set, hears every IUT message (liveness).
-	heard    func(*message)
-	byToken  map[string]*inbox // route token → scenario
-	byPeer   map[string]*inbox // test peer id → scenario
+	heard   func(*message)
+	byToken map[string]*inbox // route token → scenario
+	byPeer  map[string]*inbox // test peer id → scenario
 	// ours are the peer ids the harness speaks as (every scenario's test
 	// peers, its own whois identity), kept for the whole run: an envelope
 	// from one of them that the harness did not send is impersonation.
-	ours map[string]bool
+	ours     map[string]bool
 	all      map[*inbox]bool
 	passive  []*message   // every IUT message (up to floodMax)
 	last     atomic.Int64 // when the latest message arrived (a time.Duration since start)

@@ -197,7 +197,7 @@ type peer struct {
 	sendLate func(subject string, data []byte) error
 	// helper publishes on the helper's connection (helper-refuses); nil
 	// without one.
-	helper func(subject string, data []byte) error
+	helper   func(subject string, data []byte) error
 	live     liveness
 	received int // messages delivered, counted for deaf-after:N
 	now      func() time.Time
