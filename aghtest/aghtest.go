@@ -93,10 +93,12 @@ type Config struct {
 }
 
 // Settings are what a started peer needs to join the run: the embedded
-// broker and its credentials, the workspace and channel, and the peer id
-// suggested for it.
+// broker and its credentials (a token, or on the embedded broker a user and
+// password of the peer's own, confined to the run's subjects), the
+// workspace and channel, and the peer id suggested for it.
 type Settings struct {
 	NATSURL, Token     string
+	User, Password     string
 	Workspace, Channel string
 	PeerID             string // a suggestion: the peer's greet says which id it took
 	Env                []string
@@ -104,7 +106,7 @@ type Settings struct {
 
 func settingsOf(env []string) Settings {
 	e := iutenv.Parse(env)
-	return Settings{NATSURL: e.URL, Token: e.Token, Workspace: e.Workspace, Channel: e.Channel, PeerID: e.PeerID, Env: env}
+	return Settings{NATSURL: e.URL, Token: e.Token, User: e.User, Password: e.Password, Workspace: e.Workspace, Channel: e.Channel, PeerID: e.PeerID, Env: env}
 }
 
 // run is one TestPeer: the scenarios its subtests select, then the result.

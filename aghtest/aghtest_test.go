@@ -92,7 +92,7 @@ func TestInProcessPeer(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
 			go func() {
-				done <- peer.Run(ctx, peer.Config{URL: s.NATSURL, Token: s.Token, Workspace: s.Workspace, Channel: s.Channel, PeerID: s.PeerID})
+				done <- peer.Run(ctx, peer.Config{URL: s.NATSURL, Token: s.Token, User: s.User, Password: s.Password, Workspace: s.Workspace, Channel: s.Channel, PeerID: s.PeerID})
 			}()
 			return func() { cancel(); <-done }, nil
 		},

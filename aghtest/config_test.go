@@ -37,4 +37,9 @@ func TestSettingsOf(t *testing.T) {
 	if s.NATSURL != "nats://127.0.0.1:1" || s.Token != "tok" || s.Workspace != "ws" || s.Channel != "ch" || s.PeerID != "iut.1" || len(s.Env) != len(env) {
 		t.Errorf("%+v", s)
 	}
+	// The confined IUT's own user on the embedded broker.
+	s = settingsOf([]string{"AGH_NATS_URL=nats://127.0.0.1:1", "AGH_NATS_TOKEN=", "AGH_NATS_USER=iut", "AGH_NATS_PASSWORD=pw"})
+	if s.Token != "" || s.User != "iut" || s.Password != "pw" {
+		t.Errorf("%+v", s)
+	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/internal/requirements"
+	"github.com/aghcheck/aghcheck/internal/rules"
 )
 
 // Per-scenario inbox limits: a flooding IUT must not exhaust memory or
@@ -83,9 +84,13 @@ type bus struct {
 	// wait after a restart or a reconnect.
 	greets chan *message
 	// heard, when set, hears every IUT message (liveness).
-	heard    func(*message)
-	byToken  map[string]*inbox // route token → scenario
-	byPeer   map[string]*inbox // test peer id → scenario
+	heard   func(*message)
+	byToken map[string]*inbox // route token → scenario
+	byPeer  map[string]*inbox // test peer id → scenario
+	// ours are the peer ids the harness speaks as (every scenario's test
+	// peers, its own whois identity), kept for the whole run: an envelope
+	// from one of them that the harness did not send is impersonation.
+	ours     map[string]bool
 	all      map[*inbox]bool
 	passive  []*message   // every IUT message judged (within the budget)
 	last     atomic.Int64 // when the latest message arrived (a time.Duration since start)
@@ -118,7 +123,7 @@ func newBus(start time.Time, ws, ch string, embedded bool, budget floodBudget, n
 		start: start, workspace: ws, channel: ch, broadcast: agh.BroadcastSubject(ws, ch),
 		embedded: embedded, budget: budget, now: now, track: newTracking(embedded),
 		greeted: make(chan *message, 1), greets: make(chan *message, 16),
-		byToken: map[string]*inbox{}, byPeer: map[string]*inbox{}, all: map[*inbox]bool{},
+		byToken: map[string]*inbox{}, byPeer: map[string]*inbox{}, all: map[*inbox]bool{}, ours: map[string]bool{},
 	}
 }
 
@@ -142,6 +147,7 @@ func (b *bus) register(in *inbox, peers peerSet) {
 	b.all[in] = true
 	for id := range peers.ids {
 		b.byPeer[id] = in
+		b.ours[id] = true
 	}
 	for tok := range peers.tokens {
 		b.byToken[tok] = in
@@ -160,6 +166,30 @@ func (b *bus) unregister(in *inbox, peers peerSet) {
 	}
 }
 
+// speaksAs records a peer id the harness sends as outside any scenario
+// (its whois identity).
+func (b *bus) speaksAs(id string) {
+	b.mu.Lock()
+	b.ours[id] = true
+	b.mu.Unlock()
+}
+
+// impersonates reports whether m, an IUT message, speaks as one of the
+// harness's peers. Only on the run's own broker: there the harness's
+// connection never hears itself (NoEcho), and the confined IUT cannot
+// make the broker publish for it (no JetStream API), so what arrives was
+// published by the IUT's credentials. On a shared broker a stream's
+// consumer may deliver the harness's own envelopes back.
+func (b *bus) impersonates(m *message) (string, bool) {
+	if !b.embedded || m.env == nil {
+		return "", false
+	}
+	from, _ := m.env["from"].(string)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return from, from != "" && b.ours[from]
+}
+
 // check judges one IUT message: the agh engine and the subject rule, then
 // the work-unit tracker.
 func (b *bus) check(m *message, data []byte) {
@@ -173,6 +203,9 @@ func (b *bus) check(m *message, data []byte) {
 		// The Envelope page's advice to senders, with the harness's clock.
 		ts, ok := unixOf(m.env["ts"])
 		m.findings = append(m.findings, requirements.SenderAdvice(m.env, ts, ok, b.now())...)
+	}
+	if from, ok := b.impersonates(m); ok {
+		m.findings = append(m.findings, rules.New(requirements.SenderFromSelf, "/from", "the IUT's own Peer ID", from+", a test peer of aghcheck's that did not send it"))
 	}
 	m.findings = append(m.findings, b.track.judge(m)...)
 }

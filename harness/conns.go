@@ -21,13 +21,16 @@ const exitGrace = 250 * time.Millisecond
 // iutConns lists the IUT's connections at the embedded broker: every
 // connection made with the IUT's credentials but the harness's own,
 // whatever name the client gave (a name is the client's to choose, and
-// proves nothing).
+// proves nothing). The IUT's credentials are those it was told (r.iutEP):
+// on a confined broker a user of its own, which the harness's connection
+// never uses, so the harness's user (r.ep) would name none of them and the
+// IUT would look disconnected from the start.
 func (r *runner) iutConns() ([]broker.Conn, error) {
 	self, err := r.nc.GetClientID()
 	if err != nil {
 		return nil, fmt.Errorf("the harness's own connection: %w", err)
 	}
-	return r.broker.Conns(self, r.ep.User)
+	return r.broker.Conns(self, r.iutEP.User)
 }
 
 // watchConnection interrupts l when a broker connection of the IUT closes

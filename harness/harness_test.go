@@ -43,10 +43,19 @@ func runTestIUT(mode string) int {
 			faults = strings.Split(arg, ",")
 		}
 		return testiut.Peer(faults, name == "plain-peer")
-	case "welcoming-peer":
-		// The reference peer, plus what some peers do when another joins:
-		// ask the newcomer who it is.
-		stop, err := welcome(cfg)
+	case "welcoming-peer", "reaching-peer", "impersonating-peer":
+		// The reference peer, plus what some peers do when another joins
+		// (ask the newcomer who it is), or plus a connection of its
+		// credentials that reaches past the run's subjects or speaks as
+		// the harness's peers.
+		beside := welcome
+		switch name {
+		case "reaching-peer":
+			beside = reachOut
+		case "impersonating-peer":
+			beside = impersonate
+		}
+		stop, err := beside(cfg)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 2

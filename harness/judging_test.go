@@ -23,6 +23,9 @@ func welcome(cfg peer.Config) (func(), error) {
 	if cfg.Token != "" {
 		opts = append(opts, nats.Token(cfg.Token))
 	}
+	if cfg.User != "" {
+		opts = append(opts, nats.UserInfo(cfg.User, cfg.Password))
+	}
 	nc, err := nats.Connect(cfg.URL, opts...)
 	if err != nil {
 		return nil, err

@@ -34,6 +34,9 @@ func misbehave(ctx context.Context, name string, cfg peer.Config) int {
 	if cfg.Token != "" {
 		opts = append(opts, nats.Token(cfg.Token))
 	}
+	if cfg.User != "" {
+		opts = append(opts, nats.UserInfo(cfg.User, cfg.Password))
+	}
 	nc, err := nats.Connect(cfg.URL, opts...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -119,7 +122,7 @@ func rawOversize(cfg peer.Config, subject string) error {
 	if _, err := bufio.NewReader(c).ReadString('\n'); err != nil { // INFO
 		return err
 	}
-	connect, _ := json.Marshal(map[string]any{"auth_token": cfg.Token, "verbose": false, "pedantic": false})
+	connect, _ := json.Marshal(map[string]any{"auth_token": cfg.Token, "user": cfg.User, "pass": cfg.Password, "verbose": false, "pedantic": false})
 	size := 1<<20 + 1
 	fmt.Fprintf(c, "CONNECT %s\r\nPUB %s %d\r\n", connect, subject, size)
 	c.Write(bytes.Repeat([]byte("x"), size))

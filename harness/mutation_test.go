@@ -48,10 +48,13 @@ func mutants(t *testing.T, live map[string][]*scenario.Scenario) []*mutant {
 		if f.Name == peer.FaultOverlook+"RULE-ID" || f.Name == peer.FaultEmit+"RULE-ID" || f.Name == peer.FaultReading+"NAME" {
 			continue // the templates; their instances follow
 		}
-		if f.Group == peer.GroupLiveness || f.Group == peer.GroupAllowed {
+		if f.Group == peer.GroupLiveness || f.Group == peer.GroupAllowed || f.Group == peer.GroupHostile {
 			// A slow, dying or deaf peer breaks no protocol rule: the
 			// harness's liveness reporting judges it, not a scenario. An
-			// allowed variant breaks none either: it must pass.
+			// allowed variant breaks none either: it must pass. A
+			// hostile fault changes nothing alone: it is played beside
+			// the fault it would hide (TestHelperRefusesInThePeersPlace,
+			// cmd/aghcheck/testdata/script/run_helper.txtar).
 			if len(f.Requirements) > 0 {
 				t.Errorf("%s fault %s names requirements %v: it would escape the mutation test", f.Group, f.Name, f.Requirements)
 			}
@@ -364,7 +367,8 @@ func mutationDoc(ms []*mutant, score string, all []*scenario.Scenario, matrix ma
 The suites prove themselves against deliberately broken copies of the reference peer
 (` + "`aghcheck peer --fault NAME`" + `, see [peer.md](peer.md)). Every listed fault is played but the
 ` + "`liveness`" + ` ones (a slow, crashing, disconnecting or deaf peer: they break no protocol rule, and
-the harness's liveness reporting judges them), and
+the harness's liveness reporting judges them), the ` + "`allowed`" + ` ones (which must pass) and the
+` + "`hostile`" + ` ones (alone they change nothing; a test plays each beside the fault it would hide), and
 for every live requirement (a MUST or SHOULD a scenario cites; a MAY is a permission, which no
 peer breaks by not offering it) that no listed fault breaks, a fault made from
 data: ` + "`emit:RULE-ID`" + ` where [internal/peer/emit.yaml](../internal/peer/emit.yaml) says how the peer breaks that

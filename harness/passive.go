@@ -78,6 +78,7 @@ func (r *runner) passive(rep *report.Report) {
 			Example: floodExample(b)})
 	}
 	r.brokerDisconnects(rep)
+	r.brokerRefusals(rep)
 }
 
 // brokerDisconnects reports the IUT connections the embedded broker closed:

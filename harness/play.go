@@ -32,8 +32,9 @@ type player struct {
 	grading  []scenario.Graded
 	failedAt int // the step that named the scenario's failure (from 1)
 	life     *life
-	sent     int           // send steps played
-	endedAt  time.Duration // since the run started: what arrives later is late
+	sent     int            // send steps played
+	sentOn   map[int]string // step index (from 0) → the subject its send went to
+	endedAt  time.Duration  // since the run started: what arrives later is late
 }
 
 // play plays sc once against incarnation l, whose death interrupts it.
@@ -271,6 +272,11 @@ func (p *player) settleSilences() {
 			p.grade(sr)
 			continue
 		}
+		if why := p.refusedListening(s.step); why != "" {
+			*sr = sr.Judged(report.Fail, "expected silence, but "+why)
+			p.grade(sr)
+			continue
+		}
 		heard := false
 		for j := p.sc.HeardFrom(s.step); j < len(p.sc.Steps) && !heard; j++ {
 			heard = j != s.step && passed[j]
@@ -282,6 +288,26 @@ func (p *player) settleSilences() {
 	}
 }
 
+// refusedListening says how the IUT asked to hear what the sends just
+// before silence step i published ("" when it did not): the embedded
+// broker refused it a subscription covering their subject. The confined
+// IUT is never delivered a message outside the run's workspace, so its
+// silence there proves nothing; the subscription it asked for shows it
+// listens where the scenario checks it does not (a channel-only subject,
+// another workspace's).
+func (p *player) refusedListening(i int) string {
+	for j := i - 1; j >= 0 && p.sc.Steps[j].Send != nil; j-- {
+		subject, ok := p.sentOn[j]
+		if !ok {
+			continue
+		}
+		if pattern, refused := p.r.broker.RefusedSubscription(subject); refused {
+			return fmt.Sprintf("the IUT asked to hear %s: the broker refused it the subscription %s (the embedded broker confines the IUT to the run's workspace)", subject, pattern)
+		}
+	}
+	return ""
+}
+
 // unheard is the verdict on a silence nothing showed was heard.
 const unheard = "not credited: no later step showed the IUT processed what came before"
 
@@ -291,10 +317,14 @@ func (p *player) step(ctx context.Context, i int, st *scenario.Step) report.Step
 	switch {
 	case st.Send != nil:
 		p.wait.markSend()
-		ids, err := p.send.send(ctx, st.Send)
+		subject, ids, err := p.send.send(ctx, st.Send)
 		if err != nil {
 			return sr.Judged(report.Error, err.Error())
 		}
+		if p.sentOn == nil {
+			p.sentOn = map[int]string{}
+		}
+		p.sentOn[i] = subject
 		p.wait.noteSend(ids, max(st.Send.Repeat, 1))
 		p.sent++
 		return sr.Judged(report.Pass, "")

@@ -338,7 +338,6 @@ func (r *runner) backOnItsOwn(ctx context.Context, since time.Duration) bool {
 	defer t.Stop()
 	tick := time.NewTicker(connPoll)
 	defer tick.Stop()
-	self, _ := r.nc.GetClientID()
 	for {
 		select {
 		case g := <-r.bus.greets:
@@ -346,8 +345,12 @@ func (r *runner) backOnItsOwn(ctx context.Context, since time.Duration) bool {
 				return true
 			}
 		case <-tick.C:
+			// Back means one of the connections the death watcher
+			// follows (iutConns): a connection it does not count would
+			// make the IUT back and dead again at once, in a loop that
+			// no restart budget bounds.
 			if r.broker != nil {
-				if cids, _ := r.broker.Clients(self); len(cids) > 0 {
+				if conns, _ := r.iutConns(); slices.ContainsFunc(conns, broker.Conn.Open) {
 					return true
 				}
 			}

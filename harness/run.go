@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/aghcheck/aghcheck/internal/iutenv"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -48,7 +49,9 @@ type runner struct {
 	stop   func() // stops what Config.Start started
 
 	broker *broker.Broker   // the embedded broker, when the run started one
+	dir    string           // the run's own directory (the embedded broker's JetStream store), removed at the end
 	ep     *broker.Endpoint // the broker the run uses
+	iutEP  *broker.Endpoint // what the IUT is told to connect with
 	target string           // the claim the level asks for
 
 	iutDone  <-chan struct{}
@@ -234,6 +237,9 @@ func (r *runner) close(rep *report.Report) {
 	if r.broker != nil {
 		r.broker.Close()
 	}
+	if r.dir != "" {
+		_ = os.RemoveAll(r.dir)
+	}
 }
 
 // connect starts the embedded broker (unless one is given), connects the
@@ -241,13 +247,30 @@ func (r *runner) close(rep *report.Report) {
 func (r *runner) connect(ctx context.Context, rep *report.Report, needJS bool) error {
 	ep := r.cfg.External
 	if ep == nil {
-		b, err := broker.Start(broker.Options{JetStream: needJS, MaxPayload: r.cfg.MaxPayload})
+		// What the embedded broker stores (JetStream, within its
+		// limits) goes under a directory of the run's own, which close
+		// removes with whatever the IUT made the broker write there.
+		dir, err := os.MkdirTemp("", "aghcheck-run-")
+		if err != nil {
+			return fmt.Errorf("run directory: %w", err)
+		}
+		r.dir = dir
+		b, err := broker.Start(broker.Options{JetStream: needJS, MaxPayload: r.cfg.MaxPayload, IUTSubjects: confine(r.ws), Dir: dir})
 		if err != nil {
 			return err
 		}
 		r.broker = b
 		ep = &b.Endpoint
+		// The harness's own secret is never told to the IUT, but a
+		// peer could still guess at it in what it prints: redacted too.
+		_ = RegisterSecrets(&broker.Endpoint{Token: b.Token, Password: b.Password})
+		r.iutEP = &b.IUT
 		rep.Broker.JetStream = needJS
+	} else {
+		// The IUT uses what it was given, with whatever the external
+		// broker lets that user do: not aghcheck's to confine.
+		r.iutEP = ep
+		rep.Broker.Unconfined = true
 	}
 	r.ep = ep
 	rep.Broker.URL = ep.URL
@@ -256,12 +279,21 @@ func (r *runner) connect(ctx context.Context, rep *report.Report, needJS bool) e
 	r.bus.errata, r.bus.track.errata = r.cfg.Errata, r.cfg.Errata
 	r.bus.heard = r.life.heard
 	r.bus.onFlood = r.onFlood
-	nc, err := ep.Connect(harnessConnName, append(r.link.options(), nats.NoEcho(), nats.ErrorHandler(func(_ *nats.Conn, s *nats.Subscription, err error) {
+	opts := append(r.link.options(), nats.NoEcho(), nats.ErrorHandler(func(_ *nats.Conn, s *nats.Subscription, err error) {
 		if errors.Is(err, nats.ErrSlowConsumer) && s != nil {
 			n, _ := s.Dropped()
 			r.bus.noteDropped(n)
 		}
-	}))...)
+	}))
+	if r.broker != nil {
+		// The confined IUT may use _INBOX.> for its own requests: the
+		// harness's replies (JetStream API answers, publish acks) go
+		// elsewhere, where the IUT can neither read nor forge them. An
+		// external broker's permissions are the user's: its default
+		// stays.
+		opts = append(opts, nats.CustomInboxPrefix(broker.HarnessInboxPrefix))
+	}
+	nc, err := ep.Connect(harnessConnName, opts...)
 	if err != nil {
 		return err
 	}
@@ -334,10 +366,12 @@ func (r *runner) startIUT(rep *report.Report) error {
 
 // iutEnv is the IUT's environment: the harness contract plus Config.Env.
 func (r *runner) iutEnv() []string {
+	ep := r.iutEP
 	// The IUT's broker secrets are redacted wherever they would be
-	// printed, its own stdout and stderr in a report included.
-	_ = RegisterSecrets(&broker.Endpoint{URL: r.ep.URL, Token: r.ep.Token, Password: r.ep.Password})
-	env := iutenv.Env{URL: r.ep.URL, Token: r.ep.Token, User: r.ep.User, Password: r.ep.Password, Creds: r.ep.Creds,
+	// printed, its own stdout and stderr in a report included (on the
+	// embedded broker its password is its own, not the harness's).
+	_ = RegisterSecrets(&broker.Endpoint{URL: ep.URL, Token: ep.Token, Password: ep.Password})
+	env := iutenv.Env{URL: ep.URL, Token: ep.Token, User: ep.User, Password: ep.Password, Creds: ep.Creds,
 		Workspace: r.ws, Channel: r.ch, PeerID: r.cfg.SuggestedPeerID}
 	return append(env.Environ(), r.cfg.Env...)
 }
@@ -610,6 +644,7 @@ func (r *runner) dropStream() {
 func (r *runner) askWhois(peerID string) error {
 	r.bus.expectIUT(peerID)
 	me := "aghcheck-harness." + randid.Hex(4)
+	r.bus.speaksAs(me)
 	env := map[string]any{
 		"protocol": agh.Protocol, "id": "msg_whois_" + randid.Hex(6), "workspace_id": r.ws, "channel": r.ch,
 		"kind": "whois", "from": me, "to": peerID, "ts": r.now().Unix(), "proof": nil,

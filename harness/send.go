@@ -27,36 +27,37 @@ type sender struct {
 	log   *transcript
 }
 
-// send publishes one step and returns the ids an answer to it would carry
-// (its id and work_id, when the bytes are an object that has them).
-func (s *sender) send(ctx context.Context, st *scenario.Send) ([]string, error) {
+// send publishes one step and returns the subject it went to and the ids
+// an answer to it would carry (its id and work_id, when the bytes are an
+// object that has them).
+func (s *sender) send(ctx context.Context, st *scenario.Send) (subject string, ids []string, err error) {
 	return s.sendAs(ctx, st, false)
 }
 
 // sendAs is send; sound says the harness built the envelope itself and
 // knows it sound (a greet), so the tracker takes it unjudged: a signed
 // greet's check was a tenth of a fuzz case.
-func (s *sender) sendAs(ctx context.Context, st *scenario.Send, sound bool) ([]string, error) {
+func (s *sender) sendAs(ctx context.Context, st *scenario.Send, sound bool) (string, []string, error) {
 	from := st.From
 	if from == "" {
 		from = s.first
 	}
 	subject, data, env, err := s.bytes(st, s.tctx.Peers[from])
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	reply, err := s.tctx.RenderString(st.Reply)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	// Whatever a scenario file, a fuzz corpus entry or a capture of the
 	// IUT's says, the harness publishes only on the run's subjects: with
 	// --nats-url its connection has the user's credentials.
 	if !scenario.Confined(subject, s.r.ws, s.r.ch) {
-		return nil, fmt.Errorf("publish refused: %w", scenario.ErrUnconfined("subject", subject))
+		return "", nil, fmt.Errorf("publish refused: %w", scenario.ErrUnconfined("subject", subject))
 	}
 	if reply != "" && !scenario.ReplyConfined(reply, s.r.ws, s.r.ch) {
-		return nil, fmt.Errorf("publish refused: %w", scenario.ErrUnconfined("reply subject", reply))
+		return "", nil, fmt.Errorf("publish refused: %w", scenario.ErrUnconfined("reply subject", reply))
 	}
 	times := max(st.Repeat, 1)
 	if sound && env != nil {
@@ -65,7 +66,7 @@ func (s *sender) sendAs(ctx context.Context, st *scenario.Send, sound bool) ([]s
 		s.r.bus.track.sent(data)
 	}
 	if err := s.publish(ctx, &nats.Msg{Subject: subject, Reply: reply, Data: data}, st.JetStream, times); err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	s.log.sent(time.Since(s.r.start), from, subject, data, times)
 	var ids []string
@@ -75,7 +76,7 @@ func (s *sender) sendAs(ctx context.Context, st *scenario.Send, sound bool) ([]s
 		}
 	}
 	s.r.life.sentTo(subject, ids)
-	return ids, nil
+	return subject, ids, nil
 }
 
 // greetAll announces every test peer of the scenario on the broadcast
@@ -96,7 +97,7 @@ func (s *sender) greetAll(ctx context.Context) error {
 				"artifacts_supported": []any{}, "trust_modes_supported": modes,
 			}},
 		}}
-		if _, err := s.sendAs(ctx, greet, true); err != nil {
+		if _, _, err := s.sendAs(ctx, greet, true); err != nil {
 			return err
 		}
 	}

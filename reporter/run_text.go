@@ -133,6 +133,10 @@ func firstLine(s string) string {
 	return clip(s, 140)
 }
 
+// unconfinedNote says, for an external broker, who answers for what the
+// IUT's broker user may do.
+const unconfinedNote = "the IUT's permissions on this broker are not aghcheck's to enforce: it may publish as anyone and read everything its user may"
+
 func (t *runText) Finish(rep *report.Report) error {
 	w, p, verbose := t.w, t.p, t.o.Verbose
 	b := rep.Broker
@@ -145,6 +149,9 @@ func (t *runText) Finish(rep *report.Report) error {
 		js = " +JetStream"
 	}
 	fmt.Fprintf(w, "\nbroker   %s %s%s (workspace %s, channel %s)\n", kind, b.URL, js, b.Workspace, b.Channel)
+	if b.Unconfined {
+		fmt.Fprintf(w, "         %s\n", unconfinedNote)
+	}
 	// The report always names the command it certified, so a wrong or
 	// defaulted --iut cannot pass for the intended program.
 	label := "IUT     "
@@ -177,6 +184,9 @@ func (t *runText) Finish(rep *report.Report) error {
 	t.liveness(rep)
 	for _, d := range rep.IUT.Disconnects {
 		fmt.Fprintf(w, "%s %s\n", label, p.red.Sprint("disconnected by the broker: "+d))
+	}
+	for _, d := range rep.IUT.Refused {
+		fmt.Fprintf(w, "%s %s\n", label, p.red.Sprint("refused by the broker: "+d))
 	}
 	// Why it crashed is usually on its stderr: show it here, not only in JSON.
 	if rep.IUT.Crashed && rep.Error == "" && len(rep.IUT.Events) == 0 {

@@ -186,7 +186,10 @@ With neither --iut nor --iut-peer the built-in reference peer is certified
 AGH_NATS_URL, AGH_NATS_TOKEN, AGH_NATS_USER, AGH_NATS_PASSWORD,
 AGH_NATS_CREDS (the absolute path of --nats-creds), AGH_WORKSPACE_ID,
 AGH_CHANNEL and AGH_PEER_ID (a suggestion); each is set, empty when
-unused.
+unused. On the embedded broker the IUT's user and password are its own,
+confined to the run's subjects (agh.network.v0.<workspace>.> and
+_INBOX.>): no JetStream API, no $SYS; what the broker refused it is in the
+report. On --nats-url its permissions are the broker's to enforce.
 
 Exit status: 0 when the claimed --level passes, 1 when it does not, 2 for
 usage or harness errors (including an IUT that never greets). With

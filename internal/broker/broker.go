@@ -1,7 +1,8 @@
 // Package broker runs the NATS server a conformance run talks through: an
-// embedded nats-server on a random loopback port with token auth (so nothing
-// else on the machine can inject traffic), or the coordinates of an external
-// server or cluster given by the user.
+// embedded nats-server on a random loopback port with random credentials (so
+// nothing else on the machine can inject traffic) and the IUT confined to the
+// run's subjects, or the coordinates of an external server or cluster given
+// by the user.
 package broker
 
 import (
@@ -42,14 +43,53 @@ type Options struct {
 	// MaxPayload). A larger one lets aghcheck fuzz send messages past
 	// the 1 MiB every peer must take.
 	MaxPayload int
+	// IUTSubjects confines the IUT: when set, the broker has two users,
+	// the harness's (Endpoint: everything) and the IUT's (Broker.IUT),
+	// which may publish and subscribe only on these subjects and on the
+	// inboxes its client needs for requests: no JetStream API, no $SYS,
+	// no other workspace. Empty: one token for both, as for tests that
+	// play the IUT themselves.
+	IUTSubjects []string
+	// Dir is where the JetStream store goes (a fresh directory under it,
+	// removed on Close); "" is the system's temporary directory.
+	Dir string
 }
+
+// JetStream limits of the embedded broker: an IUT that floods the run's
+// stream fills these, not the machine.
+const (
+	JetStreamMaxMemory = 64 << 20
+	JetStreamMaxStore  = 256 << 20
+)
+
+// InboxPrefix is the reply subject space the IUT's client may use (the
+// nats.go and nats.js default).
+const InboxPrefix = "_INBOX"
+
+// HarnessInboxPrefix is the harness's own reply subject space, outside
+// InboxPrefix: the confined IUT may use _INBOX.> for its client's
+// requests, and must neither read the harness's replies (JetStream API
+// answers, publish acks) nor forge them.
+const HarnessInboxPrefix = "_AGHCHECK_INBOX"
+
+// The embedded broker's users when the IUT is confined: the harness may
+// do anything, the IUT only what Options.IUTSubjects allows.
+const (
+	HarnessUser = "aghcheck"
+	IUTUser     = "iut"
+)
 
 // Broker is a running embedded nats-server.
 type Broker struct {
 	Endpoint
+	// IUT is what the IUT connects with: Endpoint itself, or a confined
+	// user of its own (Options.IUTSubjects).
+	IUT       Endpoint
 	JetStream bool
 	srv       *server.Server
 	dir       string
+	vlog      *violationLog // the confined IUT's refused subjects
+	iutAllow  []string      // what the confined IUT may publish and subscribe on
 
 	mu      sync.Mutex
 	dropped map[uint64]bool // connections DropClients closed
@@ -59,29 +99,49 @@ type Broker struct {
 func Start(opts Options) (*Broker, error) {
 	tok := randid.Hex(16)
 	so := &server.Options{
-		Host:          "127.0.0.1",
-		Port:          server.RANDOM_PORT,
-		Authorization: tok,
-		MaxPayload:    int32(cmp.Or(opts.MaxPayload, MaxPayload)),
-		NoLog:         true,
-		NoSigs:        true,
-		HTTPPort:      0,
-		ServerName:    "aghcheck",
+		Host:       "127.0.0.1",
+		Port:       server.RANDOM_PORT,
+		MaxPayload: int32(cmp.Or(opts.MaxPayload, MaxPayload)),
+		NoLog:      true,
+		NoSigs:     true,
+		HTTPPort:   0,
+		ServerName: "aghcheck",
 	}
 	b := &Broker{JetStream: opts.JetStream}
+	var iutPass string
+	if len(opts.IUTSubjects) > 0 {
+		iutPass = randid.Hex(16)
+		allow := append(slices.Clone(opts.IUTSubjects), InboxPrefix+".>")
+		b.iutAllow = allow
+		so.Users = []*server.User{
+			{Username: HarnessUser, Password: tok},
+			{Username: IUTUser, Password: iutPass, Permissions: &server.Permissions{
+				Publish:   &server.SubjectPermission{Allow: allow},
+				Subscribe: &server.SubjectPermission{Allow: allow},
+			}},
+		}
+	} else {
+		so.Authorization = tok
+	}
 	if opts.JetStream {
-		dir, err := os.MkdirTemp("", "aghcheck-js-")
+		dir, err := os.MkdirTemp(opts.Dir, "aghcheck-js-")
 		if err != nil {
 			return nil, fmt.Errorf("jetstream store: %w", err)
 		}
 		b.dir = dir
 		so.JetStream = true
 		so.StoreDir = dir
+		so.JetStreamMaxMemory = JetStreamMaxMemory
+		so.JetStreamMaxStore = JetStreamMaxStore
 	}
 	srv, err := server.NewServer(so)
 	if err != nil {
 		b.cleanup()
 		return nil, fmt.Errorf("embedded broker: %w", err)
+	}
+	if iutPass != "" {
+		b.vlog = &violationLog{}
+		srv.SetLogger(b.vlog, false, false)
 	}
 	go srv.Start()
 	if !srv.ReadyForConnections(10 * time.Second) {
@@ -91,7 +151,13 @@ func Start(opts Options) (*Broker, error) {
 	}
 	b.srv = srv
 	b.URL = srv.ClientURL()
-	b.Token = tok
+	if iutPass != "" {
+		b.User, b.Password = HarnessUser, tok
+		b.IUT = Endpoint{URL: b.URL, User: IUTUser, Password: iutPass}
+	} else {
+		b.Token = tok
+		b.IUT = b.Endpoint
+	}
 	return b, nil
 }
 

@@ -57,26 +57,6 @@ func (b *Broker) droppedByHarness(cid uint64) bool {
 	return b.dropped[cid]
 }
 
-// Clients lists the open client connections except the connection
-// except: on the embedded broker, the IUT's (only the harness and the IUT
-// connect to it).
-func (b *Broker) Clients(except uint64) ([]uint64, error) {
-	if b == nil || b.srv == nil {
-		return nil, errors.New("no embedded broker")
-	}
-	cz, err := b.srv.Connz(&server.ConnzOptions{State: server.ConnOpen, Limit: 1 << 16})
-	if err != nil {
-		return nil, fmt.Errorf("list connections: %w", err)
-	}
-	var out []uint64
-	for _, c := range cz.Conns {
-		if c.Cid != except {
-			out = append(out, c.Cid)
-		}
-	}
-	return out, nil
-}
-
 // Closure is how the broker saw a client connection end.
 type Closure struct {
 	Reason    string    // "Client Closed", "Stale Connection", ...

@@ -10,6 +10,7 @@ import (
 
 	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/internal/control"
+	"github.com/aghcheck/aghcheck/internal/testwait"
 	"github.com/aghcheck/aghcheck/internal/trust"
 )
 
@@ -105,6 +106,16 @@ func TestFaultsChangeBehaviour(t *testing.T) {
 			w["expires_at"] = time.Now().Unix() - 10
 			r.send(w)
 			wantReceipt(t, r.expect("receipt"), w, "accepted", "")
+		}},
+		{faultHelperRefuses, nil, func(t *testing.T, r *rig) {
+			// Alone it changes nothing: the peer refuses rightly itself,
+			// and the helper, connected beside it, says nothing more.
+			testwait.Eventually(t, wait, func() bool { return connections(r) == 3 }, "the tester, the peer and its helper connected")
+			w := r.work("stale")
+			w["expires_at"] = time.Now().Unix() - 10
+			r.send(w)
+			wantReceipt(t, r.expect("receipt"), w, "expired", "expired")
+			completeDefault(r, r.work("fresh"))
 		}},
 		{faultNoDedupe, nil, func(t *testing.T, r *rig) {
 			w := r.work("twice")
@@ -397,4 +408,30 @@ func (r *rig) signed(env map[string]any) []byte {
 		r.t.Fatal(err)
 	}
 	return mustJSON(env)
+}
+
+// connections counts the clients connected to the rig's broker.
+func connections(r *rig) int {
+	cz, err := r.srv.Connz(nil)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return cz.NumConns
+}
+
+// Beside a peer that accepts expired work, late, the helper answers first
+// with the refusal the correct peer owes, as the peer; the peer's own
+// acceptance follows.
+func TestHelperRefusesInThePeersPlace(t *testing.T) {
+	r := newRig(t, withFaults(faultAcceptExpired, "slow:300ms", faultHelperRefuses))
+	w := r.work("stale")
+	w["expires_at"] = time.Now().Unix() - 10
+	r.send(w)
+	first := r.expect("receipt")
+	wantReceipt(t, first, w, "expired", "expired")
+	second := r.expect("receipt")
+	wantReceipt(t, second, w, "accepted", "")
+	if first["from"] != r.peerID || second["from"] != r.peerID {
+		t.Errorf("receipts from %v and %v, want both from the peer %s", first["from"], second["from"], r.peerID)
+	}
 }

@@ -86,7 +86,9 @@ func (p *peer) handle(subject string, raw []byte) {
 	}
 	p.log.Debug("received", "kind", kind, "id", id, "from", from, "subject", subject)
 
-	if reason, fs := p.refusal(res, env); reason != "" {
+	reason, fs := p.refusal(res, env)
+	p.helperRefuse(res, env, reason)
+	if reason != "" {
 		p.log.Debug("refused", "id", id, "reason", reason, "findings", len(fs))
 		p.refuse(env, reason, fs)
 		return

@@ -76,6 +76,16 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	p.send = nc.Publish
 	defer nc.Close()
+	if p.faults[faultHelperRefuses] {
+		// Another process would connect the same way: the peer's
+		// credentials, a name of its own.
+		hc, err := nats.Connect(cfg.URL, append(slices.Clone(opts), nats.Name("aghcheck peer helper "+p.self))...)
+		if err != nil {
+			return fmt.Errorf("helper: connect to %s: %w", cfg.URL, err)
+		}
+		defer hc.Close()
+		p.helper = hc.Publish
+	}
 	if p.live.slow > 0 {
 		line := startDelayLine(p.live.slow, nc.Publish, p.log)
 		defer line.stop()
@@ -193,6 +203,9 @@ type peer struct {
 	send   func(subject string, data []byte) error // publishes on the broker
 	// sendLate publishes DURATION late (slow:DURATION); nil when on time.
 	sendLate func(subject string, data []byte) error
+	// helper publishes on the helper's connection (helper-refuses); nil
+	// without one.
+	helper   func(subject string, data []byte) error
 	live     liveness
 	received int // messages delivered, counted for deaf-after:N
 	now      func() time.Time

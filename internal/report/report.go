@@ -102,6 +102,11 @@ type BrokerInfo struct {
 	Channel           string `json:"channel"`
 	// Outages are the times the harness lost its broker connection.
 	Outages []Outage `json:"outages,omitempty"`
+	// Unconfined is set on an external broker: what the IUT's user may
+	// publish and read there is the broker's business, not aghcheck's to
+	// enforce (on the embedded broker the IUT is confined to the run's
+	// subjects).
+	Unconfined bool `json:"iut_unconfined,omitempty"`
 }
 
 // Outage is one loss of the harness's broker connection during the run.
@@ -137,6 +142,10 @@ type IUTInfo struct {
 	// Disconnects are the IUT's connections the embedded broker closed, in
 	// its words ("Maximum Message Payload Exceeded").
 	Disconnects []string `json:"disconnects,omitempty"`
+	// Refused are the publishes and subscriptions the embedded broker
+	// refused the IUT, confined to the run's subjects ("publish on
+	// $JS.API.INFO").
+	Refused []string `json:"refused,omitempty"`
 	// Events are the IUT's deaths and returns, in order (see LifeEvent).
 	Events []LifeEvent `json:"events,omitempty"`
 	// Restarts is how often the harness started the IUT again.

@@ -20,6 +20,10 @@ var (
 		Clause: "A portable sender SHOULD include to and proof explicitly as null when there is no target or proof.",
 		Source: "AGH Network v0, Envelope §Wire contract",
 		Basis:  `Envelope §Wire contract: "A portable sender SHOULD include them explicitly as null when no target or proof is present."`})
+	SenderFromSelf = delivery.Declare(rules.Rule{ID: "ENV-FROM-SENDER",
+		Clause: "from MUST be the sender's own Peer ID: a peer MUST NOT publish an envelope as another peer.",
+		Source: "AGH Network v0, Envelope §Fields (from)",
+		Basis:  `Envelope §Fields, from: "MUST be the sender Peer ID"; judged where the sender is known: on the run's own broker an envelope whose from is one of the harness's test peers, which the harness did not send, was published by the IUT as that peer`})
 	SenderTSClock = delivery.Declare(rules.Rule{ID: "ENV-TS-CLOCK", Severity: rules.Warning,
 		Clause: "ts SHOULD be the sender's current time in Unix seconds: within the replay age (300 s) of the receiver's clock, else receivers refuse it as expired (a ts in milliseconds is far off).",
 		Source: "AGH Network v0, Envelope §Fields (ts), §Freshness rules",
