@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+
+	"github.com/aghcheck/aghcheck/internal/testwait"
 )
 
 // The IUT's user on the embedded broker reaches the run's subjects and its
@@ -189,6 +191,9 @@ func TestViolationsAreRecorded(t *testing.T) {
 			t.Fatal("no permission violation")
 		}
 	}
+	// The client hears of a refusal as the server logs it, not after:
+	// the third log line may still be on its way.
+	testwait.Until(5*time.Second, func() bool { _, n := b.Violations(); return n >= 3 })
 	v, n := b.Violations()
 	want := []Violation{{Publish: true, Subject: "agh.network.v0.ch.broadcast"}, {Publish: false, Subject: "agh.network.v0.>"}}
 	if n != 3 || len(v) != 2 || v[0] != want[0] || v[1] != want[1] {
