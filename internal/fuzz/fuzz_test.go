@@ -266,12 +266,15 @@ func TestDeathFindingsReplay(t *testing.T) {
 func TestCorpusKeepsCases(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	first := run(t, Config{Seed: 2, Cases: 80, CorpusDir: dir, Target: harness.Target{StepTimeout: time.Second}}, "overlook:SAY-TEXT")
+	// A ceiling a loaded machine cannot outrun would make work unserved
+	// in one run and served in the next: the served answer ends the wait
+	// at once, so a wide ceiling costs nothing.
+	first := run(t, Config{Seed: 2, Cases: 80, CorpusDir: dir, Target: harness.Target{StepTimeout: 5 * time.Second}}, "overlook:SAY-TEXT")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	if first.Corpus == nil || first.Corpus.Added == 0 || len(files) != first.Corpus.Added {
 		t.Fatalf("corpus %+v, %d files", first.Corpus, len(files))
 	}
-	second := run(t, Config{Seed: 3, Cases: len(files), CorpusDir: dir, Target: harness.Target{StepTimeout: time.Second}}, "overlook:SAY-TEXT")
+	second := run(t, Config{Seed: 3, Cases: len(files), CorpusDir: dir, Target: harness.Target{StepTimeout: 5 * time.Second}}, "overlook:SAY-TEXT")
 	if second.Corpus.Played != len(files) || second.Generated != 0 {
 		t.Fatalf("second run: corpus %+v, %d generated", second.Corpus, second.Generated)
 	}
