@@ -77,7 +77,10 @@ func TestGreetAfterReconnect(t *testing.T) {
 	go func() {
 		done <- Run(ctx, Config{
 			URL: srv.ClientURL(), Token: testToken, Workspace: testWS, PeerID: "ref.back",
-			ReconnectWait: 50 * time.Millisecond, MaxReconnects: 100, GreetInterval: time.Hour,
+			// The test subscribes on the new server before the peer's
+			// next try: a peer back in milliseconds would greet before
+			// anyone listened, on a loaded machine.
+			ReconnectWait: time.Second, MaxReconnects: 100, GreetInterval: time.Hour,
 		})
 	}()
 	defer func() {
