@@ -64,36 +64,27 @@ func (lv *liveness) watchConnection(l *life) {
 		lv.dieAt(l, report.LifeDisconnected, "it has no broker connection any more", time.Since(r.start))
 		return
 	}
-	go func() {
-		t := time.NewTicker(connPoll)
-		defer t.Stop()
-		for {
-			select {
-			case <-l.ctx.Done():
-				return
-			case <-t.C:
-			}
-			conns, err := r.iutConns()
-			if err != nil {
-				return
-			}
-			var closed []broker.Conn
-			for _, c := range conns {
-				if c.Open() || known[c.CID] {
-					continue
-				}
-				known[c.CID] = true
-				if !c.ByHarness {
-					closed = append(closed, c)
-				}
-			}
-			if len(closed) == 0 {
+	l.every(connPoll, func() bool {
+		conns, err := r.iutConns()
+		if err != nil {
+			return false
+		}
+		var closed []broker.Conn
+		for _, c := range conns {
+			if c.Open() || known[c.CID] {
 				continue
 			}
-			lv.disconnected(l, closed)
-			return
+			known[c.CID] = true
+			if !c.ByHarness {
+				closed = append(closed, c)
+			}
 		}
-	}()
+		if len(closed) == 0 {
+			return true
+		}
+		lv.disconnected(l, closed)
+		return false
+	})
 }
 
 // disconnected ends l for the connections that closed: an exit when the

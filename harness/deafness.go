@@ -123,40 +123,32 @@ func (lv *liveness) deafWindowLocked() time.Duration {
 // for probeQuiet, whether it still listens, and interrupts l once the IUT
 // is deaf.
 func (lv *liveness) watchProbes(l *life) {
-	go func() {
-		t := time.NewTicker(deafPoll)
-		defer t.Stop()
-		for {
-			select {
-			case <-l.ctx.Done():
-				return
-			case <-t.C:
-			}
-			now := time.Since(lv.r.start)
-			lv.mu.Lock()
-			window := lv.deafWindowLocked()
-			// A probe left unanswered while other answers came went
-			// astray: ask again.
-			if lv.probedAt > 0 && lv.lastAnswer > lv.probedAt && now-lv.probedAt >= window {
-				lv.probedAt, lv.probeMsg = 0, ""
-			}
-			quiet := now-lv.lastAnswer >= probeQuiet && lv.probedAt == 0
-			deaf := lv.answeredProbe && lv.lifeAnswered && lv.probedAt > lv.lastAnswer && now-lv.lastAnswer >= window && now-lv.probedAt >= lv.slowest
-			last, probed, slowest := lv.lastAnswer, lv.probedAt, lv.slowest
-			lv.mu.Unlock()
-			switch {
-			case deaf:
-				why := fmt.Sprintf("nothing addressed to it answered since %s; a whois probe sent at %s unanswered after %s; it answered probes before, its slowest reply %s",
-					rounded(report.Millis(last)), rounded(report.Millis(probed)), rounded(report.Millis(now-probed)), rounded(report.Millis(slowest)))
-				// Deaf since its last answer at the latest: what was sent
-				// after the probe did not make it deaf.
-				lv.dieSpan(l, report.LifeDeaf, why, last, probed)
-				return
-			case quiet:
-				lv.probe()
-			}
+	l.every(deafPoll, func() bool {
+		now := time.Since(lv.r.start)
+		lv.mu.Lock()
+		window := lv.deafWindowLocked()
+		// A probe left unanswered while other answers came went
+		// astray: ask again.
+		if lv.probedAt > 0 && lv.lastAnswer > lv.probedAt && now-lv.probedAt >= window {
+			lv.probedAt, lv.probeMsg = 0, ""
 		}
-	}()
+		quiet := now-lv.lastAnswer >= probeQuiet && lv.probedAt == 0
+		deaf := lv.answeredProbe && lv.lifeAnswered && lv.probedAt > lv.lastAnswer && now-lv.lastAnswer >= window && now-lv.probedAt >= lv.slowest
+		last, probed, slowest := lv.lastAnswer, lv.probedAt, lv.slowest
+		lv.mu.Unlock()
+		switch {
+		case deaf:
+			why := fmt.Sprintf("nothing addressed to it answered since %s; a whois probe sent at %s unanswered after %s; it answered probes before, its slowest reply %s",
+				rounded(report.Millis(last)), rounded(report.Millis(probed)), rounded(report.Millis(now-probed)), rounded(report.Millis(slowest)))
+			// Deaf since its last answer at the latest: what was sent
+			// after the probe did not make it deaf.
+			lv.dieSpan(l, report.LifeDeaf, why, last, probed)
+			return false
+		case quiet:
+			lv.probe()
+		}
+		return true
+	})
 }
 
 // probe sends one whois probe on the IUT's peer subject.

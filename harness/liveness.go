@@ -57,6 +57,25 @@ type life struct {
 	played atomic.Int32  // scenarios started on it: it is fresh while 0
 }
 
+// every calls check every d, from a goroutine of its own, while l lives
+// and check says to go on: how each watcher of an incarnation polls.
+func (l *life) every(d time.Duration, check func() (more bool)) {
+	go func() {
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			select {
+			case <-l.ctx.Done():
+				return
+			case <-t.C:
+			}
+			if !check() {
+				return
+			}
+		}
+	}()
+}
+
 // died is the death that ended l (nil while it lives).
 func (l *life) died() *death {
 	var d *death
