@@ -28,12 +28,7 @@ func streamName(ws string) string {
 // to every workspace. The confined IUT is refused each of them.
 func reachOut(cfg peer.Config) (func(), error) {
 	opts := []nats.Option{nats.Name("helper"), nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) {})}
-	if cfg.Token != "" {
-		opts = append(opts, nats.Token(cfg.Token))
-	}
-	if cfg.User != "" {
-		opts = append(opts, nats.UserInfo(cfg.User, cfg.Password))
-	}
+	opts = append(opts, cfg.Auth()...)
 	nc, err := nats.Connect(cfg.URL, opts...)
 	if err != nil {
 		return nil, err
@@ -99,12 +94,7 @@ func TestConfinedIUTIsRefused(t *testing.T) {
 // card under a new id, so it is no replay.
 func impersonate(cfg peer.Config) (func(), error) {
 	opts := []nats.Option{nats.Name("helper")}
-	if cfg.Token != "" {
-		opts = append(opts, nats.Token(cfg.Token))
-	}
-	if cfg.User != "" {
-		opts = append(opts, nats.UserInfo(cfg.User, cfg.Password))
-	}
+	opts = append(opts, cfg.Auth()...)
 	nc, err := nats.Connect(cfg.URL, opts...)
 	if err != nil {
 		return nil, err

@@ -20,12 +20,7 @@ import (
 // causes, which no scenario may take for an answer.
 func welcome(cfg peer.Config) (func(), error) {
 	opts := []nats.Option{}
-	if cfg.Token != "" {
-		opts = append(opts, nats.Token(cfg.Token))
-	}
-	if cfg.User != "" {
-		opts = append(opts, nats.UserInfo(cfg.User, cfg.Password))
-	}
+	opts = append(opts, cfg.Auth()...)
 	nc, err := nats.Connect(cfg.URL, opts...)
 	if err != nil {
 		return nil, err

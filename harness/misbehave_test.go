@@ -31,12 +31,7 @@ func misbehave(ctx context.Context, name string, cfg peer.Config) int {
 		return 0
 	}
 	opts := []nats.Option{}
-	if cfg.Token != "" {
-		opts = append(opts, nats.Token(cfg.Token))
-	}
-	if cfg.User != "" {
-		opts = append(opts, nats.UserInfo(cfg.User, cfg.Password))
-	}
+	opts = append(opts, cfg.Auth()...)
 	nc, err := nats.Connect(cfg.URL, opts...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/aghcheck/aghcheck/internal/iutenv"
+	"github.com/nats-io/nats.go"
 	"io"
 	"log/slog"
 	"os"
@@ -132,6 +133,22 @@ func KeyFromFile(path string) (ed25519.PrivateKey, string, error) {
 var ErrConfig = errors.New("peer config")
 
 // normalize fills defaults and reports what cannot work.
+// Auth is how a connection made with c's credentials authenticates: the
+// peer's own, and any other process given the same (a helper, a test).
+func (c Config) Auth() []nats.Option {
+	var opts []nats.Option
+	if c.Token != "" {
+		opts = append(opts, nats.Token(c.Token))
+	}
+	if c.User != "" {
+		opts = append(opts, nats.UserInfo(c.User, c.Password))
+	}
+	if c.Creds != "" {
+		opts = append(opts, nats.UserCredentials(c.Creds))
+	}
+	return opts
+}
+
 func (c *Config) normalize() error {
 	if c.URL == "" {
 		return fmt.Errorf("%w: no NATS URL (set --nats-url or %s)", ErrConfig, iutenv.NATSURL)

@@ -61,15 +61,7 @@ func Run(ctx context.Context, cfg Config) error {
 		}),
 		nats.ClosedHandler(func(*nats.Conn) { closeOnce.Do(func() { close(closed) }) }),
 	}
-	if cfg.Token != "" {
-		opts = append(opts, nats.Token(cfg.Token))
-	}
-	if cfg.User != "" {
-		opts = append(opts, nats.UserInfo(cfg.User, cfg.Password))
-	}
-	if cfg.Creds != "" {
-		opts = append(opts, nats.UserCredentials(cfg.Creds))
-	}
+	opts = append(opts, cfg.Auth()...)
 	nc, err := nats.Connect(cfg.URL, opts...)
 	if err != nil {
 		return fmt.Errorf("connect to %s: %w", cfg.URL, err)
