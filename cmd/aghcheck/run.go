@@ -217,7 +217,7 @@ from the runtime it wraps; every report marks them.`,
   aghcheck run --format html -o report.html
   aghcheck run --suite my-suites --format github
   aghcheck run --iut ./adapter --compat reference --owned-by-adapter reference/compozy-agh.adapter.yaml
-  aghcheck run --iut 'aghcheck peer --variant null-as-absent' --errata null-as-absent`,
+  aghcheck run --iut 'aghcheck peer --fault reading:null-as-absent' --errata null-as-absent`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if noColor {
