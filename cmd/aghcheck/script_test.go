@@ -17,8 +17,10 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/aghcheck/aghcheck/internal/proctest"
+	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/internal/schematest"
 	"github.com/aghcheck/aghcheck/internal/testwait"
+	"github.com/aghcheck/aghcheck/suites"
 )
 
 var updateScripts = flag.Bool("update-scripts", false, "rewrite the expected outputs in testdata/script/*.txtar")
@@ -28,14 +30,58 @@ var updateScripts = flag.Bool("update-scripts", false, "rewrite the expected out
 // and stderr) without a separate build.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"aghcheck": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"aghcheck": func() {
+			primeSuites()
+			os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		},
 	})
+}
+
+// snapshotEnv names the file through which the scripts' aghcheck
+// processes get the built-in suites this test binary already loaded: a
+// race-enabled process takes over a second of CPU to load them, and the
+// scripts start a hundred. The CLI never reads it; only this binary's
+// entry point as aghcheck does.
+const snapshotEnv = "AGHCHECK_TEST_SUITES_SNAPSHOT"
+
+func primeSuites() {
+	p := os.Getenv(snapshotEnv)
+	if p == "" {
+		return
+	}
+	b, err := os.ReadFile(p)
+	if err == nil {
+		err = scenario.Prime(b)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "aghcheck (test binary):", err)
+		os.Exit(2)
+	}
+}
+
+// writeSnapshot loads the built-in suites here, once, and writes them
+// down for the scripts' processes (primeSuites).
+func writeSnapshot(t *testing.T) string {
+	t.Helper()
+	if _, err := scenario.LoadSuites(suites.FS(), nil); err != nil {
+		t.Fatal(err)
+	}
+	b, err := scenario.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "suites.snapshot.json")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // TestScripts runs testdata/script/*.txtar: the CLI end to end. validate_*:
 // golden outputs for every format, exit codes, every input form and bad
 // input; run_*: flag checking and how a run reports its IUT.
 func TestScripts(t *testing.T) {
+	snap := writeSnapshot(t)
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
 		UpdateScripts: *updateScripts,
@@ -46,6 +92,7 @@ func TestScripts(t *testing.T) {
 			if v, ok := os.LookupEnv("GORACE"); ok {
 				env.Setenv("GORACE", v)
 			}
+			env.Setenv(snapshotEnv, snap)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

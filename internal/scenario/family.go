@@ -10,7 +10,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -239,19 +238,7 @@ func parseFamily(name string, js []byte, suite string, root *yaml.Node, read rea
 		v, _ = expanded.LoadOrStore(key, expansion{scs, probs})
 	}
 	e := v.(expansion)
-	scs := make([]*Scenario, len(e.scs))
-	for i, sc := range e.scs {
-		c := *sc // steps are shared: nothing writes to a loaded scenario's steps
-		scs[i] = &c
-	}
-	return scs, append([]Problem(nil), e.probs...)
-}
-
-var expanded sync.Map // family file → expansion
-
-type expansion struct {
-	scs   []*Scenario
-	probs []Problem
+	return copies(e.scs), append([]Problem(nil), e.probs...)
 }
 
 func expandFamily(name string, js []byte, suite string, corpus fs.FS) ([]*Scenario, []Problem) {

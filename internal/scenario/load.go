@@ -179,28 +179,47 @@ func Parse(name string, data []byte, suite string) ([]*Scenario, []Problem) {
 type readTemplate func(name string) ([]byte, error)
 
 func parse(name string, data []byte, suite string, read readTemplate) ([]*Scenario, []Problem) {
-	fail := func(msg string) ([]*Scenario, []Problem) {
-		return nil, []Problem{{File: name, Message: msg}}
+	key := fileKey(name, suite, data)
+	if v, ok := parsed.Load(key); ok {
+		return copies(v.([]*Scenario)), nil
+	}
+	scs, probs, plain := parseDoc(name, data, suite, read)
+	if plain && len(probs) == 0 {
+		// Only a plain file is remembered by its bytes alone: a family's
+		// scenarios depend on its template too (expanded remembers those).
+		v, _ := parsed.LoadOrStore(key, scs)
+		return copies(v.([]*Scenario)), nil
+	}
+	return scs, probs
+}
+
+// parseDoc is parse without the memo; plain is whether the file is a
+// list of scenarios (not a family, not a template).
+func parseDoc(name string, data []byte, suite string, read readTemplate) ([]*Scenario, []Problem, bool) {
+	fail := func(msg string) ([]*Scenario, []Problem, bool) {
+		return nil, []Problem{{File: name, Message: msg}}, false
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, []Problem{syntaxProblem(name, err)}
+		return nil, []Problem{syntaxProblem(name, err)}, false
 	}
 	var doc any
 	if err := root.Decode(&doc); err != nil {
-		return nil, []Problem{syntaxProblem(name, err)}
+		return nil, []Problem{syntaxProblem(name, err)}, false
 	}
 	js, err := json.Marshal(jsonable(doc))
 	if err != nil {
 		return fail("not representable as JSON: " + err.Error())
 	}
 	if isTemplate(doc) {
-		return nil, checkTemplate(name, js, &root)
+		return nil, checkTemplate(name, js, &root), false
 	}
 	if isFamily(doc) {
-		return parseFamily(name, js, suite, &root, read)
+		scs, probs := parseFamily(name, js, suite, &root, read)
+		return scs, probs, false
 	}
-	return parseJSON(name, js, suite, &root, doc)
+	scs, probs := parseJSON(name, js, suite, &root, doc)
+	return scs, probs, true
 }
 
 // parseJSON checks a scenario file, as JSON, against the schema and the
