@@ -249,6 +249,13 @@ func (r *runner) revive(ctx context.Context, rep *report.Report, hunting bool) b
 		r.beginLife(ctx)
 		return true
 	}
+	if d != nil && d.event.Kind == report.LifeDisconnected && r.proc != nil && r.proc.Exited() && !r.proc.StoppedByHarness() {
+		// A process that crashes closes its socket as it goes, and the
+		// broker may see that first: the death is the exit.
+		r.life.mu.Lock()
+		d.event.Kind, d.event.Cause = report.LifeExited, r.proc.Status()+"; its broker connection closed as it went ("+d.event.Cause+")"
+		r.life.mu.Unlock()
+	}
 	if ctx.Err() != nil {
 		r.gaveUp = "the run was interrupted"
 		return false
