@@ -147,9 +147,6 @@ func (w *waiter) expect(ctx context.Context, e *scenario.Expect) report.StepResu
 				w.r.life.die(w.life, report.LifeDeaf, why)
 				return sr.Judged(report.Error, "interrupted: the IUT is deaf ("+why+")")
 			}
-			if u := e.Unobservable; u != nil && u.Timeout {
-				return sr.Judged(report.Skip, fmt.Sprintf("not observable: %s (nothing matching within the %s ceiling, --step-timeout)", u.Because, ceiling))
-			}
 			var rel int
 			sr.Arrived, rel = w.unmatched(pats)
 			msg := fmt.Sprintf("no %s on %s within %s (the --step-timeout ceiling)", expected(pats), wantSubject, ceiling)

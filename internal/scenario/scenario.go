@@ -190,13 +190,12 @@ type Expect struct {
 
 // Unobservable is the way out of an expect step: an envelope from the IUT
 // that matches one of AnyOf (where the step looks) while none matches the
-// step's own patterns skips the rest of the scenario, saying Because; so
-// does the step's timeout, with Timeout, when the protocol does not
-// require the answer the step waits for.
+// step's own patterns skips the rest of the scenario, saying Because.
+// Only an answer says so, never the passing of time: a ceiling ends what
+// can no longer succeed, and a correct peer's silence is no such proof.
 type Unobservable struct {
 	Because string           `json:"because"`
-	AnyOf   []map[string]any `json:"any_of,omitempty"`
-	Timeout bool             `json:"timeout,omitempty"`
+	AnyOf   []map[string]any `json:"any_of"`
 }
 
 // Patterns is Match and AnyOf as one list of alternatives.
