@@ -179,6 +179,7 @@ func Parse(name string, data []byte, suite string) ([]*Scenario, []Problem) {
 type readTemplate func(name string) ([]byte, error)
 
 func parse(name string, data []byte, suite string, read readTemplate) ([]*Scenario, []Problem) {
+	takePrimed()
 	key := fileKey(name, suite, data)
 	if v, ok := parsed.Load(key); ok {
 		return copies(v.([]*Scenario)), nil

@@ -99,9 +99,33 @@ func Snapshot() ([]byte, error) {
 	return json.Marshal(snap)
 }
 
-// Prime loads a Snapshot of a process of the same binary: what it parsed
-// is not parsed again here.
-func Prime(b []byte) error {
+// Prime hands this process a Snapshot of a process of the same binary:
+// what it parsed is not parsed again here. The snapshot is read when the
+// first file is parsed, so a process that loads no scenario (a peer, a
+// validation) pays nothing for it; one that cannot be read is ignored,
+// and the files are parsed as if there were none.
+func Prime(b []byte) {
+	primed.Lock()
+	defer primed.Unlock()
+	primed.pending = append(primed.pending, b)
+}
+
+var primed struct {
+	sync.Mutex
+	pending [][]byte
+}
+
+// takePrimed moves what Prime was given into the memos.
+func takePrimed() {
+	primed.Lock()
+	defer primed.Unlock()
+	for _, b := range primed.pending {
+		_ = prime(b) // a snapshot that cannot be read only costs time
+	}
+	primed.pending = nil
+}
+
+func prime(b []byte) error {
 	var snap snapshot
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber() // as the loader decodes: numbers in patterns stay json.Number
