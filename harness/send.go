@@ -174,7 +174,9 @@ func (s *sender) publish(ctx context.Context, msg *nats.Msg, viaJetStream bool, 
 	for range times {
 		var err error
 		if viaJetStream {
-			pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			// The broker's acknowledgement, not the IUT's answer: its
+			// ceiling is the step's, which a loaded broker does not outrun.
+			pctx, cancel := context.WithTimeout(ctx, max(2*time.Second, s.r.cfg.StepTimeout))
 			_, err = s.r.js.PublishMsg(pctx, msg)
 			cancel()
 		} else {
