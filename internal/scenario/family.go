@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -194,14 +196,9 @@ func withTemplate(js []byte, read readTemplate) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("family: template %s: %w", name, err)
 	}
-	var tdoc any
-	if err := yaml.Unmarshal(data, &tdoc); err != nil {
-		return nil, fmt.Errorf("family: template %s: %w", name, err)
-	}
-	tmpl, _ := jsonable(tdoc).(map[string]any)
-	body, ok := tmpl["template"].(map[string]any)
-	if !ok || !isTemplate(tmpl) {
-		return nil, fmt.Errorf("family: template %s: not a family template (no top-level template key)", name)
+	body, err := templateBody(name, data)
+	if err != nil {
+		return nil, err
 	}
 	merged := make(map[string]any, len(body)+1)
 	for k, v := range body {
@@ -213,6 +210,28 @@ func withTemplate(js []byte, read readTemplate) ([]byte, error) {
 	doc["family"] = merged
 	return json.Marshal(doc)
 }
+
+// templateBody is a template file's family, parsed once per content: every
+// group's family file names the same template. Nothing writes to it.
+func templateBody(name string, data []byte) (map[string]any, error) {
+	sum := sha256.Sum256(data)
+	if v, ok := templates.Load(sum); ok {
+		return v.(map[string]any), nil
+	}
+	var tdoc any
+	if err := yaml.Unmarshal(data, &tdoc); err != nil {
+		return nil, fmt.Errorf("family: template %s: %w", name, err)
+	}
+	tmpl, _ := jsonable(tdoc).(map[string]any)
+	body, ok := tmpl["template"].(map[string]any)
+	if !ok || !isTemplate(tmpl) {
+		return nil, fmt.Errorf("family: template %s: not a family template (no top-level template key)", name)
+	}
+	v, _ := templates.LoadOrStore(sum, body)
+	return v.(map[string]any), nil
+}
+
+var templates sync.Map // sha256 of a template file → its family
 
 // parseFamily expands a family file into its cases and checks them like
 // any scenario file.
