@@ -174,11 +174,10 @@ func (s *sender) publish(ctx context.Context, msg *nats.Msg, viaJetStream bool, 
 	for range times {
 		var err error
 		if viaJetStream {
-			// The broker's acknowledgement, not the IUT's answer: its
-			// ceiling is the step's, which a loaded broker does not outrun.
-			pctx, cancel := context.WithTimeout(ctx, max(2*time.Second, s.r.cfg.StepTimeout))
-			_, err = s.r.js.PublishMsg(pctx, msg)
-			cancel()
+			// The broker's acknowledgement, not the IUT's answer: it is
+			// awaited as long as the scenario may run, as a loaded broker,
+			// or a cluster electing a new stream leader, may take long.
+			_, err = s.r.js.PublishMsg(ctx, msg)
 		} else {
 			err = s.r.nc.PublishMsg(msg)
 		}
