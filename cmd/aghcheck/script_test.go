@@ -85,10 +85,13 @@ func TestScripts(t *testing.T) {
 		UpdateScripts: *updateScripts,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")
-			// A script's environment starts empty: carry the race
-			// runtime's options (make test turns off its exit sleep).
-			if v, ok := os.LookupEnv("GORACE"); ok {
-				env.Setenv("GORACE", v)
+			// A script's environment starts empty: carry the runtime's
+			// options (make test turns off the race runtime's exit sleep
+			// and lets the heap grow further between collections).
+			for _, k := range []string{"GORACE", "GOGC"} {
+				if v, ok := os.LookupEnv(k); ok {
+					env.Setenv(k, v)
+				}
 			}
 			env.Setenv(snapshotEnv, snap)
 			return nil
