@@ -125,12 +125,22 @@ func takePrimed() {
 	primed.pending = nil
 }
 
-func prime(b []byte) error {
+// readSnapshot decodes a Snapshot as the loader decodes files: numbers in
+// patterns stay json.Number.
+func readSnapshot(b []byte) (snapshot, error) {
 	var snap snapshot
 	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber() // as the loader decodes: numbers in patterns stay json.Number
+	dec.UseNumber()
 	if err := dec.Decode(&snap); err != nil {
-		return fmt.Errorf("scenario snapshot: %w", err)
+		return snap, fmt.Errorf("scenario snapshot: %w", err)
+	}
+	return snap, nil
+}
+
+func prime(b []byte) error {
+	snap, err := readSnapshot(b)
+	if err != nil {
+		return err
 	}
 	for _, e := range snap.Files {
 		parsed.LoadOrStore(e.Key, e.load())

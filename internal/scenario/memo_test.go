@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -22,10 +21,8 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var snap snapshot
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&snap); err != nil {
+	snap, err := readSnapshot(b)
+	if err != nil {
 		t.Fatal(err)
 	}
 	byFile := map[string]*Scenario{}
