@@ -18,9 +18,9 @@ import (
 	"github.com/aghcheck/aghcheck/internal/scenario"
 )
 
-// keptBytesCase writes a kept case whose bytes were changed (seed 29
-// draws one first) into dir and returns its file and decoded entry.
-func keptBytesCase(t *testing.T, dir string) (string, map[string]any) {
+// keepBytesCase keeps a case whose bytes were changed (seed 29 draws one
+// first) in the corpus dir, and returns it.
+func keepBytesCase(t *testing.T, dir string) *Case {
 	t.Helper()
 	c := cases(t, 29, 1)[0]
 	if c.draft.pre == nil {
@@ -34,6 +34,14 @@ func keptBytesCase(t *testing.T, dir string) (string, map[string]any) {
 	if err := kept.save(&fuzzer{rep: &Report{}}); err != nil {
 		t.Fatal(err)
 	}
+	return c
+}
+
+// keptBytesCase keeps such a case (keepBytesCase) and returns its file and
+// decoded entry.
+func keptBytesCase(t *testing.T, dir string) (string, map[string]any) {
+	t.Helper()
+	keepBytesCase(t, dir)
 	names, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	if len(names) != 1 {
 		t.Fatalf("%d kept cases", len(names))
