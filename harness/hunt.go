@@ -200,7 +200,7 @@ func (r *runner) replay(ctx context.Context, rep *report.Report, par int, as []*
 		}
 		return nil, nil, true
 	}
-	r.interrupted(died, got)
+	r.interrupted(ctx, died, got)
 	for _, i := range rest {
 		got = append(got, &attempt{i: i, res: rep.Scenarios[i]})
 	}
@@ -296,7 +296,7 @@ func (r *runner) timedDeath(ctx context.Context, d *death) (timed, ok bool) {
 	thisTime, lastTime := agreeing(again.uptime, d.uptime)
 	again.event.Blame = fmt.Sprintf("a fresh IUT sent nothing died %s, as it did %s: the deaths come whatever is sent, and no scenario is blamed", thisTime, lastTime)
 	d.event.Blame = again.event.Blame
-	r.interrupted(again, nil)
+	r.interrupted(ctx, again, nil)
 	return true, r.revive(ctx, nil, true)
 }
 

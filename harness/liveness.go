@@ -36,6 +36,9 @@ type death struct {
 	after, at time.Duration
 	// uptime is how long the incarnation had lived at at.
 	uptime uptime
+	// settled: a lost connection was waited on (runner.settle); back: the
+	// IUT came back on its own.
+	settled, back bool
 }
 
 // uptime is how long an incarnation had lived, counted two ways: since its

@@ -54,7 +54,7 @@ func (r *runner) rounds(ctx context.Context, rep *report.Report, play []int, par
 			}
 			return
 		}
-		r.interrupted(d, interrupted)
+		r.interrupted(ctx, d, interrupted)
 		queue = rest
 		if !r.revive(ctx, rep, false) {
 			r.unplayable(rep, append(indexes(interrupted), queue...), "")
@@ -147,10 +147,11 @@ func (r *runner) attempt(ctx context.Context, l *life, rep *report.Report, i int
 
 // interrupted completes a death's event with the scenarios it interrupted
 // and what the closest of them sent last, and tells it.
-func (r *runner) interrupted(d *death, as []*attempt) {
+func (r *runner) interrupted(ctx context.Context, d *death, as []*attempt) {
 	if d == nil {
 		return
 	}
+	r.settle(ctx, d)
 	r.hunting.uptimes = append(r.hunting.uptimes, d.uptime)
 	within := r.closeBy()
 	ev := d.event
@@ -244,17 +245,10 @@ func (r *runner) revive(ctx context.Context, rep *report.Report, hunting bool) b
 	}
 	done := r.await("the IUT to come back")
 	defer done()
-	if d != nil && d.event.Kind == report.LifeDisconnected && r.backOnItsOwn(ctx, since) {
+	if d != nil && r.settle(ctx, d).back {
 		r.life.record(report.LifeBack, "")
 		r.beginLife(ctx)
 		return true
-	}
-	if d != nil && d.event.Kind == report.LifeDisconnected && r.proc != nil && r.proc.Exited() && !r.proc.StoppedByHarness() {
-		// A process that crashes closes its socket as it goes, and the
-		// broker may see that first: the death is the exit.
-		r.life.mu.Lock()
-		d.event.Kind, d.event.Cause = report.LifeExited, r.proc.Status()+"; its broker connection closed as it went ("+d.event.Cause+")"
-		r.life.mu.Unlock()
 	}
 	if ctx.Err() != nil {
 		r.gaveUp = "the run was interrupted"
@@ -333,6 +327,24 @@ func (r *runner) awaitNoConns() {
 // backOnItsOwn waits, up to Config.BackTimeout, for an IUT whose
 // connection closed to be back: connected to the embedded broker again, or
 // greeting again (any broker).
+// settle waits, once, for what a lost connection turns out to be: the
+// IUT back on its own, or its process gone. A process that crashes closes
+// its socket as it goes, and the broker may see that first: such a death
+// is the exit, and is named so before anyone is told of it.
+func (r *runner) settle(ctx context.Context, d *death) *death {
+	if d.settled || d.event.Kind != report.LifeDisconnected {
+		return d
+	}
+	d.settled = true
+	d.back = r.backOnItsOwn(ctx, d.at)
+	if !d.back && r.proc != nil && r.proc.Exited() && !r.proc.StoppedByHarness() {
+		r.life.mu.Lock()
+		d.event.Kind, d.event.Cause = report.LifeExited, r.proc.Status()
+		r.life.mu.Unlock()
+	}
+	return d
+}
+
 func (r *runner) backOnItsOwn(ctx context.Context, since time.Duration) bool {
 	if r.proc != nil && r.proc.Exited() {
 		return false
