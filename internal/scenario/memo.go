@@ -43,14 +43,14 @@ func copies(scs []*Scenario) []*Scenario {
 	return out
 }
 
-// stored is a scenario with what the loader filled in beside its JSON.
+// stored is a scenario with what the loader filled in beside its JSON
+// (JudgedBy is a reading's, set after loading).
 type stored struct {
-	S        *Scenario `json:"s"`
-	Suite    string    `json:"suite"`
-	File     string    `json:"file"`
-	Line     int       `json:"line,omitempty"`
-	Column   int       `json:"column,omitempty"`
-	JudgedBy []string  `json:"judged_by,omitempty"`
+	S      *Scenario `json:"s"`
+	Suite  string    `json:"suite"`
+	File   string    `json:"file"`
+	Line   int       `json:"line,omitempty"`
+	Column int       `json:"column,omitempty"`
 }
 
 type storedEntry struct {
@@ -67,7 +67,7 @@ type snapshot struct {
 func store(key string, scs []*Scenario, probs []Problem) storedEntry {
 	e := storedEntry{Key: key, Problems: probs}
 	for _, sc := range scs {
-		e.Scenarios = append(e.Scenarios, stored{S: sc, Suite: sc.Suite, File: sc.File, Line: sc.Line, Column: sc.Column, JudgedBy: sc.JudgedBy})
+		e.Scenarios = append(e.Scenarios, stored{S: sc, Suite: sc.Suite, File: sc.File, Line: sc.Line, Column: sc.Column})
 	}
 	return e
 }
@@ -76,7 +76,7 @@ func (e storedEntry) load() []*Scenario {
 	out := make([]*Scenario, len(e.Scenarios))
 	for i, s := range e.Scenarios {
 		sc := s.S
-		sc.Suite, sc.File, sc.Line, sc.Column, sc.JudgedBy = s.Suite, s.File, s.Line, s.Column, s.JudgedBy
+		sc.Suite, sc.File, sc.Line, sc.Column = s.Suite, s.File, s.Line, s.Column
 		out[i] = sc
 	}
 	return out
