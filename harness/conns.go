@@ -14,6 +14,11 @@ import (
 // serve the IUT (an in-process call, no network).
 const connPoll = 20 * time.Millisecond
 
+// exitGrace is how long a closed connection waits for its process's exit
+// to be seen, so that the death is named for what it is at once; an exit
+// seen later still names it, before it is told (runner.settle).
+const exitGrace = 250 * time.Millisecond
+
 // iutConns lists the IUT's connections at the embedded broker: every
 // connection made with the IUT's credentials but the harness's own,
 // whatever name the client gave (a name is the client's to choose, and
@@ -84,8 +89,8 @@ func (lv *liveness) watchConnection(l *life) {
 }
 
 // disconnected ends l for the connections that closed: an exit when the
-// process has already ended, else a disconnect naming each connection
-// (runner.settle names it an exit if the process ends next).
+// process ends at once (a process that exits closes its connections
+// first), else a disconnect naming each connection.
 func (lv *liveness) disconnected(l *life, closed []broker.Conn) {
 	r := lv.r
 	// The broker knows when it closed: what was sent after that did not
@@ -94,9 +99,17 @@ func (lv *liveness) disconnected(l *life, closed []broker.Conn) {
 	if c := closed[0].Closed; !c.IsZero() && c.After(r.start) {
 		at = c.Sub(r.start)
 	}
-	if p := r.process(); p != nil && p.Exited() && !p.StoppedByHarness() {
-		lv.dieAt(l, report.LifeExited, p.Status(), at)
-		return
+	if p := r.process(); p != nil {
+		select {
+		case <-p.Done():
+			if !p.StoppedByHarness() {
+				lv.dieAt(l, report.LifeExited, p.Status(), at)
+				return
+			}
+		case <-time.After(exitGrace):
+		case <-l.ctx.Done():
+			return
+		}
 	}
 	names := make([]string, len(closed))
 	for k, c := range closed {
