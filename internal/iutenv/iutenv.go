@@ -14,14 +14,17 @@ import (
 // always set by the harness, empty when unused, so that an IUT never
 // inherits a stale value from the shell that started aghcheck.
 const (
-	NATSURL       = "AGH_NATS_URL"
-	NATSToken     = "AGH_NATS_TOKEN"
-	NATSUser      = "AGH_NATS_USER"
-	NATSPassword  = "AGH_NATS_PASSWORD"
-	NATSCreds     = "AGH_NATS_CREDS"
-	WorkspaceID   = "AGH_WORKSPACE_ID"
-	Channel       = "AGH_CHANNEL"
-	PeerID        = "AGH_PEER_ID"
+	NATSURL      = "AGH_NATS_URL"
+	NATSToken    = "AGH_NATS_TOKEN"
+	NATSUser     = "AGH_NATS_USER"
+	NATSPassword = "AGH_NATS_PASSWORD"
+	NATSCreds    = "AGH_NATS_CREDS"
+	WorkspaceID  = "AGH_WORKSPACE_ID"
+	Channel      = "AGH_CHANNEL"
+	PeerID       = "AGH_PEER_ID"
+	// Initiate names the start-up file of initiation orders
+	// (docs/control-extension.md, "Initiation"), empty when the run has none.
+	Initiate      = "AGH_INITIATE"
 	GreetInterval = "AGH_GREET_INTERVAL" // read by the built-in peer; the harness never sets it
 )
 
@@ -36,6 +39,9 @@ type Env struct {
 	Channel   string
 	// PeerID is a suggestion: the IUT's greet says which id it took.
 	PeerID string
+	// Initiate is the start-up file of initiation orders; Environ names
+	// it by its absolute path.
+	Initiate string
 	// GreetInterval is the built-in peer's presence interval as given
 	// (seconds or a Go duration); the harness leaves it empty.
 	GreetInterval string
@@ -44,12 +50,7 @@ type Env struct {
 // Environ renders e as KEY=VALUE pairs, every contract variable present
 // (GreetInterval only when set).
 func (e Env) Environ() []string {
-	creds := e.Creds
-	if creds != "" {
-		if abs, err := filepath.Abs(creds); err == nil {
-			creds = abs
-		}
-	}
+	creds, initiate := absolute(e.Creds), absolute(e.Initiate)
 	env := []string{
 		NATSURL + "=" + e.URL,
 		NATSToken + "=" + e.Token,
@@ -59,11 +60,24 @@ func (e Env) Environ() []string {
 		WorkspaceID + "=" + e.Workspace,
 		Channel + "=" + e.Channel,
 		PeerID + "=" + e.PeerID,
+		Initiate + "=" + initiate,
 	}
 	if e.GreetInterval != "" {
 		env = append(env, GreetInterval+"="+e.GreetInterval)
 	}
 	return env
+}
+
+// absolute is path made absolute, so that an IUT that changes directory
+// still finds the file; empty stays empty.
+func absolute(path string) string {
+	if path == "" {
+		return ""
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
 }
 
 // Read reads the contract through getenv (os.Getenv for a process).
@@ -77,6 +91,7 @@ func Read(getenv func(string) string) Env {
 		Workspace:     getenv(WorkspaceID),
 		Channel:       getenv(Channel),
 		PeerID:        getenv(PeerID),
+		Initiate:      getenv(Initiate),
 		GreetInterval: getenv(GreetInterval),
 	}
 }

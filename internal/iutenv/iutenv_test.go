@@ -9,6 +9,7 @@ import (
 
 func TestRoundTrip(t *testing.T) {
 	abs, err := filepath.Abs("ci.creds")
+	initAbs, _ := filepath.Abs("orders.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -19,6 +20,10 @@ func TestRoundTrip(t *testing.T) {
 		"external with creds": {
 			in:   Env{URL: "nats://a:4222,nats://b:4222", User: "u", Password: "p=w", Creds: "ci.creds", Workspace: "ws", Channel: "c", PeerID: "p"},
 			want: Env{URL: "nats://a:4222,nats://b:4222", User: "u", Password: "p=w", Creds: abs, Workspace: "ws", Channel: "c", PeerID: "p"},
+		},
+		"initiation orders": {
+			in:   Env{URL: "nats://x", Initiate: "orders.json"},
+			want: Env{URL: "nats://x", Initiate: initAbs},
 		},
 		"greet interval": {
 			in: Env{URL: "nats://x", GreetInterval: "0.5"},
@@ -55,7 +60,7 @@ func TestEveryVariableSet(t *testing.T) {
 		k, _, _ := strings.Cut(kv, "=")
 		keys = append(keys, k)
 	}
-	want := []string{NATSURL, NATSToken, NATSUser, NATSPassword, NATSCreds, WorkspaceID, Channel, PeerID}
+	want := []string{NATSURL, NATSToken, NATSUser, NATSPassword, NATSCreds, WorkspaceID, Channel, PeerID, Initiate}
 	if !slices.Equal(keys, want) {
 		t.Errorf("Environ keys = %v, want %v", keys, want)
 	}
