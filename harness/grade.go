@@ -118,9 +118,9 @@ func judgeClaim(rep *report.Report, claim string, inLevel bool, controlOnly, ini
 			continue
 		}
 		switch {
-		case initiatorOnly[id]:
+		case initiatorOnly[claim+"/"+id]:
 			v.uninitiated = append(v.uninitiated, id)
-		case controlOnly[id]:
+		case controlOnly[claim+"/"+id]:
 			v.unexercised = append(v.unexercised, id)
 		case rv.unheard:
 			v.unobserved = append(v.unobserved, id)
@@ -496,22 +496,24 @@ func initiatorOnlyRequirements(rep *report.Report, cfg config) map[string]bool {
 // in rep, cite, besides the neutral ones (skipped behind the other
 // test-only gate, which names its own requirements).
 func onlyReachedBy(rep *report.Report, gated, neutral map[string]bool) map[string]bool {
+	// Keyed claim/id: a requirement another claim's scenarios reached is
+	// still unreached for this claim.
 	only, reached := map[string]bool{}, map[string]bool{}
 	for _, sc := range rep.Scenarios {
 		if sc.Outcome == report.Skip && neutral[sc.ID] {
 			continue
 		}
-		controlSkip := sc.Outcome == report.Skip && gated[sc.ID]
+		gatedSkip := sc.Outcome == report.Skip && gated[sc.ID]
 		for _, id := range sc.Requirements {
-			if controlSkip {
-				only[id] = true
+			if gatedSkip {
+				only[sc.Claim+"/"+id] = true
 			} else {
-				reached[id] = true
+				reached[sc.Claim+"/"+id] = true
 			}
 		}
 	}
-	for id := range reached {
-		delete(only, id)
+	for key := range reached {
+		delete(only, key)
 	}
 	return only
 }
