@@ -244,7 +244,7 @@ func (mt matcher) applyOp(at, op string, arg, v any, present bool) (bool, string
 			return true, ""
 		}
 		word := map[string]string{"$gt": "greater", "$lt": "less"}[op]
-		return mt.no("%s: want a number %s than %v, got %s", w, func() any { return word }, func() any { return bound }, got)
+		return mt.no("%s: want a number %s than %v, got %s", w, func() any { return word }, func() any { return bound.Text('f', -1) }, got)
 	case "$type":
 		if present && jsonx.TypeName(v) == arg {
 			return true, ""
