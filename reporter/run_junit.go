@@ -22,6 +22,13 @@ func writeRunJUnit(w io.Writer, rep *report.Report) error {
 		{"implementation", cmp.Or(rep.IUT.Implementation, report.Unknown)},
 		{"implementation.version", cmp.Or(rep.IUT.ImplementationVersion, report.Unknown)},
 	}
+	for _, c := range rep.Claims {
+		// A claim earned on a peer that takes no initiation orders rests on
+		// half a peer: a CI reading only the XML must see it.
+		if c.Earned && len(c.UnexercisedInitiator) > 0 {
+			props = append(props, junitProperty{"claim." + c.Name + ".initiator_not_exercised", strings.Join(c.UnexercisedInitiator, ",")})
+		}
+	}
 	get := func(name string) *junitTestsuite {
 		if s := bySuite[name]; s != nil {
 			return s

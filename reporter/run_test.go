@@ -312,3 +312,32 @@ func TestPlainSectionsAreTheTextReport(t *testing.T) {
 		t.Error("a baseline section without a baseline")
 	}
 }
+
+// A claim earned with initiator duties left unexercised says so in every
+// run format and in the record: a peer that takes no initiation orders is
+// certified for half of what it does.
+func TestEveryFormatNamesUnexercisedInitiatorDuties(t *testing.T) {
+	rep := runFixture()
+	rep.Claims[0].UnexercisedInitiator = []string{"SEND-LIFECYCLE-FIELDS"}
+	for _, format := range Run.Names() {
+		t.Run(format, func(t *testing.T) {
+			var out []byte
+			if strings.HasPrefix(format, "record") {
+				var b bytes.Buffer
+				w, err := Run.New(format, &b, Options{Record: recordInput(rep)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := WriteAll(w, rep.Scenarios, rep); err != nil {
+					t.Fatal(err)
+				}
+				out = b.Bytes()
+			} else {
+				out = writeRun(t, format, rep, Options{})
+			}
+			if !bytes.Contains(out, []byte("SEND-LIFECYCLE-FIELDS")) {
+				t.Errorf("%s does not name the unexercised initiator duty:\n%s", format, out)
+			}
+		})
+	}
+}
