@@ -22,6 +22,8 @@ const nonBlank = (v) => typeof v === 'string' && v.trim() !== '';
 // what makes the script one the peer refuses.
 export function parseScript(raw, opening, state) {
   if (!isObject(raw)) return { error: 'want an object' };
+  const unknown = Object.keys(raw).filter((key) => !['receipt', 'reason_code', 'traces'].includes(key));
+  if (unknown.length > 0) return { error: `unknown member ${unknown[0]}: want receipt, reason_code, traces` };
   const script = { receipt: '', reason: undefined, traces: [] };
   if (raw.receipt === undefined) {
     if (opening) script.receipt = 'accepted';
@@ -45,6 +47,9 @@ export function parseScript(raw, opening, state) {
       if (!TRACE_STATES.includes(t.state)) {
         return { error: `traces[${i}]: ${t.state === undefined ? 'a missing state' : `unknown state ${JSON.stringify(t.state)}`}` };
       }
+      const extra = Object.keys(t).find((key) => !['state', 'message', 'result', 'artifact_refs'].includes(key));
+      if (extra !== undefined) return { error: `traces[${i}]: unknown member ${extra}` };
+      if (t.state === 'submitted') return { error: `traces[${i}]: submitted is where work starts, never a state to report` };
       const body = { state: t.state };
       if (t.message !== undefined) {
         if (typeof t.message !== 'string') return { error: `traces[${i}].message: want a string` };
