@@ -1,16 +1,21 @@
 #!/usr/bin/env node
 // A small AGH Network v0 peer on NATS: it joins one workspace channel,
-// answers whois, and serves directed work by echoing the request back.
+// answers whois, serves directed work by echoing the request back, and
+// opens work with other peers when aghcheck orders it to.
 //
 // Configuration is the aghcheck IUT contract: AGH_NATS_URL (one URL or
 // several, comma-separated), AGH_NATS_TOKEN, AGH_NATS_USER and
 // AGH_NATS_PASSWORD or AGH_NATS_CREDS, AGH_WORKSPACE_ID, AGH_CHANNEL,
-// AGH_PEER_ID and AGH_GREET_INTERVAL (seconds, default 30).
+// AGH_PEER_ID, AGH_GREET_INTERVAL (seconds, default 30) and AGH_INITIATE
+// (a file of initiation orders, see control.js). The one flag,
+// --no-control, turns aghcheck's in-band test extension off.
 
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { connect, credsAuthenticator } from 'nats';
 
+import { CONTROL, INITIATE, afterReceipt, parseOrders, parseRequest, parseScript } from './control.js';
+import { createInitiator } from './initiator.js';
 import {
   PROTOCOL, TERMINAL_STATES, answerable, capabilityDigest, check, containerOf, parse, routeToken, sameContainer,
 } from './protocol.js';
@@ -23,6 +28,25 @@ const greetSeconds = Number(env.AGH_GREET_INTERVAL || 30);
 if (!workspace || !(greetSeconds > 0)) {
   console.error('node-peer: set AGH_WORKSPACE_ID (and AGH_GREET_INTERVAL, if at all, to a positive number of seconds)');
   process.exit(2);
+}
+const unknownFlags = process.argv.slice(2).filter((a) => a !== '--no-control');
+if (unknownFlags.length > 0) {
+  console.error('node-peer: unknown arguments', unknownFlags.join(' '), '(the one flag is --no-control)');
+  process.exit(2);
+}
+// aghcheck.control/v1, the test extension: scripts on the work it is sent
+// and in-band initiation requests. --no-control plays a peer without it.
+const control = !process.argv.includes('--no-control');
+// The initiation orders of the start-up file, carried out when their
+// target greets.
+let orders = [];
+if (env.AGH_INITIATE) {
+  try {
+    orders = parseOrders(readFileSync(env.AGH_INITIATE, 'utf8'), self);
+  } catch (err) {
+    console.error(`node-peer: AGH_INITIATE ${env.AGH_INITIATE}: ${err.message}`);
+    process.exit(2);
+  }
 }
 
 const prefix = `agh.network.v0.${workspace}.${channel}`;
@@ -44,7 +68,7 @@ echo.digest = capabilityDigest(echo);
 const card = {
   peer_id: self,
   display_name: 'Node.js example peer',
-  profiles_supported: [PROTOCOL],
+  profiles_supported: control ? [PROTOCOL, CONTROL, INITIATE] : [PROTOCOL, INITIATE],
   capabilities: [echo.id],
   artifacts_supported: [],
   trust_modes_supported: ['unverified'],
@@ -87,9 +111,10 @@ function replyFields(msg, container = containerOf(msg)) {
   return fields;
 }
 
-function receipt(msg, status, reasonCode, container) {
+function receipt(msg, status, reasonCode, container, detail) {
   const body = { for_id: msg.id, status };
   if (reasonCode) body.reason_code = reasonCode;
+  if (detail) body.detail = detail;
   publish(envelope('receipt', { ...replyFields(msg, container), reply_to: msg.id }, body));
 }
 
@@ -129,15 +154,33 @@ function handle(subject, data) {
 
   const directed = msg.to === self;
   switch (msg.kind) {
+    case 'greet':
+      // A peer greeting on the broadcast subject sets off the start-up
+      // orders that name it, once per greet.
+      if (subject === broadcastSubject) for (const order of orders) if (order.to === msg.from) initiator.initiate(order);
+      return;
     case 'whois':
       return whois(msg, directed);
     case 'say':
     case 'capability':
     case 'receipt':
     case 'trace':
-      if (directed && msg.work_id != null) return lifecycle(msg);
+      if (directed && msg.work_id != null) {
+        return initiator.owns(msg.work_id) ? initiator.apply(msg) : lifecycle(msg);
+      }
+      if (directed && msg.kind === 'say' && control && msg.ext?.[CONTROL] !== undefined) return request(msg);
       if (msg.kind === 'say') log('say from', msg.from + ':', msg.body.text);
   }
+}
+
+// request carries out an in-band control request (a directed say without
+// work_id); the say itself is answered with nothing.
+function request(msg) {
+  const req = parseRequest(msg.ext[CONTROL], self);
+  if (req.error) return log(`ignored ${CONTROL} request from ${msg.from}: ${req.error}`);
+  if (req.initiate) initiator.initiate(req.initiate);
+  else if (req.continue) initiator.continueWork(req.continue.workId, req.continue.text);
+  else initiator.cancelWork(req.cancel.workId);
 }
 
 // whois: a directed request is always answered; a broadcast one only when
@@ -174,18 +217,48 @@ function lifecycle(msg) {
     if (closed) return receipt(msg, 'rejected', 'work_closed', work.container);
     return trace(msg, work, { state: 'canceled', message: 'Canceled by the initiator.' });
   }
-  // A say, capability or trace from the initiator: this peer's work is
-  // never waiting for input, so on open work it is conversation.
-  if (closed) receipt(msg, 'rejected', 'work_closed', work.container);
+  if (closed) return receipt(msg, 'rejected', 'work_closed', work.container);
+  // The initiator does not report progress on our work: a trace is ignored.
+  if (msg.kind !== 'trace') continuation(msg, work);
 }
 
 function open(msg) {
   const work = { initiator: msg.from, container: containerOf(msg), state: 'submitted' };
   works.set(msg.work_id, work);
+  if (control && msg.ext?.[CONTROL] !== undefined) return play(msg, work, parseScript(msg.ext[CONTROL], true, work.state));
   receipt(msg, 'accepted', undefined, work.container);
   trace(msg, work, { state: 'working' });
+  finish(msg, work);
+}
+
+// finish completes the work with its echo: the say's text, or the id of
+// the capability, of the message that opened or continued it.
+function finish(msg, work) {
   const echoed = msg.kind === 'say' ? msg.body.text : msg.body.capability.id;
   trace(msg, work, { state: 'completed', message: 'Echoed.', result: { echo: echoed } });
+}
+
+// continuation takes a say or capability from the initiator on open work:
+// input it asked for resumes the work; otherwise it is conversation.
+function continuation(msg, work) {
+  if (control && msg.ext?.[CONTROL] !== undefined) return play(msg, work, parseScript(msg.ext[CONTROL], false, work.state));
+  if (work.state !== 'needs_input') return;
+  trace(msg, work, { state: 'working' });
+  finish(msg, work);
+}
+
+// play sends what an aghcheck.control/v1 script asks for, or refuses a
+// script that is not one (or would break the lifecycle) with one receipt.
+function play(msg, work, script) {
+  if (script.error) {
+    if (work.state === 'submitted') work.state = 'failed';
+    return receipt(msg, 'rejected', 'malformed', work.container, `${CONTROL}: ${script.error}`);
+  }
+  if (script.receipt) {
+    receipt(msg, script.receipt, script.reason, work.container);
+    work.state = afterReceipt(script, work.state);
+  }
+  for (const body of script.traces) trace(msg, work, body);
 }
 
 // Forget (sender, id) pairs once their replay window has passed.
@@ -193,6 +266,8 @@ function sweep() {
   const t = now();
   for (const [key, until] of seen) if (until < t) seen.delete(key);
 }
+
+const initiator = createInitiator({ self, workspace, channel, envelope, publish, refuse, log });
 
 const subscription = (subject) => nc.subscribe(subject, { callback: (err, m) => err ? log(err.message) : handle(m.subject, m.data) });
 subscription(broadcastSubject);

@@ -6,13 +6,16 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/aghcheck/aghcheck/harness"
+	"github.com/aghcheck/aghcheck/internal/control"
 	"github.com/aghcheck/aghcheck/internal/report"
 )
 
-// TestExampleEarnsCorePeer runs the core level against `node peer.js`. It
+// TestExampleEarnsCorePeer runs the core level against `node peer.js`,
+// the control-gated lifecycle scenarios included. It
 // needs node and the package installed (`make example-peer` does both), so
 // CI, which has neither, skips it.
 func TestExampleEarnsCorePeer(t *testing.T) {
@@ -43,6 +46,13 @@ func TestExampleEarnsCorePeer(t *testing.T) {
 		}
 		t.Fatalf("claim %q (passed %v), %d fail, %d warn, %d error; want Core Peer with none\nIUT stderr:\n%s",
 			s.Claim, s.Passed, s.Fail, s.Warn, s.Error, rep.IUT.Stderr)
+	}
+	// It advertises aghcheck.control/v1, so the scenarios gated on the
+	// extension are played, not skipped.
+	for _, sc := range rep.Scenarios {
+		if sc.Outcome == report.Skip && strings.Contains(sc.Message, control.Name) {
+			t.Errorf("%s skipped (%s): the example advertises %s", sc.ID, sc.Message, control.Name)
+		}
 	}
 	if rep.Passive.Invalid != 0 {
 		t.Errorf("passive validation: %d invalid envelopes", rep.Passive.Invalid)

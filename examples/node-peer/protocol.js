@@ -1,7 +1,8 @@
 // The AGH Network v0 rules this peer needs as a receiver: the checks an
 // inbound envelope goes through, in the Envelope page's validation order,
-// and the three derived values (route token, direct room id, capability
-// digest). No I/O here; peer.js does the talking.
+// the work lifecycle's transition table, and the three derived values
+// (route token, direct room id, capability digest). No I/O here; peer.js
+// and initiator.js do the talking.
 
 import { createHash } from 'node:crypto';
 
@@ -21,6 +22,14 @@ const RECEIPT_STATUSES = ['accepted', 'rejected', 'duplicate', 'expired', 'unsup
 const NEEDS_REASON = ['rejected', 'duplicate', 'expired', 'unsupported'];
 export const TRACE_STATES = ['submitted', 'working', 'needs_input', 'completed', 'failed', 'canceled'];
 export const TERMINAL_STATES = ['completed', 'failed', 'canceled'];
+// The states a target may report next from each open state (Work
+// Lifecycle); nothing follows a terminal state, and submitted is where
+// work starts, never a state it returns to.
+const NEXT_STATES = {
+  submitted: ['working', 'failed', 'canceled'],
+  working: ['working', 'needs_input', 'completed', 'failed', 'canceled'],
+  needs_input: ['needs_input', 'working', 'completed', 'failed', 'canceled'],
+};
 const CARD_ARRAYS = ['profiles_supported', 'capabilities', 'artifacts_supported', 'trust_modes_supported'];
 // The only top-level members the envelope schema defines.
 const MEMBERS = new Set([
@@ -85,6 +94,13 @@ export function capabilityDigest(cap) {
   const json = JSON.stringify(doc).replace(/[<>&\u2028\u2029]/g,
     (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
   return 'sha256:' + sha256(Buffer.from(json, 'utf8'));
+}
+
+// canTransition reports whether work in state may move to next: the
+// lifecycle's transition table, used both to refuse a control script that
+// would break it and to judge the traces a target sends back.
+export function canTransition(state, next) {
+  return (NEXT_STATES[state] ?? []).includes(next);
 }
 
 // parse turns a NATS payload into an envelope object, or null when the
