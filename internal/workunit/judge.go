@@ -218,6 +218,13 @@ func (o *obs) report() {
 		forID := o.bodyStr("for_id")
 		cause, hasCause = o.ref(o.to, forID)
 		causeKey = o.t.h.key(o.to, forID)
+		if !hasCause && status == "canceled" {
+			// An initiator's cancel names the opening it sent itself
+			// (docs/errata.md, "What a cancel's for_id names").
+			if _, own := o.ref(o.from, forID); own {
+				forID = ""
+			}
+		}
 		if !hasCause && forID != "" && o.to != "" && o.t.judgeable(o.now) {
 			o.add(requirements.DelivForIDKnown, "/body/for_id", "the id of an envelope "+o.to+" sent", forID+" (never seen)")
 		}
