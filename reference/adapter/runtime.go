@@ -18,8 +18,6 @@ import (
 	"fmt"
 	"log"
 	"os"
-	"reflect"
-	"sort"
 	"strings"
 	"time"
 
@@ -435,14 +433,9 @@ func (a *adapter) initiate(ctx context.Context, o order, why string) {
 	}
 	var err error
 	if o.Kind == "capability" {
-		var dropped []string
-		req.Body, dropped, err = capabilityBody(o.Capability)
-		if err != nil {
+		if req.Body, err = capabilityBody(o.Capability); err != nil {
 			a.log.Printf("initiator: %s (%s) not opened: %v", o, why, err)
 			return
-		}
-		if len(dropped) > 0 {
-			a.log.Printf("initiator: the runtime's capability document has no member %s: left out of the opening", strings.Join(dropped, ", "))
 		}
 	} else if req.Body, err = json.Marshal(network.SayBody{Text: o.text()}); err != nil {
 		a.log.Printf("initiator: %s (%s) not opened: %v", o, why, err)
@@ -567,32 +560,21 @@ func (a *adapter) sendOnOpened(ctx context.Context, ow *openedWork, kind network
 }
 
 // capabilityBody is a capability opening's body for the order's document,
-// as the runtime's CapabilityBody holds it, with the digest the runtime
-// computes (aghconfig.CanonicalCapabilityDigest, the function its own
-// validation checks a digest against) in place of any given. It also names
-// the order's members the runtime's document has no field for.
-func capabilityBody(doc map[string]any) (json.RawMessage, []string, error) {
+// as an agent passes it to `agh network send --body`: the document as given,
+// with the digest the runtime computes (aghconfig.CanonicalCapabilityDigest,
+// the function its own validation checks a digest against) in place of any
+// given. The runtime reads the members its CapabilityEnvelopePayload knows
+// and publishes the body as it was passed, other members included.
+func capabilityBody(doc map[string]any) (json.RawMessage, error) {
 	raw, err := json.Marshal(doc)
 	if err != nil {
-		return nil, nil, fmt.Errorf("capability: %w", err)
+		return nil, fmt.Errorf("capability: %w", err)
 	}
 	var c network.CapabilityEnvelopePayload
 	if err := json.Unmarshal(raw, &c); err != nil {
-		return nil, nil, fmt.Errorf("capability: the runtime's capability document cannot hold it: %w", err)
+		return nil, fmt.Errorf("capability: the runtime's capability document cannot hold it: %w", err)
 	}
-	known := map[string]bool{}
-	t := reflect.TypeOf(c)
-	for i := 0; i < t.NumField(); i++ {
-		known[strings.Split(t.Field(i).Tag.Get("json"), ",")[0]] = true
-	}
-	var dropped []string
-	for k := range doc {
-		if !known[k] {
-			dropped = append(dropped, k)
-		}
-	}
-	sort.Strings(dropped)
-	c.Digest, err = aghconfig.CanonicalCapabilityDigest(aghconfig.CapabilityDef{
+	digest, err := aghconfig.CanonicalCapabilityDigest(aghconfig.CapabilityDef{
 		ID:                c.ID,
 		Summary:           c.Summary,
 		Outcome:           c.Outcome,
@@ -605,10 +587,14 @@ func capabilityBody(doc map[string]any) (json.RawMessage, []string, error) {
 		Requirements:      c.Requirements,
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("capability digest: %w", err)
+		return nil, fmt.Errorf("capability digest: %w", err)
 	}
-	body, err := json.Marshal(network.CapabilityBody{Capability: c})
-	return body, dropped, err
+	withDigest := make(map[string]any, len(doc)+1)
+	for k, v := range doc {
+		withDigest[k] = v
+	}
+	withDigest["digest"] = digest
+	return json.Marshal(map[string]any{"capability": withDigest})
 }
 
 // randomHex is 16 random hex digits, for the ids the agent chooses.
