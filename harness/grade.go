@@ -83,13 +83,14 @@ type claimVerdict struct {
 	earned      bool
 	why         []string // why not earned
 	unexercised []string // MUST requirements only control-gated scenarios reach
+	uninitiated []string // MUST requirements only initiator scenarios reach, for an IUT that takes no orders
 	unobserved  []string // MUST requirements only unheard silences checked
 	verdicts    map[string]verdict
 }
 
 // judgeClaim grades one scenario claim (core-sender, trust, ...): every
 // MUST requirement its scenarios cite must have been judged by a step.
-func judgeClaim(rep *report.Report, claim string, inLevel bool, controlOnly map[string]bool) claimVerdict {
+func judgeClaim(rep *report.Report, claim string, inLevel bool, controlOnly, initiatorOnly map[string]bool) claimVerdict {
 	var v claimVerdict
 	verdicts := map[string]verdict{}
 	failed := map[string]bool{} // cited by a failing scenario: named as failing, never as untested
@@ -117,7 +118,9 @@ func judgeClaim(rep *report.Report, claim string, inLevel bool, controlOnly map[
 			continue
 		}
 		switch {
-		case controlOnly[id]:
+		case initiatorOnly[claim+"/"+id]:
+			v.uninitiated = append(v.uninitiated, id)
+		case controlOnly[claim+"/"+id]:
 			v.unexercised = append(v.unexercised, id)
 		case rv.unheard:
 			v.unobserved = append(v.unobserved, id)
@@ -127,6 +130,7 @@ func judgeClaim(rep *report.Report, claim string, inLevel bool, controlOnly map[
 	}
 	sort.Strings(untested)
 	sort.Strings(v.unexercised)
+	sort.Strings(v.uninitiated)
 	sort.Strings(v.unobserved)
 	for _, id := range untested {
 		v.why = append(v.why, "untested: "+id)
@@ -290,9 +294,10 @@ func scenarioVerdicts(sc *report.ScenarioResult) map[string]verdict {
 // is built on.
 func claims(rep *report.Report, cfg config) []report.ClaimResult {
 	controlOnly := controlOnlyRequirements(rep, cfg)
+	initiatorOnly := initiatorOnlyRequirements(rep, cfg)
 	v := map[string]claimVerdict{}
 	for _, c := range claimOrder {
-		v[c] = judgeClaim(rep, c, slices.Contains(levels[rep.Level].Claims, c), controlOnly)
+		v[c] = judgeClaim(rep, c, slices.Contains(levels[rep.Level].Claims, c), controlOnly, initiatorOnly)
 	}
 	var out []report.ClaimResult
 	passive := map[string]bool{}
@@ -307,12 +312,14 @@ func claims(rep *report.Report, cfg config) []report.ClaimResult {
 		joined := map[string]verdict{}
 		for _, c := range parts {
 			rc.Unexercised = append(rc.Unexercised, v[c].unexercised...)
+			rc.UnexercisedInitiator = append(rc.UnexercisedInitiator, v[c].uninitiated...)
 			rc.Unobserved = append(rc.Unobserved, v[c].unobserved...)
 			for id, rv := range v[c].verdicts {
 				joined[id] = joined[id].join(rv)
 			}
 		}
 		sort.Strings(rc.Unexercised)
+		sort.Strings(rc.UnexercisedInitiator)
 		sort.Strings(rc.Unobserved)
 		rc.Exercised, rc.NotExercised = exercised(joined, passive)
 		out = append(out, rc)
@@ -454,25 +461,59 @@ func controlOnlyRequirements(rep *report.Report, cfg config) map[string]bool {
 	if advertises(rep.IUT.Card, "profiles_supported", control.Name) {
 		return nil
 	}
-	gated := map[string]bool{}
+	gated, neutral := map[string]bool{}, map[string]bool{}
 	for _, sc := range cfg.Scenarios {
 		if sc.Requires.Profile == control.Name {
 			gated[sc.ID] = true
+		} else if sc.Initiates() && rep.IUT.Initiation == "" {
+			neutral[sc.ID] = true
 		}
 	}
+	return onlyReachedBy(rep, gated, neutral)
+}
+
+// initiatorOnlyRequirements are the requirements that only initiator
+// scenarios cite, for an IUT that takes no initiation orders: a peer that
+// cannot be asked to open work shows nothing of its initiator's half, and
+// must not be failed for lacking a test-only interface.
+func initiatorOnlyRequirements(rep *report.Report, cfg config) map[string]bool {
+	if rep.IUT.Initiation != "" {
+		return nil
+	}
+	gated, neutral := map[string]bool{}, map[string]bool{}
+	controlled := advertises(rep.IUT.Card, "profiles_supported", control.Name)
+	for _, sc := range cfg.Scenarios {
+		if sc.Initiates() {
+			gated[sc.ID] = true
+		} else if sc.Requires.Profile == control.Name && !controlled {
+			neutral[sc.ID] = true
+		}
+	}
+	return onlyReachedBy(rep, gated, neutral)
+}
+
+// onlyReachedBy are the requirements that only the gated scenarios, skipped
+// in rep, cite, besides the neutral ones (skipped behind the other
+// test-only gate, which names its own requirements).
+func onlyReachedBy(rep *report.Report, gated, neutral map[string]bool) map[string]bool {
+	// Keyed claim/id: a requirement another claim's scenarios reached is
+	// still unreached for this claim.
 	only, reached := map[string]bool{}, map[string]bool{}
 	for _, sc := range rep.Scenarios {
-		controlSkip := sc.Outcome == report.Skip && gated[sc.ID]
+		if sc.Outcome == report.Skip && neutral[sc.ID] {
+			continue
+		}
+		gatedSkip := sc.Outcome == report.Skip && gated[sc.ID]
 		for _, id := range sc.Requirements {
-			if controlSkip {
-				only[id] = true
+			if gatedSkip {
+				only[sc.Claim+"/"+id] = true
 			} else {
-				reached[id] = true
+				reached[sc.Claim+"/"+id] = true
 			}
 		}
 	}
-	for id := range reached {
-		delete(only, id)
+	for key := range reached {
+		delete(only, key)
 	}
 	return only
 }

@@ -2,8 +2,6 @@ package harness
 
 import (
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,7 +11,6 @@ import (
 	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/scenario"
-	"github.com/aghcheck/aghcheck/internal/trust"
 	"github.com/aghcheck/aghcheck/internal/workunit"
 )
 
@@ -124,20 +121,17 @@ func (r *runner) newPlayer(sc *scenario.Scenario, res *report.ScenarioResult) (*
 	}
 	p := &player{r: r, sc: sc, res: res, in: newInbox(), peers: newPeerSet(), log: &transcript{}}
 	res.Peers = map[string]string{}
+	peers := r.orders.peers[sc.ID] // fixed before the IUT started, for its start-up orders
+	if peers == nil {
+		var err error
+		if peers, err = makePeers(sc, tctx.Tag); err != nil {
+			return nil, err
+		}
+	}
 	var names []string
 	for _, pd := range sc.PeerNames() {
 		names = append(names, pd.Name)
-		tp := &scenario.TestPeer{Name: pd.Name}
-		if pd.Key {
-			_, priv, err := ed25519.GenerateKey(rand.Reader)
-			if err != nil {
-				return nil, fmt.Errorf("generate test key: %w", err)
-			}
-			tp.Key = priv
-			tp.ID = trust.Handle(pd.Name, priv.Public().(ed25519.PublicKey))
-		} else {
-			tp.ID = pd.Name + "." + tctx.Tag
-		}
+		tp := peers[pd.Name]
 		tctx.Peers[pd.Name] = tp
 		p.peers.add(tp.ID)
 		res.Peers[pd.Name] = tp.ID
@@ -172,7 +166,7 @@ func (p *player) steps(ctx context.Context) {
 	greeted := !p.sc.Greets()
 	for i := range p.sc.Steps {
 		st := &p.sc.Steps[i]
-		if st.Send != nil && !greeted {
+		if st.Sends() && !greeted {
 			greeted = true
 			if err := p.send.greetAll(ctx); err != nil {
 				res.Outcome, res.Message = report.Error, "greet: "+err.Error()
@@ -326,6 +320,22 @@ func (p *player) step(ctx context.Context, i int, st *scenario.Step) report.Step
 		}
 		p.sentOn[i] = subject
 		p.wait.noteSend(ids, max(st.Send.Repeat, 1))
+		p.sent++
+		return sr.Judged(report.Pass, "")
+	case st.Initiate != nil:
+		// The IUT's opening answers the order: silences start after it.
+		p.wait.markSend()
+		subject, ids, err := p.initiate(ctx, st.Initiate)
+		if err != nil {
+			return sr.Judged(report.Error, err.Error())
+		}
+		if subject != "" {
+			if p.sentOn == nil {
+				p.sentOn = map[int]string{}
+			}
+			p.sentOn[i] = subject
+			p.wait.noteSend(ids, 1)
+		}
 		p.sent++
 		return sr.Judged(report.Pass, "")
 	case st.Expect != nil:

@@ -71,6 +71,10 @@ type runner struct {
 	gaveUp        string          // why the run could not play everything
 	killers       []report.Killer // scenarios that kill the IUT alone
 	oldOutput     []*iut.Process
+	// orders are the initiation orders prepared before the IUT starts,
+	// and form how the IUT takes them ("" when it takes none).
+	orders initiation
+	form   string
 }
 
 func (r *runner) now() time.Time { return r.cfg.Now() }
@@ -92,6 +96,10 @@ func runConfig(ctx context.Context, cfg config) (*report.Report, error) {
 
 	// Decide what runs before touching the network.
 	todo, needJS := r.plan(rep)
+	if err := r.prepareOrders(todo); err != nil {
+		return r.abort(rep, todo, err)
+	}
+	defer r.dropOrders()
 	r.link = newLink(r.start, cfg.OutageTimeout)
 	ctx, stopLink := r.link.guard(ctx)
 	defer stopLink()
@@ -372,7 +380,7 @@ func (r *runner) iutEnv() []string {
 	// embedded broker its password is its own, not the harness's).
 	_ = RegisterSecrets(&broker.Endpoint{URL: ep.URL, Token: ep.Token, Password: ep.Password})
 	env := iutenv.Env{URL: ep.URL, Token: ep.Token, User: ep.User, Password: ep.Password, Creds: ep.Creds,
-		Workspace: r.ws, Channel: r.ch, PeerID: r.cfg.SuggestedPeerID}
+		Workspace: r.ws, Channel: r.ch, PeerID: r.cfg.SuggestedPeerID, Initiate: r.orders.file}
 	return append(env.Environ(), r.cfg.Env...)
 }
 
@@ -461,6 +469,8 @@ func (r *runner) learnIUT(rep *report.Report, greet *message) error {
 	// A peer takes the trust profile when its card lists the profile id in
 	// profiles_supported, as the trust pages signal it.
 	r.bus.track.trust.Store(advertises(rep.IUT.Card, "profiles_supported", trust.ProfileID))
+	r.form, _ = r.initiateForm(rep)
+	rep.IUT.Initiation = r.form
 	return nil
 }
 
@@ -574,6 +584,9 @@ func (r *runner) gate(sc *scenario.Scenario, rep *report.Report) string {
 		return fmt.Sprintf("the IUT does not advertise profile %s", sc.Requires.Profile)
 	case sc.Requires.TrustMode != "" && !has("trust_modes_supported", sc.Requires.TrustMode):
 		return fmt.Sprintf("the IUT does not advertise trust mode %s", sc.Requires.TrustMode)
+	case sc.Initiates() && r.form == "":
+		_, why := r.initiateForm(rep)
+		return why
 	case sc.Requires.JetStream && r.js == nil:
 		return "the broker has no JetStream"
 	case sc.Alone() && r.broker == nil:

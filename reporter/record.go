@@ -44,8 +44,12 @@ type certRecord struct {
 	// Readings are the other readings of documented errata the run judged
 	// by (run --compat, --errata): a claim earned under them is earned
 	// under the runtime's reading, not the pages'.
-	Readings     []string         `json:"readings,omitempty" yaml:"readings,omitempty"`
-	Passed       []string         `json:"passed" yaml:"passed"`
+	Readings []string `json:"readings,omitempty" yaml:"readings,omitempty"`
+	Passed   []string `json:"passed" yaml:"passed"`
+	// Unexercised names each earned claim that rests on duties the run
+	// could not exercise (the initiator's half of an IUT that takes no
+	// initiation orders), with those requirements.
+	Unexercised  []string         `json:"unexercised,omitempty" yaml:"unexercised,omitempty"`
 	Optional     []string         `json:"optional" yaml:"optional"`
 	Deviations   []deviationEntry `json:"deviations" yaml:"deviations"`
 	Date         string           `json:"date" yaml:"date"`
@@ -82,6 +86,11 @@ func newRecord(rep *report.Report, in RecordInput) (*certRecord, error) {
 		ScenariosPlayed: played,
 		Date:            rep.Started.UTC().Format(time.RFC3339),
 		ReportSHA256:    hex.EncodeToString(sum[:]),
+	}
+	for _, c := range rep.Claims {
+		if c.Earned && len(c.UnexercisedInitiator) > 0 {
+			r.Unexercised = append(r.Unexercised, c.Name+": initiator duties not exercised (the IUT takes no initiation orders): "+strings.Join(c.UnexercisedInitiator, ", "))
+		}
 	}
 	for _, g := range suites.Groups() {
 		held, ran, passed := 0, 0, 0

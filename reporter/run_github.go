@@ -108,6 +108,9 @@ func writeRunGitHub(w io.Writer, rep *report.Report) error {
 				why = " " + whyLine(c.Why, 8)
 			}
 		}
+		if c.Earned && len(c.UnexercisedInitiator) > 0 {
+			why = " (initiator duties not exercised, the IUT takes no initiation orders: " + strings.Join(c.UnexercisedInitiator, ", ") + ")"
+		}
 		fmt.Fprintf(&b, "%s %s%s\n", mark, c.Name, why)
 	}
 	fmt.Fprintf(&b, "%s  %s\n", word, verdict)

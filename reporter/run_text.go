@@ -260,6 +260,9 @@ func (t *runText) Finish(rep *report.Report) error {
 			}
 			lastCaveat = list
 		}
+		if c.Earned && len(c.UnexercisedInitiator) > 0 {
+			line += " " + p.faint.Sprint(fmt.Sprintf("(initiator duties not exercised, the IUT takes no initiation orders: %s)", strings.Join(c.UnexercisedInitiator, ", ")))
+		}
 		if c.Earned && len(c.Unobserved) > 0 {
 			line += " " + p.faint.Sprint(fmt.Sprintf("(not observed, only silences the IUT gave no later sign of hearing check them: %s)", strings.Join(c.Unobserved, ", ")))
 		}

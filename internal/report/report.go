@@ -129,11 +129,15 @@ type IUTInfo struct {
 	// JoinedBy is what the run first heard from the IUT: "greet", or
 	// "whois" (an attached peer's answer to the harness's whois).
 	JoinedBy string `json:"joined_by,omitempty"`
-	Exit     string `json:"exit,omitempty"` // how the process ended
-	Crashed  bool   `json:"crashed,omitempty"`
-	Stdout   string `json:"stdout,omitempty" sanitize:"lines"`
-	Stderr   string `json:"stderr,omitempty" sanitize:"lines"`
-	Messages int    `json:"messages"` // envelopes (or bytes) it published during the run
+	// Initiation is how the IUT took the orders that make it open work
+	// (docs/control-extension.md): "in band" or "at start-up"; empty when
+	// it takes none, and the initiator scenarios were not played.
+	Initiation string `json:"initiation,omitempty"`
+	Exit       string `json:"exit,omitempty"` // how the process ended
+	Crashed    bool   `json:"crashed,omitempty"`
+	Stdout     string `json:"stdout,omitempty" sanitize:"lines"`
+	Stderr     string `json:"stderr,omitempty" sanitize:"lines"`
+	Messages   int    `json:"messages"` // envelopes (or bytes) it published during the run
 	// Implementation and ImplementationVersion name what was certified,
 	// for every report format and the self-certification record (see
 	// Report.NameImplementation).
@@ -186,6 +190,12 @@ type ClaimResult struct {
 	// passed; they are not held against a peer that lacks a test-only
 	// extension either. The claim is earned with this caveat.
 	Unexercised []string `json:"unexercised,omitempty"`
+	// UnexercisedInitiator lists MUST requirements of the claim that only
+	// the initiator scenarios reach, for an IUT that takes no initiation
+	// orders (neither in band nor at start-up). Like Unexercised, they are
+	// neither passed nor held against the claim, which is earned with this
+	// caveat.
+	UnexercisedInitiator []string `json:"unexercised_initiator,omitempty"`
 	// Unobserved lists MUST requirements of the claim that only silences
 	// check, where nothing later showed the IUT was listening because it
 	// did not offer a SHOULD behaviour (a whois answer, say). Silence proves

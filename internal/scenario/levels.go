@@ -65,7 +65,7 @@ func (sc *Scenario) named() map[string]bool {
 // afterwards).
 func (sc *Scenario) HeardFrom(i int) int {
 	for j := i - 1; j >= 0; j-- {
-		if sc.Steps[j].Send != nil {
+		if sc.Steps[j].Sends() {
 			return j + 1
 		}
 	}

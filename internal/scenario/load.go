@@ -436,6 +436,10 @@ func (sc *Scenario) check() []issue {
 			if s.JetStream && !sc.Requires.JetStream {
 				bad("step %d: a jetstream send needs requires.jetstream", i+1)
 			}
+		case st.Initiate != nil:
+			for _, e := range sc.checkInitiate(i, peers) {
+				bad("%s", e)
+			}
 		case st.Expect != nil:
 			where(i, st.Expect.On, true)
 			patterns(i, st.Expect.Patterns())

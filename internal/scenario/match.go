@@ -186,7 +186,7 @@ func operator(p any) (string, any, bool) {
 }
 
 // Operators lists the operator keys Match understands.
-var Operators = []string{"$absent", "$present", "$in", "$ne", "$regex", "$contains", "$type"}
+var Operators = []string{"$absent", "$present", "$in", "$ne", "$regex", "$contains", "$type", "$gt", "$lt"}
 
 func (mt matcher) applyOp(at, op string, arg, v any, present bool) (bool, string) {
 	w := func() any { return where(at) }
@@ -234,6 +234,17 @@ func (mt matcher) applyOp(at, op string, arg, v any, present bool) (bool, string
 			}
 		}
 		return mt.no("%s: want an array containing %s, got %s", w, func() any { return short(arg) }, got)
+	case "$gt", "$lt":
+		n, isNum := number(v)
+		bound, boundOK := number(arg)
+		if !boundOK {
+			return false, fmt.Sprintf("%s: %s needs a number, got %s", where(at), op, short(arg))
+		}
+		if present && isNum && (op == "$gt" && n.Cmp(bound) > 0 || op == "$lt" && n.Cmp(bound) < 0) {
+			return true, ""
+		}
+		word := map[string]string{"$gt": "greater", "$lt": "less"}[op]
+		return mt.no("%s: want a number %s than %v, got %s", w, func() any { return word }, func() any { return bound.Text('f', -1) }, got)
 	case "$type":
 		if present && jsonx.TypeName(v) == arg {
 			return true, ""

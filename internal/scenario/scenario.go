@@ -93,10 +93,13 @@ func (p *Peer) UnmarshalJSON(b []byte) error {
 
 // Step is exactly one of its fields.
 type Step struct {
-	Send          *Send    `json:"send,omitempty"`
-	Expect        *Expect  `json:"expect,omitempty"`
-	ExpectSilence *Silence `json:"expect_silence,omitempty"`
-	Wait          Duration `json:"wait,omitempty"`
+	Send *Send `json:"send,omitempty"`
+	// Initiate asks the IUT to open work with a test peer, as its
+	// initiator (docs/control-extension.md, "Initiation").
+	Initiate      *Initiate `json:"initiate,omitempty"`
+	Expect        *Expect   `json:"expect,omitempty"`
+	ExpectSilence *Silence  `json:"expect_silence,omitempty"`
+	Wait          Duration  `json:"wait,omitempty"`
 	// Disconnect names whose broker connection the harness drops: "iut"
 	// (the only value), through the embedded broker. A scenario with such
 	// a step runs alone (see Alone).
@@ -134,6 +137,8 @@ func (s *Step) Kind() string {
 	switch {
 	case s.Send != nil:
 		return "send"
+	case s.Initiate != nil:
+		return "initiate"
 	case s.Expect != nil:
 		return "expect"
 	case s.ExpectSilence != nil:
@@ -143,6 +148,34 @@ func (s *Step) Kind() string {
 	default:
 		return "wait"
 	}
+}
+
+// Initiate is an initiation order (control.Order) as a scenario writes it:
+// To names a test peer, whose id the harness puts in the order. In band, the
+// order goes to the IUT in a control request sent by From (default the
+// first peer); at start-up it is in the IUT's orders file and carried out
+// when To greets, which its test peers do at this step.
+type Initiate struct {
+	From       string         `json:"from,omitempty"`
+	To         string         `json:"to,omitempty"` // test peer name; default the first
+	Kind       string         `json:"kind"`
+	Surface    string         `json:"surface"`
+	Text       string         `json:"text,omitempty"`
+	Capability map[string]any `json:"capability,omitempty"`
+	ExpiresIn  int            `json:"expires_in,omitempty"`
+	Answer     string         `json:"answer,omitempty"`
+	CancelOn   string         `json:"cancel_on,omitempty"`
+}
+
+// Initiates reports whether the scenario asks the IUT to open work: it is
+// played only for an IUT that takes initiation orders.
+func (s *Scenario) Initiates() bool {
+	for i := range s.Steps {
+		if s.Steps[i].Initiate != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Send publishes one message from a test peer.

@@ -35,6 +35,11 @@ func TestMatch(t *testing.T) {
 		{"ne", `{"body":{"status":{"$ne":"accepted"}}}`, true, ""},
 		{"type", `{"body":{"$type":"object"}}`, true, ""},
 		{"member-missing", `{"body":{"missing":1}}`, false, "/body/missing: missing"},
+		{"gt", `{"ts":{"$gt":1776366181}}`, true, ""},
+		{"gt-equal", `{"ts":{"$gt":1776366182}}`, false, "/ts: want a number greater than 1776366182,"},
+		{"lt", `{"ts":{"$lt":1776366183}}`, true, ""},
+		{"lt-not-number", `{"to":{"$lt":5}}`, false, "/to: want a number less than"},
+		{"gt-missing", `{"expires_at":{"$gt":1}}`, false, "/expires_at"},
 		// The status decides before the reason code it implies, the kind
 		// before anything, and a container difference is named as such.
 		{"status-before-reason", `{"body":{"reason_code":{"$absent":true},"status":"accepted"}}`, false, `/body/status: want "accepted", got "rejected"; /body/reason_code: want absent`},
