@@ -392,7 +392,7 @@ func (a *adapter) request(ctx context.Context, env network.Envelope, raw json.Ra
 			a.log.Printf("control: cancel %s from %s ignored: work %s was not opened by this peer", env.ID, env.From, req.Cancel.WorkID)
 			return
 		}
-		a.cancelWork(ctx, ow, "in-band cancel "+env.ID)
+		a.cancelWork(ctx, ow, nil, "in-band cancel "+env.ID)
 	}
 }
 
@@ -506,7 +506,7 @@ func (a *adapter) followUp(ctx context.Context, ow *openedWork, env network.Enve
 	case followContinue:
 		a.continueWork(ctx, ow, ow.order.Answer, &env.ID, "answer to "+env.ID)
 	case followCancel:
-		a.cancelWork(ctx, ow, "cancel_on "+ow.order.CancelOn+", on "+env.ID)
+		a.cancelWork(ctx, ow, &env.ID, "cancel_on "+ow.order.CancelOn+", on "+env.ID)
 	}
 }
 
@@ -519,23 +519,24 @@ func (a *adapter) continueWork(ctx context.Context, ow *openedWork, text string,
 		a.log.Printf("initiator: continuation of work %s: %v", *ow.opening.WorkID, err)
 		return
 	}
-	a.sendOnOpened(ctx, ow, network.KindSay, body, nil, causation, "say (continuation)", why)
+	a.sendOnOpened(ctx, ow, network.KindSay, body, causation, "say (continuation)", why)
 }
 
 // cancelWork sends the initiator's cancel, a receipt with status canceled
-// for the opening, through Router.Send, which refuses it when the runtime
-// holds the work closed (a second cancel among them).
-func (a *adapter) cancelWork(ctx context.Context, ow *openedWork, why string) {
+// for the opening (no reply_to: it answers no message of the target's;
+// causation_id the message that made the agent cancel, if any), through
+// Router.Send, which refuses it when the runtime holds the work closed (a
+// second cancel among them).
+func (a *adapter) cancelWork(ctx context.Context, ow *openedWork, causation *string, why string) {
 	body, err := json.Marshal(network.ReceiptBody{ForID: ow.opening.ID, Status: network.ReceiptStatusCanceled})
 	if err != nil {
 		a.log.Printf("initiator: cancel of work %s: %v", *ow.opening.WorkID, err)
 		return
 	}
-	opening := ow.opening.ID
-	a.sendOnOpened(ctx, ow, network.KindReceipt, body, &opening, &opening, "receipt(canceled)", why)
+	a.sendOnOpened(ctx, ow, network.KindReceipt, body, causation, "receipt(canceled)", why)
 }
 
-func (a *adapter) sendOnOpened(ctx context.Context, ow *openedWork, kind network.Kind, body json.RawMessage, replyTo, causation *string, what, why string) {
+func (a *adapter) sendOnOpened(ctx context.Context, ow *openedWork, kind network.Kind, body json.RawMessage, causation *string, what, why string) {
 	o := ow.opening
 	req := network.SendRequest{
 		SessionID:   sessionID,
@@ -547,7 +548,6 @@ func (a *adapter) sendOnOpened(ctx context.Context, ow *openedWork, kind network
 		DirectID:    o.DirectID,
 		WorkID:      o.WorkID,
 		TraceID:     o.TraceID,
-		ReplyTo:     replyTo,
 		CausationID: causation,
 		Body:        body,
 	}
