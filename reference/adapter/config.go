@@ -21,6 +21,7 @@ const (
 	envChannel       = "AGH_CHANNEL"
 	envPeerID        = "AGH_PEER_ID"
 	envGreetInterval = "AGH_GREET_INTERVAL"
+	envInitiate      = "AGH_INITIATE"
 )
 
 // Defaults are the runtime's own configuration defaults (greet_interval 30,
@@ -41,6 +42,11 @@ type config struct {
 	PeerID                string
 	GreetInterval         time.Duration
 	ReplayAge             time.Duration
+	// Initiate is the start-up file of initiation orders (AGH_INITIATE,
+	// docs/control-extension.md), and Orders what it holds: work the agent
+	// opens, through the runtime's send path, when the order's target greets.
+	Initiate string
+	Orders   []order
 }
 
 // runtimeVersion names the runtime source the adapter was built from (git
@@ -70,6 +76,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 		Workspace: strings.TrimSpace(getenv(envWorkspace)),
 		Channel:   strings.TrimSpace(getenv(envChannel)),
 		PeerID:    strings.TrimSpace(getenv(envPeerID)),
+		Initiate:  strings.TrimSpace(getenv(envInitiate)),
 	}
 	greet := strings.TrimSpace(getenv(envGreetInterval))
 
@@ -80,6 +87,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.StringVar(&c.Channel, "channel", c.Channel, "channel (default $"+envChannel+", else "+defaultChannel+")")
 	fs.StringVar(&c.PeerID, "peer-id", c.PeerID, "v0 Peer ID (default $"+envPeerID+", else "+defaultPeerID+")")
 	fs.StringVar(&greet, "greet-interval", greet, "heartbeat interval: seconds or a Go duration (default $"+envGreetInterval+", else 30s)")
+	fs.StringVar(&c.Initiate, "initiate", c.Initiate, "start-up file of initiation orders (default $"+envInitiate+")")
 	replay := ""
 	fs.StringVar(&replay, "replay-age", "", "maximum replay age: seconds or a Go duration (default 300s)")
 	showVersion := fs.Bool("version", false, "print the runtime version the adapter was built from, and exit")
@@ -118,6 +126,10 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	}
 	if c.PeerID = strings.TrimSpace(c.PeerID); c.PeerID == "" {
 		c.PeerID = defaultPeerID
+	}
+	c.Initiate = strings.TrimSpace(c.Initiate)
+	if c.Orders, err = readOrders(c.Initiate); err != nil {
+		return c, fmt.Errorf("%w: %v", errUsage, err)
 	}
 	return c, nil
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -70,7 +71,7 @@ func TestParseConfig(t *testing.T) {
 			if err != nil {
 				t.Fatalf("parseConfig: %v", err)
 			}
-			if got != tt.want {
+			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tt.want)
 			}
 		})
@@ -106,6 +107,59 @@ func TestParseConfigErrors(t *testing.T) {
 	}
 }
 
+// AGH_INITIATE (or --initiate) names the start-up file of initiation
+// orders; it is read, and checked, before anything runs, and a file that
+// cannot be used is a usage error.
+func TestParseConfigInitiate(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "orders.json")
+	other := filepath.Join(dir, "other.json")
+	if err := os.WriteFile(file, []byte(`{"orders":[{"to":"alice.1","kind":"say","surface":"thread","answer":"staging"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(other, []byte(`{"orders":[]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{}
+	for k, v := range harnessEnv {
+		env[k] = v
+	}
+	env[envInitiate] = " " + file + " "
+	got, err := parseConfig(nil, envOf(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []order{{To: "alice.1", Kind: "say", Surface: "thread", Answer: "staging"}}
+	if got.Initiate != file || !reflect.DeepEqual(got.Orders, want) {
+		t.Errorf("from %s: Initiate %q, Orders %+v", envInitiate, got.Initiate, got.Orders)
+	}
+	if got, err := parseConfig([]string{"--initiate", other}, envOf(env)); err != nil || got.Initiate != other || len(got.Orders) != 0 {
+		t.Errorf("--initiate overrides %s: %+v, %v", envInitiate, got, err)
+	}
+	// The harness sets it empty when the run has no orders.
+	env[envInitiate] = ""
+	if got, err := parseConfig(nil, envOf(env)); err != nil || got.Initiate != "" || got.Orders != nil {
+		t.Errorf("empty %s: %+v, %v", envInitiate, got, err)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"orders":[{"to":"alice.1","kind":"say","surface":"room"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for path, msg := range map[string]string{
+		bad:                             `order 1: surface "room" is not thread or direct`,
+		filepath.Join(dir, "none.json"): "read orders",
+	} {
+		env[envInitiate] = path
+		_, err := parseConfig(nil, envOf(env))
+		if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), msg) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: err = %v, want a one-line usage error containing %q", path, err, msg)
+		}
+		if code := mainExit(nil, envOf(env)); code != 2 {
+			t.Errorf("%s: exit %d, want 2", path, code)
+		}
+	}
+}
+
 func TestHelp(t *testing.T) {
 	var out bytes.Buffer
 	flagOutput = &out
@@ -113,7 +167,7 @@ func TestHelp(t *testing.T) {
 	if _, err := parseConfig([]string{"-h"}, envOf(nil)); !errors.Is(err, errHelp) {
 		t.Fatalf("err = %v, want errHelp", err)
 	}
-	for _, flag := range []string{"-nats-url", "-workspace", "-channel", "-peer-id", "-greet-interval", "-replay-age"} {
+	for _, flag := range []string{"-nats-url", "-workspace", "-channel", "-peer-id", "-greet-interval", "-replay-age", "-initiate"} {
 		if !strings.Contains(out.String(), flag) {
 			t.Errorf("help lacks %s:\n%s", flag, out.String())
 		}

@@ -5,24 +5,27 @@
 // rejection receipts, whois answers, greets) is the runtime's, and plays
 // the agent session behind that peer, which the runtime leaves to the
 // agent: an accepted receipt, a working and a completed trace for work
-// opened at it.
+// opened at it, and, as initiator, the work aghcheck orders it to open
+// (initiator.go), which the runtime's own send path builds and tracks.
 //
 // The runtime's network package is internal to its module, so the adapter
 // is built inside a copy of that module: `make reference REF=<git dir of
-// compozy/agh>` (scripts/reference.sh) copies main.go, config.go and
-// runtime.go into that copy and builds them there. Built here, without the
+// compozy/agh>` (scripts/reference.sh) copies main.go, config.go, agent.go,
+// initiator.go and runtime.go into that copy and builds them there. Built here, without the
 // runtime (stub.go instead of runtime.go), the command only says so. See
 // docs/reference.md.
 //
 // Usage (the IUT contract of `aghcheck run`, docs/harness.md):
 //
 //	adapter [--nats-url URLS] [--workspace ID] [--channel NAME] [--peer-id ID]
-//	        [--greet-interval DUR] [--replay-age DUR]
+//	        [--greet-interval DUR] [--replay-age DUR] [--initiate FILE]
 //	adapter --version    # the runtime version it was built from
 //
 // Flags default to AGH_NATS_URL, AGH_NATS_TOKEN, AGH_NATS_USER,
-// AGH_NATS_PASSWORD, AGH_WORKSPACE_ID, AGH_CHANNEL, AGH_PEER_ID and
-// AGH_GREET_INTERVAL.
+// AGH_NATS_PASSWORD, AGH_WORKSPACE_ID, AGH_CHANNEL, AGH_PEER_ID,
+// AGH_GREET_INTERVAL and AGH_INITIATE (the start-up file of initiation
+// orders: work the agent opens, through the runtime's send path, when the
+// order's target greets; docs/control-extension.md).
 package main
 
 import (
