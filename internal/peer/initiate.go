@@ -294,7 +294,7 @@ func (p *peer) initiatorTrace(env map[string]any, w *initiated, state string) {
 		return
 	}
 	w.state = state
-	if p.cancelOn(w, state, env) {
+	if p.cancelOn(w, state, env) || w.canceled {
 		return // a continuation of work being canceled would be noise
 	}
 	if state == agh.StateNeedsInput && answer != "" {
