@@ -51,7 +51,7 @@ func (w *initiated) terminal() bool { return w.closed || agh.IsTerminal(w.state)
 func (p *peer) ordersFor(greeter string) {
 	for _, o := range p.cfg.orders {
 		if o.To == greeter {
-			p.orderOrComplain("start-up order", o)
+			p.orderOrComplain("start-up order for "+o.To, o)
 		}
 	}
 }
