@@ -394,7 +394,7 @@ func (p *peer) obey(req control.Request) error {
 	if req.Initiate != nil {
 		return p.initiate(*req.Initiate)
 	}
-	id := ""
+	var id string
 	if req.Continue != nil {
 		id = req.Continue.WorkID
 	} else {
