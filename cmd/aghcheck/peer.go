@@ -23,7 +23,7 @@ func newPeerCmd() *cobra.Command {
 		workspace, channel         string
 		peerID, displayName        string
 		greet, keyFile, seed, nick string
-		creds                      string
+		creds, orders              string
 		faults                     []string
 		listFaults, verbose        bool
 		noControl, noDiscovery     bool
@@ -38,12 +38,17 @@ speaks the aghcheck.control/v1 extension so scenarios can script its work.
 
 Every flag defaults to the environment aghcheck run gives an IUT
 (AGH_NATS_URL, AGH_NATS_TOKEN, AGH_NATS_USER, AGH_NATS_PASSWORD,
-AGH_NATS_CREDS, AGH_WORKSPACE_ID, AGH_CHANNEL, AGH_PEER_ID), so
+AGH_NATS_CREDS, AGH_WORKSPACE_ID, AGH_CHANNEL, AGH_PEER_ID, AGH_INITIATE), so
 'aghcheck run --iut "aghcheck peer"' needs no flags; the greet interval
 defaults to AGH_GREET_INTERVAL, which run does not set (set it yourself,
 say --iut "env AGH_GREET_INTERVAL=5 aghcheck peer"). --fault switches on a
 deliberately broken variant (see --list-faults). The peer stops cleanly on
 SIGINT/SIGTERM and when the broker is gone for good.
+
+It also opens work as an initiator when told to (docs/control-extension.md,
+"Initiation"): it carries out the orders of the start-up file --orders
+(AGH_INITIATE) each time an order's target greets, and, unless --no-control,
+the in-band requests of aghcheck.control/v1.
 
 The liveness faults take a parameter and combine with any other fault:
   slow:DURATION             every envelope but its greets goes out DURATION late
@@ -87,6 +92,7 @@ takes expired work.`,
 			set("channel", &cfg.Channel, channel)
 			set("peer-id", &cfg.PeerID, peerID)
 			set("display-name", &cfg.DisplayName, displayName)
+			set("orders", &cfg.OrdersFile, orders)
 			if fl.Changed("greet-interval") {
 				if cfg.GreetInterval, err = peer.ParseSeconds(greet); err != nil {
 					return &exitError{code: exitUsageErr, err: fmt.Errorf("--greet-interval: %w", err)}
@@ -146,6 +152,7 @@ takes expired work.`,
 	f.StringVar(&channel, "channel", "", "channel to join (default $AGH_CHANNEL, else \"default\")")
 	f.StringVar(&peerID, "peer-id", "", "v0 Peer ID (default $AGH_PEER_ID, else generated)")
 	f.StringVar(&displayName, "display-name", "", "Peer Card display_name (default \""+peer.DefaultDisplayName+"\")")
+	f.StringVar(&orders, "orders", "", "start-up `FILE` of initiation orders, carried out when their targets greet (default $AGH_INITIATE)")
 	f.StringVar(&greet, "greet-interval", "", "seconds between presence greets (default $AGH_GREET_INTERVAL, else 30)")
 	f.StringVar(&keyFile, "key", "", "Ed25519 key `FILE` from 'aghcheck keygen --out' (or a bare hex seed): verified mode")
 	f.StringVar(&seed, "seed", "", "Ed25519 seed as 64 hex chars: verified mode")

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -79,6 +80,37 @@ func TestPeerUsageErrors(t *testing.T) {
 			var ee *exitError
 			if !errors.As(err, &ee) || ee.code != exitUsageErr {
 				t.Fatalf("want exit %d, got %v", exitUsageErr, err)
+			}
+		})
+	}
+}
+
+// A start-up file of initiation orders the peer cannot use, named by
+// AGH_INITIATE or --orders, is a usage error of one line, before it
+// connects anywhere.
+func TestPeerBadOrders(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "orders.json")
+	if err := os.WriteFile(bad, []byte(`{"orders":[{"to":"alice.1","kind":"whois","surface":"thread"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct {
+		env  string
+		args []string
+		want string
+	}{
+		"AGH_INITIATE":       {env: bad, want: `order 1: kind "whois" is not say or capability`},
+		"--orders":           {args: []string{"--orders", bad}, want: `order 1: kind "whois"`},
+		"--orders wins":      {env: filepath.Join(dir, "fine-but-absent.json"), args: []string{"--orders", bad}, want: "order 1"},
+		"no such file":       {args: []string{"--orders", filepath.Join(dir, "absent.json")}, want: "read orders"},
+		"not an orders file": {args: []string{"--orders", "peer_test.go"}, want: "orders peer_test.go"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv(iutenv.Initiate, c.env)
+			_, _, err := execPeer(context.Background(), append([]string{"--nats-url", "nats://127.0.0.1:1", "--workspace", "ws"}, c.args...)...)
+			var ee *exitError
+			if !errors.As(err, &ee) || ee.code != exitUsageErr || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("want exit %d with one line saying %q, got %v", exitUsageErr, c.want, err)
 			}
 		})
 	}

@@ -187,8 +187,8 @@ AGH_NATS_URL, AGH_NATS_TOKEN, AGH_NATS_USER, AGH_NATS_PASSWORD,
 AGH_NATS_CREDS (the absolute path of --nats-creds), AGH_WORKSPACE_ID,
 AGH_CHANNEL, AGH_PEER_ID (a suggestion) and AGH_INITIATE (the absolute
 path of the run's initiation orders: the work the IUT is asked to open,
-docs/control-extension.md); each is set, empty when unused. On the embedded broker the IUT's user and password are its own,
-confined to the run's subjects (agh.network.v0.<workspace>.> and
+docs/control-extension.md); each is set, empty when unused. On the
+embedded broker the IUT's user and password are its own, confined to the run's subjects (agh.network.v0.<workspace>.> and
 _INBOX.>): no JetStream API, no $SYS; what the broker refused it is in the
 report. On --nats-url its permissions are the broker's to enforce.
 

@@ -38,15 +38,22 @@ func DirectID(workspace, channel, peerA, peerB string) (string, error) {
 	if peerB < peerA {
 		peerA, peerB = peerB, peerA
 	}
+	return DirectIDInOrder(workspace, channel, peerA, peerB), nil
+}
+
+// DirectIDInOrder hashes the pair in the order given, without the byte-wise
+// sort DirectID applies first: DirectID of a sorted pair, and what a peer
+// that forgets the sort derives (the reference peer's init-direct faults).
+func DirectIDInOrder(workspace, channel, first, second string) string {
 	h := sha256.New()
-	for i, part := range [...]string{directRoomDomain, workspace, channel, peerA, peerB} {
+	for i, part := range [...]string{directRoomDomain, workspace, channel, first, second} {
 		if i > 0 {
 			h.Write([]byte{0})
 		}
 		h.Write([]byte(part))
 	}
 	var sum [sha256.Size]byte
-	return "direct_" + hex.EncodeToString(h.Sum(sum[:0])[:16]), nil
+	return "direct_" + hex.EncodeToString(h.Sum(sum[:0])[:16])
 }
 
 // BroadcastSubject and PeerSubject render the NATS subjects.

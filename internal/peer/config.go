@@ -9,8 +9,6 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
-	"github.com/aghcheck/aghcheck/internal/iutenv"
-	"github.com/nats-io/nats.go"
 	"io"
 	"log/slog"
 	"os"
@@ -18,6 +16,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
+	"github.com/aghcheck/aghcheck/internal/control"
+	"github.com/aghcheck/aghcheck/internal/iutenv"
 	"github.com/aghcheck/aghcheck/internal/randid"
 	"github.com/aghcheck/aghcheck/internal/trust"
 )
@@ -56,6 +58,13 @@ type Config struct {
 	// peer is correct under erratum 12's default reading (docs/errata.md)
 	// and fails under --errata capability-catalog-required.
 	NoCapabilityDiscovery bool
+	// OrdersFile names the start-up file of initiation orders (AGH_INITIATE;
+	// docs/control-extension.md, "Initiation"): each order is carried out
+	// every time its target greets. Run reads it once, at start; a file it
+	// cannot use is a configuration error.
+	OrdersFile string
+	// orders is OrdersFile as normalize read it.
+	orders []control.Order
 
 	// Key, when set, selects verified mode: every envelope is signed with
 	// the trust profile and from is Nickname@fingerprint(Key).
@@ -82,7 +91,7 @@ func ConfigFromEnv() (Config, error) {
 	c := Config{
 		URL: e.URL, Token: e.Token, User: e.User, Password: e.Password, Creds: e.Creds,
 		Workspace: e.Workspace, Channel: e.Channel, PeerID: e.PeerID,
-		DisplayName: DefaultDisplayName,
+		DisplayName: DefaultDisplayName, OrdersFile: e.Initiate,
 	}
 	if s := e.GreetInterval; s != "" {
 		d, err := ParseSeconds(s)
@@ -190,6 +199,11 @@ func (c *Config) normalize() error {
 	if _, err := parseFaults(c.Faults); err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
+	orders, err := control.ReadOrders(c.OrdersFile)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	c.orders = orders
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}

@@ -80,6 +80,20 @@ const (
 	faultSplitPayload       = "split-payload"
 	faultSmallPayload       = "max-payload-64k"
 	faultStreamAck          = "stream-ack-as-receipt"
+	// Faults of the peer as the initiator of work (initiate.go).
+	faultInitBadWorkID         = "init-bad-work-id"
+	faultInitUndirected        = "init-undirected"
+	faultInitDirectUnsorted    = "init-direct-unsorted"
+	faultInitDirectReversed    = "init-direct-reversed"
+	faultInitBadDigest         = "init-bad-digest"
+	faultInitWrongSubject      = "init-wrong-subject"
+	faultInitExpiresMS         = "init-expires-ms"
+	faultInitIgnoreRefusal     = "init-ignore-refusal"
+	faultInitDuplicateFails    = "init-duplicate-fails"
+	faultInitContinueNewThread = "init-continue-new-thread"
+	faultInitCancelAsTrace     = "init-cancel-as-trace"
+	faultInitAfterTerminal     = "init-after-terminal"
+	faultInitLax               = "init-lax"
 	// The reference runtime's readings where the documents disagree.
 	faultReferenceReadings = "reference-readings"
 	// FaultOverlook prefixes a rule id: the peer overlooks that one rule
@@ -99,6 +113,10 @@ const (
 // leave to the peer (a lenient decoder, no capability work). They name no
 // Requirements, and a scenario that fails one asks more than the pages do.
 const GroupAllowed = "allowed"
+
+// GroupInitiator is the group of the faults of the peer as the initiator
+// of work, which the initiator scenarios catch.
+const GroupInitiator = "initiator"
 
 var faultList = []Fault{
 	{faultAcceptMalformed, "envelope", "accepts and works on a malformed work-opening say instead of refusing it with reason malformed", []string{"DELIV-MALFORMED-REFUSED"}},
@@ -144,6 +162,19 @@ var faultList = []Fault{
 	{faultSplitPayload, "nats", "takes every JSON value of a payload as an envelope of its own", []string{"NATS-ONE-ENVELOPE", "INPUT-JSON-SYNTAX"}},
 	{faultSmallPayload, "nats", "drops payloads over 64 KiB as oversized, far below the 1 MiB every peer must accept", []string{"NATS-MAX-PAYLOAD", "INPUT-SIZE"}},
 	{faultStreamAck, "nats", "sends no accepted receipt for work that came with a NATS reply subject (a JetStream publish): the stream's ack stands in for it", []string{"NATS-JETSTREAM-ACK-NOT-RECEIPT"}},
+	{faultInitBadWorkID, GroupInitiator, "as initiator, opens work under a work_id that breaks the work_id grammar (job/ and hex)", []string{"ENV-WORK-ID-GRAMMAR"}},
+	{faultInitUndirected, GroupInitiator, "as initiator, opens work with to null, though it publishes it on the target's peer subject", []string{"LIFE-CORRELATION"}},
+	{faultInitDirectUnsorted, GroupInitiator, "as initiator, derives a direct surface's direct_id from (its own id, the target) in that order, without sorting the pair", []string{"ENV-DIRECT-ID-DERIVATION"}},
+	{faultInitDirectReversed, GroupInitiator, "as initiator, derives a direct surface's direct_id from (the target, its own id) in that order, without sorting the pair", []string{"ENV-DIRECT-ID-DERIVATION"}},
+	{faultInitBadDigest, GroupInitiator, "as initiator, gives a capability opening the digest of another document (the capability with its id upper-cased)", []string{"CAP-DIGEST"}},
+	{faultInitWrongSubject, GroupInitiator, "as initiator, publishes the opening on the broadcast subject instead of the target's peer subject", []string{"NATS-PUBLISH-SUBJECT"}},
+	{faultInitExpiresMS, GroupInitiator, "as initiator, gives the opening an expires_at in milliseconds (ts*1000 + expires_in*1000)", []string{"ENV-EXPIRES-AT"}},
+	{faultInitIgnoreRefusal, GroupInitiator, "as initiator, does not end work on a refusal: a rejected, expired or unsupported receipt of the opening is taken for its acceptance, a work_closed refusal changes nothing, and a later needs_input is still answered", []string{"LIFE-TERMINAL-FINAL"}},
+	{faultInitDuplicateFails, GroupInitiator, "as initiator, takes a duplicate receipt for a failure of the work: it no longer answers a later needs_input", []string{"LIFE-TRANSITIONS"}},
+	{faultInitContinueNewThread, GroupInitiator, "as initiator, sends its continuations in a fresh thread instead of the work's container", []string{"LIFE-CONTAINER-BINDING"}},
+	{faultInitCancelAsTrace, GroupInitiator, "as initiator, cancels with a trace of state canceled instead of a receipt of status canceled", []string{"LIFE-TRANSITIONS"}},
+	{faultInitAfterTerminal, GroupInitiator, "as initiator, answers a needs_input even on terminal work", []string{"LIFE-TERMINAL-FINAL"}},
+	{faultInitLax, GroupInitiator, "as initiator, applies any receipt or trace naming its work (by work_id, or a receipt by for_id) without validating it: from anyone, in any container, expired or repeated", []string{"LIFE-NON-PARTICIPANT", "DELIV-MALFORMED-REFUSED"}},
 	{FaultEmit + "RULE-ID", "sender", "breaks the send-side rule RULE-ID in what it sends, as internal/peer/emit.yaml says (one data entry per rule)", nil},
 	{FaultOverlook + "RULE-ID", "receiver", "accepts a message that breaks only the catalogue rule RULE-ID (one fault per rule a receiver enforces)", nil},
 	{FaultReading + "NAME", "receiver", "judges what it receives by the other reading NAME of a documented erratum (validate --errata NAME; docs/errata.md), as a runtime reading the pages that way does: aghcheck run --errata NAME judges it by the same reading", nil},
@@ -177,7 +208,7 @@ func Faults() []Fault {
 }
 
 func groupOrder(g string) int {
-	for i, name := range []string{"envelope", "kinds", "lifecycle", "delivery", "extensions", "trust", "nats", "receiver", "sender", GroupAllowed, GroupHostile, GroupLiveness} {
+	for i, name := range []string{"envelope", "kinds", "lifecycle", "delivery", "extensions", "trust", "nats", GroupInitiator, "receiver", "sender", GroupAllowed, GroupHostile, GroupLiveness} {
 		if g == name {
 			return i
 		}

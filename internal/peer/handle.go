@@ -86,6 +86,9 @@ func (p *peer) handle(subject string, raw []byte) {
 	}
 	p.log.Debug("received", "kind", kind, "id", id, "from", from, "subject", subject)
 
+	if p.faults[faultInitLax] && p.laxApply(env) {
+		return
+	}
 	reason, fs := p.refusal(res, env)
 	p.helperRefuse(res, env, reason)
 	if reason != "" {
@@ -115,15 +118,28 @@ func (p *peer) handle(subject string, raw []byte) {
 	switch kind {
 	case "greet":
 		p.notePeer(env)
+		if subject == p.broadcast {
+			p.ordersFor(from)
+		}
 	case "whois":
 		p.whois(env, directed)
 	case "say", "capability", "receipt", "trace":
+		// A control request is for the peer itself, not work: it never
+		// reaches the lifecycle, whatever a fault does with a say.
+		if p.controlRequest(env, directed) {
+			return
+		}
 		if directed && env["work_id"] == nil && kind == "say" && p.faults[faultInventWork] {
 			env["work_id"] = "work_" + randid.Hex(8)
 		}
-		if directed && env["work_id"] != nil {
-			p.lifecycle(env)
+		if !directed || env["work_id"] == nil {
+			return
 		}
+		if w := p.initiatedFor(env); w != nil {
+			p.asInitiator(env, w)
+			return
+		}
+		p.lifecycle(env)
 	}
 }
 

@@ -215,6 +215,10 @@ type peer struct {
 	sweepAt int                // len(seen) that sweeps it early (see sweepDedupAt)
 	peers   map[string]*remotePeer
 	work    map[string]*work
+	// initiated is the work this peer opened as initiator, by work_id: a
+	// table apart, so the target's side never takes its reports for work
+	// of its own (initiate.go).
+	initiated map[string]*initiated
 	// lastTrace is the id of the last trace sent (for faultReuseID).
 	lastTrace string
 	// inbox is the NATS reply subject of the message being handled.
@@ -246,6 +250,8 @@ func newPeer(cfg Config) (*peer, error) {
 		seen:   map[dedupKey]int64{},
 		peers:  map[string]*remotePeer{},
 		work:   map[string]*work{},
+
+		initiated: map[string]*initiated{},
 	}
 	if cfg.Key != nil {
 		p.self = cfg.Nickname + "@" + trust.Fingerprint(cfg.Key.Public().(ed25519.PublicKey))
@@ -321,6 +327,12 @@ func (p *peer) envelope(kind string, body map[string]any) map[string]any {
 // envelope the engine would refuse is dropped and logged, unless a fault
 // produced it on purpose: the reference peer never emits invalid traffic.
 func (p *peer) publish(env map[string]any, deliberate bool, tamper func(map[string]any)) {
+	p.publishOn("", env, deliberate, tamper)
+}
+
+// publishOn is publish on a subject of the caller's choosing ("" for the
+// one env's to calls for): an init- fault that misroutes an opening.
+func (p *peer) publishOn(subject string, env map[string]any, deliberate bool, tamper func(map[string]any)) {
 	send := p.send
 	if p.sendLate != nil && env["kind"] != "greet" {
 		send = p.sendLate
@@ -328,7 +340,9 @@ func (p *peer) publish(env map[string]any, deliberate bool, tamper func(map[stri
 	p.bend(env)
 	// The subject is chosen before an emit fault corrupts the envelope:
 	// a broken to or workspace_id breaks it where it is sent.
-	subject := p.subjectFor(env)
+	if subject == "" {
+		subject = p.subjectFor(env)
+	}
 	emit, emitting := p.emitting(env)
 	if emitting {
 		emit.Patch(env)
@@ -405,6 +419,11 @@ func (p *peer) sweep() {
 	for id, rp := range p.peers {
 		if now.After(rp.lastSeen.Add(2 * p.cfg.GreetInterval)) {
 			delete(p.peers, id)
+		}
+	}
+	for id, w := range p.initiated {
+		if now.Sub(w.updated) > workRetention {
+			delete(p.initiated, id)
 		}
 	}
 	type closed struct {

@@ -199,6 +199,11 @@ func parseScript(raw any, opening bool) (*script, error) {
 	if !ok {
 		return nil, fmt.Errorf("want an object")
 	}
+	for _, k := range []string{control.RequestInitiate, control.RequestContinue, control.RequestCancel} {
+		if _, ok := m[k]; ok {
+			return nil, fmt.Errorf("%s is a control request, which goes on a say without work_id", k)
+		}
+	}
 	s := &script{}
 	switch r := m["receipt"].(type) {
 	case nil:
