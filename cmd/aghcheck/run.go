@@ -188,9 +188,9 @@ AGH_NATS_CREDS (the absolute path of --nats-creds), AGH_WORKSPACE_ID,
 AGH_CHANNEL, AGH_PEER_ID (a suggestion) and AGH_INITIATE (the absolute
 path of the run's initiation orders: the work the IUT is asked to open,
 docs/control-extension.md); each is set, empty when unused. On the
-embedded broker the IUT's user and password are its own, confined to the run's subjects (agh.network.v0.<workspace>.> and
-_INBOX.>): no JetStream API, no $SYS; what the broker refused it is in the
-report. On --nats-url its permissions are the broker's to enforce.
+embedded broker the IUT's user and password are its own, confined to the
+run's subjects (agh.network.v0.<workspace>.> and _INBOX.>): no JetStream
+API, no $SYS; what the broker refused it is in the report. On --nats-url its permissions are the broker's to enforce.
 
 Exit status: 0 when the claimed --level passes, 1 when it does not, 2 for
 usage or harness errors (including an IUT that never greets). With
