@@ -250,7 +250,9 @@ func (p *peer) applyReport(env map[string]any, w *initiated) {
 func (p *peer) initiatorReceipt(env map[string]any, w *initiated, body map[string]any) {
 	status, _ := body["status"].(string)
 	reason, _ := body["reason_code"].(string)
-	onOpening := body["for_id"] == w.opening
+	// init-lax reads a receipt that names no message as one of the
+	// opening: it is about the work, and the work is all it looks at.
+	onOpening := body["for_id"] == w.opening || p.faults[faultInitLax] && body["for_id"] == nil
 	ignoreRefusal := p.faults[faultInitIgnoreRefusal]
 	switch {
 	case w.terminal():
@@ -294,8 +296,8 @@ func (p *peer) initiatorTrace(env map[string]any, w *initiated, state string) {
 		return
 	}
 	w.state = state
-	if p.cancelOn(w, state, env) || w.canceled {
-		return // a continuation of work being canceled would be noise
+	if p.cancelOn(w, state, env) || w.canceled && !p.faults[faultInitAfterTerminal] {
+		return // work it canceled is over for it: init-after-terminal answers all the same
 	}
 	if state == agh.StateNeedsInput && answer != "" {
 		p.continueWork(w, answer, env, false)
