@@ -48,6 +48,10 @@ type Reading struct {
 	// judges what the IUT sends by it, and a generated receiver case whose
 	// message it makes valid is played as valid work.
 	Envelope agh.Errata
+	// Forms says the reading changes scenarios only through forms of
+	// their own (readings: NAME in the suites), neither swapping a
+	// requirement nor reading envelopes otherwise (erratum 13).
+	Forms bool
 }
 
 // live are the readings about what a live peer must do, which validate
@@ -56,6 +60,9 @@ var live = []Reading{
 	{Name: "capability-catalog-required",
 		Description: "erratum 12: a peer asked for the capability catalog must attach one ([] without a catalog), even a peer with neither brief nor rich capability discovery",
 		Swap:        map[string]string{DiscRichDiscovery.ID: DiscCatalogRequired.ID}},
+	{Name: "only-rejected-fails",
+		Description: "erratum 13: only a rejected receipt fails work at its initiator, as the Work Lifecycle page's transition table lists it; an expired or unsupported refusal of the opening leaves the work open",
+		Forms:       true},
 }
 
 // Readings lists every reading run knows, by name: the live ones and one

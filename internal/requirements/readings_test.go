@@ -19,8 +19,8 @@ func TestReadings(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for _, r := range Readings() {
-		if seen[r.Name] || r.Name == "" || r.Description == "" || (len(r.Swap) == 0) == (len(r.Envelope.Names()) == 0) {
-			t.Errorf("reading %+v: want a unique name, a description, and a swap or an envelope reading (one)", r)
+		if seen[r.Name] || r.Name == "" || r.Description == "" || kinds(r) != 1 {
+			t.Errorf("reading %+v: want a unique name, a description, and a swap, an envelope reading or forms (one)", r)
 		}
 		if n := r.Envelope.Names(); len(n) > 0 && !slices.Equal(n, []string{r.Name}) {
 			t.Errorf("%s: its envelope reading is %v, want validate's reading of the same name", r.Name, n)
@@ -89,4 +89,15 @@ func TestSelect(t *testing.T) {
 	if _, err := Select("", []string{"nope"}); err == nil {
 		t.Error("an unknown reading was selected")
 	}
+}
+
+// kinds counts the ways r changes what a run judges.
+func kinds(r Reading) int {
+	n := 0
+	for _, b := range []bool{len(r.Swap) > 0, len(r.Envelope.Names()) > 0, r.Forms} {
+		if b {
+			n++
+		}
+	}
+	return n
 }

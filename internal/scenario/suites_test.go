@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"errors"
+	"github.com/aghcheck/aghcheck/internal/requirements"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,5 +29,26 @@ func TestLoadSuites(t *testing.T) {
 	}
 	if _, err := LoadSuites(suites.FS(), []string{file}); !errors.Is(err, ErrNotDir) || !strings.HasPrefix(err.Error(), file+": ") {
 		t.Errorf("a file for a directory: %v", err)
+	}
+}
+
+// A reading that changes scenarios only through forms of their own has
+// at least one in the built-in suites: else naming it changes nothing.
+func TestFormReadingsHaveForms(t *testing.T) {
+	builtin, err := LoadSuites(suites.FS(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range requirements.Readings() {
+		if !r.Forms {
+			continue
+		}
+		found := false
+		for _, sc := range builtin {
+			found = found || sc.Readings[r.Name] != nil
+		}
+		if !found {
+			t.Errorf("reading %s has no scenario form in the built-in suites", r.Name)
+		}
 	}
 }
