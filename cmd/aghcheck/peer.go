@@ -27,6 +27,7 @@ func newPeerCmd() *cobra.Command {
 		faults                     []string
 		listFaults, verbose        bool
 		noControl, noDiscovery     bool
+		noOrders                   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "peer",
@@ -119,6 +120,7 @@ takes expired work.`,
 			cfg.Faults = faults
 			cfg.NoControl = noControl
 			cfg.NoCapabilityDiscovery = noDiscovery
+			cfg.NoOrders = noOrders
 			level := slog.LevelInfo
 			if verbose {
 				level = slog.LevelDebug
@@ -160,6 +162,7 @@ takes expired work.`,
 	f.StringArrayVar(&faults, "fault", nil, "switch on a deliberate fault (repeatable; see --list-faults)")
 	f.BoolVar(&listFaults, "list-faults", false, "list the deliberate faults and exit")
 	f.BoolVar(&noControl, "no-control", false, "behave like a third-party peer: neither advertise nor honour the aghcheck.control/v1 test extension")
+	f.BoolVar(&noOrders, "no-orders", false, "take no initiation orders at start-up: neither advertise aghcheck.initiate/v1 nor read AGH_INITIATE (with --no-control, a peer the initiator scenarios cannot play, as most third-party peers are)")
 	f.BoolVar(&noDiscovery, "no-capability-discovery", false, "behave like a peer with neither brief nor rich capability discovery: no capabilities in its Peer Card, no catalog in a whois answer (docs/errata.md, erratum 12)")
 	f.BoolVarP(&verbose, "verbose", "v", false, "log every envelope received and sent")
 	return cmd

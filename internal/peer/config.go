@@ -58,6 +58,10 @@ type Config struct {
 	// peer is correct under erratum 12's default reading (docs/errata.md)
 	// and fails under --errata capability-catalog-required.
 	NoCapabilityDiscovery bool
+	// NoOrders makes the peer one that cannot be asked to open work at
+	// start-up: it does not list aghcheck.initiate/v1 and ignores its
+	// orders file (with NoControl, it takes no initiation orders at all).
+	NoOrders bool
 	// OrdersFile names the start-up file of initiation orders (AGH_INITIATE;
 	// docs/control-extension.md, "Initiation"): each order is carried out
 	// every time its target greets. Run reads it once, at start; a file it

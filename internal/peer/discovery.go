@@ -41,7 +41,9 @@ func (p *peer) peerCard() map[string]any {
 		profiles = append(profiles, control.Name)
 	}
 	// Start-up orders are taken with or without the control extension.
-	profiles = append(profiles, control.InitiateName)
+	if !p.cfg.NoOrders {
+		profiles = append(profiles, control.InitiateName)
+	}
 	// It verifies the proof of whatever it receives, signing or not, so it
 	// lists the trust profile and takes verified senders as well as
 	// unverified ones (the Peer Card signalling of the trust pages: the

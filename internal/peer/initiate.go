@@ -49,6 +49,9 @@ func (w *initiated) terminal() bool { return w.closed || agh.IsTerminal(w.state)
 // ordersFor carries out, once per greet, every start-up order whose target
 // is the peer that just greeted on the broadcast subject.
 func (p *peer) ordersFor(greeter string) {
+	if p.cfg.NoOrders {
+		return
+	}
 	for _, o := range p.cfg.orders {
 		if o.To == greeter {
 			p.orderOrComplain("start-up order for "+o.To, o)
