@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,7 +52,7 @@ func TestAttachToRunningPeer(t *testing.T) {
 
 		GreetTimeout: 10 * time.Second}, Scenarios: loadSuites(t),
 
-		Select: regexp.MustCompile(`^(kinds|lifecycle)\.`),
+		Select: regexp.MustCompile(`^(kinds|lifecycle|initiator)\.`),
 	})
 	if rep == nil {
 		t.Fatalf("no report: %v", err)
@@ -66,6 +67,20 @@ func TestAttachToRunningPeer(t *testing.T) {
 	s := rep.Summary
 	if s.Pass == 0 || s.Fail+s.Error+s.Warn > 0 {
 		t.Errorf("summary %+v, want only passes", s)
+	}
+	// An attached peer has no start-up file: it is asked in band, and
+	// plays the initiator all the same.
+	if rep.IUT.Initiation != formInBand {
+		t.Errorf("initiation %q, want %q", rep.IUT.Initiation, formInBand)
+	}
+	initiated := 0
+	for _, sc := range rep.Scenarios {
+		if strings.HasPrefix(sc.ID, "initiator.") && sc.Outcome == report.Pass {
+			initiated++
+		}
+	}
+	if initiated < 15 {
+		t.Errorf("%d initiator scenarios passed in band, want at least 15", initiated)
 	}
 }
 

@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -171,6 +173,52 @@ func TestPeerWithoutControlExtensionEarnsClaims(t *testing.T) {
 	if len(full.Exercised) < 100 {
 		t.Errorf("Full Peer exercised only %d requirements", len(full.Exercised))
 	}
+}
+
+// A peer started without control plays the initiator through its start-up
+// orders; one that takes no orders at all has the initiator scenarios
+// skipped, and its claims name what rests on them as not exercised, never
+// as passed and never held against it.
+func TestInitiationForms(t *testing.T) {
+	t.Parallel()
+	only := regexp.MustCompile(`^(initiator|lifecycle)\.`)
+	t.Run("start-up", func(t *testing.T) {
+		t.Parallel()
+		rep := runAgainst(t, "plain-peer", config{Select: only})
+		if rep.IUT.Initiation != formStartUp {
+			t.Fatalf("initiation %q, want %q", rep.IUT.Initiation, formStartUp)
+		}
+		for _, sc := range rep.Scenarios {
+			if strings.HasPrefix(sc.ID, "initiator.") && sc.Outcome != report.Pass {
+				t.Errorf("%s: %s %s", sc.ID, sc.Outcome, sc.Message)
+			}
+		}
+	})
+	t.Run("none", func(t *testing.T) {
+		t.Parallel()
+		rep := runAgainst(t, "orderless-peer", config{})
+		if rep.IUT.Initiation != "" {
+			t.Fatalf("initiation %q, want none", rep.IUT.Initiation)
+		}
+		for _, sc := range rep.Scenarios {
+			if strings.HasPrefix(sc.ID, "initiator.") && (sc.Outcome != report.Skip || !strings.Contains(sc.Message, "takes no initiation orders")) {
+				t.Errorf("%s: %s %q, want skipped for taking no orders", sc.ID, sc.Outcome, sc.Message)
+			}
+		}
+		for _, name := range []string{"Core Sender", "Core Receiver"} {
+			c := claim(rep, name)
+			if !c.Earned || len(c.UnexercisedInitiator) == 0 {
+				t.Errorf("%s %+v: want earned, with its initiator duties named as not exercised", name, c)
+			}
+		}
+		// Only initiator scenarios cite it: not passed, not failed.
+		if o := requirement(rep, "SEND-LIFECYCLE-FIELDS").Outcome; o != report.Skip {
+			t.Errorf("SEND-LIFECYCLE-FIELDS is %s for a peer that takes no orders, want skip", o)
+		}
+		if !slices.Contains(claim(rep, "Core Sender").UnexercisedInitiator, "SEND-LIFECYCLE-FIELDS") {
+			t.Errorf("Core Sender does not name SEND-LIFECYCLE-FIELDS as not exercised")
+		}
+	})
 }
 
 // A requirement whose scenario failed was tested: the claim names the

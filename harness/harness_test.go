@@ -37,10 +37,13 @@ func runTestIUT(mode string) int {
 	}
 	name, arg, _ := strings.Cut(mode, ":")
 	switch name {
-	case "peer", "plain-peer":
+	case "peer", "plain-peer", "orderless-peer":
 		var faults []string
 		if arg != "" {
 			faults = strings.Split(arg, ",")
+		}
+		if name == "orderless-peer" {
+			return testiut.Peer(faults, true, "no-orders")
 		}
 		return testiut.Peer(faults, name == "plain-peer")
 	case "welcoming-peer", "reaching-peer", "impersonating-peer":
@@ -91,7 +94,7 @@ func selfIUT(t testing.TB) []string {
 
 func runAgainst(t *testing.T, mode string, cfg config) *report.Report {
 	t.Helper()
-	peerMode := strings.HasPrefix(mode, "peer") || strings.HasPrefix(mode, "plain-peer")
+	peerMode := strings.HasPrefix(mode, "peer") || strings.HasPrefix(mode, "plain-peer") || strings.HasPrefix(mode, "orderless-peer")
 	if cfg.Scenarios == nil {
 		cfg.Scenarios = loadSuites(t)
 		if !peerMode {

@@ -17,8 +17,7 @@ import (
 )
 
 // The two forms of an initiation order (docs/control-extension.md,
-// "Initiation"). The in-band form is used whenever the IUT offers it: it is
-// given at the moment the scenario needs it.
+// "Initiation"): one per IUT, never both (see initiateForm).
 const (
 	formInBand  = "in band"
 	formStartUp = "at start-up"
@@ -86,15 +85,18 @@ func (r *runner) dropOrders() {
 }
 
 // initiateForm is how the IUT takes orders ("" when it takes none), and
-// why not.
+// why not. A peer the run started with the orders file, and that reads it,
+// has every order already: an in-band request as well would open each
+// work twice, so in band is for the others (attached, or control only).
 func (r *runner) initiateForm(rep *report.Report) (form, whyNot string) {
 	card := rep.IUT.Card
+	startUp := advertises(card, "profiles_supported", control.InitiateName)
 	switch {
+	case startUp && r.orders.file != "":
+		return formStartUp, ""
 	case advertises(card, "profiles_supported", control.Name):
 		return formInBand, ""
-	case advertises(card, "profiles_supported", control.InitiateName) && r.orders.file != "":
-		return formStartUp, ""
-	case advertises(card, "profiles_supported", control.InitiateName):
+	case startUp:
 		return "", fmt.Sprintf("the IUT takes initiation orders at start-up only (%s), and this run did not start it", control.InitiateName)
 	}
 	return "", fmt.Sprintf("the IUT takes no initiation orders (it advertises neither %s nor %s)", control.Name, control.InitiateName)

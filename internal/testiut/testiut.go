@@ -17,7 +17,7 @@ import (
 // Peer runs the reference peer with faults until SIGTERM or SIGINT and
 // returns the process's exit status: 0, 1 when it failed, 2 when its
 // environment is unusable, peer.CrashExitCode when a fault crashed it.
-func Peer(faults []string, noControl bool) int {
+func Peer(faults []string, noControl bool, variants ...string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	cfg, err := peer.ConfigFromEnv()
@@ -26,6 +26,10 @@ func Peer(faults []string, noControl bool) int {
 		return 2
 	}
 	cfg.Faults, cfg.NoControl = append(cfg.Faults, faults...), noControl
+	for _, v := range variants {
+		// "no-orders": a peer the initiator scenarios cannot play.
+		cfg.NoOrders = cfg.NoOrders || v == "no-orders"
+	}
 	if err := peer.Run(ctx, cfg); err != nil && ctx.Err() == nil {
 		if errors.Is(err, peer.ErrCrashed) {
 			return peer.CrashExitCode // it printed its panic
