@@ -340,6 +340,10 @@ func (p *Plan) Level() string { return p.cfg.Level }
 // Baseline is the baseline the run is judged against (nil: none).
 func (p *Plan) Baseline() *baseline.Baseline { return p.known }
 
+// ProvenBy names the built-in faults that fail sc (harness/proven.yaml):
+// what its pass would have caught.
+func (p *Plan) ProvenBy(sc *scenario.Scenario) []string { return provenBy()[sc.ID] }
+
 // LeftOut says why the run leaves sc out before it sees the IUT: "--run"
 // or "level"; "" when it plays it.
 func (p *Plan) LeftOut(sc *scenario.Scenario) string { return leftOut(sc, p.cfg.Select, p.cfg.Level) }

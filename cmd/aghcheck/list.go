@@ -31,6 +31,9 @@ type listEntry struct {
 	// Plan is what a run would do before it sees the IUT: "play", or
 	// "skip (--run)" / "skip (level)".
 	Plan string `json:"plan"`
+	// ProvenBy are the faults of aghcheck peer that fail the scenario
+	// (docs/mutation.md): what its pass would have caught.
+	ProvenBy []string `json:"proven_by,omitempty"`
 }
 
 func newListCmd() *cobra.Command {
@@ -82,7 +85,7 @@ on stderr, and list exits 1; run would report it stale.`,
 				entries := make([]listEntry, 0, len(scs))
 				for _, sc := range scs {
 					entries = append(entries, listEntry{ID: sc.ID, Title: sc.Title, Suite: sc.Suite, File: sc.File, Line: sc.Line,
-						Level: sc.Level, Claim: sc.Claim, Requirements: sc.Requirements, Requires: sc.Requires, Plan: planned(plan, sc)})
+						Level: sc.Level, Claim: sc.Claim, Requirements: sc.Requirements, Requires: sc.Requires, Plan: planned(plan, sc), ProvenBy: plan.ProvenBy(sc)})
 				}
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -27,5 +28,36 @@ func TestListShowsGeneratedCases(t *testing.T) {
 	}
 	if n < 120 || !strings.Contains(out, "receiver.ENV-CONTAINER-EXCLUSIVE.both") {
 		t.Errorf("%d generated cases listed:\n%s", n, out)
+	}
+}
+
+// list --format json names what each built-in scenario's pass would have
+// caught: the faults of aghcheck peer that fail it. The initiator's half
+// is listed and proven like the rest.
+func TestListNamesProvenBy(t *testing.T) {
+	out, code := runAghcheck(t, "list", "--format", "json")
+	if code != 0 {
+		t.Fatalf("list exit %d:\n%s", code, out)
+	}
+	var got struct {
+		Scenarios []struct {
+			ID       string   `json:"id"`
+			ProvenBy []string `json:"proven_by"`
+		} `json:"scenarios"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	initiators := 0
+	for _, sc := range got.Scenarios {
+		if len(sc.ProvenBy) == 0 {
+			t.Errorf("%s: no proven_by", sc.ID)
+		}
+		if strings.HasPrefix(sc.ID, "initiator.") {
+			initiators++
+		}
+	}
+	if initiators < 15 {
+		t.Errorf("%d initiator scenarios listed, want at least 15", initiators)
 	}
 }
