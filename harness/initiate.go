@@ -62,7 +62,7 @@ func (r *runner) prepareOrders(todo []int) error {
 		first := sc.PeerNames()[0].Name
 		for _, st := range sc.Steps {
 			if st.Initiate != nil {
-				orders = append(orders, st.Initiate.Order(first, ids))
+				orders = append(orders, st.Initiate.Resolve(first, ids))
 			}
 		}
 	}
@@ -135,7 +135,7 @@ func (p *player) initiate(ctx context.Context, in *scenario.Initiate) (string, [
 	for name, tp := range p.send.tctx.Peers {
 		ids[name] = tp.ID
 	}
-	b, err := json.Marshal(in.Order(p.send.first, ids))
+	b, err := json.Marshal(in.Resolve(p.send.first, ids))
 	if err != nil {
 		return "", nil, fmt.Errorf("initiation order: %w", err)
 	}

@@ -10,9 +10,9 @@ import (
 // answer: a send, or an initiation order (the IUT's opening is its answer).
 func (s *Step) Sends() bool { return s.Send != nil || s.Initiate != nil }
 
-// Order is the initiation order of step in, with its test peer's id (ids
+// Resolve is the initiation order of step in, with its test peer's id (ids
 // maps test peer names to ids; "" leaves the name unresolved, for a lint).
-func (in *Initiate) Order(first string, ids map[string]string) control.Order {
+func (in *Initiate) Resolve(first string, ids map[string]string) control.Order {
 	to := in.To
 	if to == "" {
 		to = first
@@ -20,8 +20,9 @@ func (in *Initiate) Order(first string, ids map[string]string) control.Order {
 	if id, ok := ids[to]; ok {
 		to = id
 	}
-	return control.Order{To: to, Kind: in.Kind, Surface: in.Surface, Text: in.Text,
-		Capability: in.Capability, ExpiresIn: in.ExpiresIn, Answer: in.Answer, CancelOn: in.CancelOn}
+	o := in.Order
+	o.To = to
+	return o
 }
 
 // checkInitiate reports what is wrong with step i, an initiate step: the
@@ -36,7 +37,7 @@ func (sc *Scenario) checkInitiate(i int, peers map[string]*TestPeer) []string {
 			bad = append(bad, fmt.Sprintf("step %d: initiate names undeclared peer %q", i+1, name))
 		}
 	}
-	if err := in.Order(sc.PeerNames()[0].Name, nil).Check(); err != nil {
+	if err := in.Resolve(sc.PeerNames()[0].Name, nil).Check(); err != nil {
 		bad = append(bad, fmt.Sprintf("step %d: initiate: %v", i+1, err))
 	}
 	if !sc.Greets() {

@@ -7,6 +7,7 @@ package scenario
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/aghcheck/aghcheck/internal/control"
 	"strings"
 	"time"
 )
@@ -156,15 +157,10 @@ func (s *Step) Kind() string {
 // first peer); at start-up it is in the IUT's orders file and carried out
 // when To greets, which its test peers do at this step.
 type Initiate struct {
-	From       string         `json:"from,omitempty"`
-	To         string         `json:"to,omitempty"` // test peer name; default the first
-	Kind       string         `json:"kind"`
-	Surface    string         `json:"surface"`
-	Text       string         `json:"text,omitempty"`
-	Capability map[string]any `json:"capability,omitempty"`
-	ExpiresIn  int            `json:"expires_in,omitempty"`
-	Answer     string         `json:"answer,omitempty"`
-	CancelOn   string         `json:"cancel_on,omitempty"`
+	From string `json:"from,omitempty"`
+	// Order is the order as written: its To is a test peer's name
+	// (default the first), which Order resolves to that peer's id.
+	control.Order
 }
 
 // Initiates reports whether the scenario asks the IUT to open work: it is
