@@ -101,12 +101,17 @@ type Settings struct {
 	User, Password     string
 	Workspace, Channel string
 	PeerID             string // a suggestion: the peer's greet says which id it took
-	Env                []string
+	// Orders is the start-up file of initiation orders (AGH_INITIATE):
+	// the work the peer is asked to open as initiator, each when its
+	// target greets (docs/control-extension.md, "Initiation"). A peer that
+	// carries them out lists aghcheck.initiate/v1 in its Peer Card.
+	Orders string
+	Env    []string
 }
 
 func settingsOf(env []string) Settings {
 	e := iutenv.Parse(env)
-	return Settings{NATSURL: e.URL, Token: e.Token, User: e.User, Password: e.Password, Workspace: e.Workspace, Channel: e.Channel, PeerID: e.PeerID, Env: env}
+	return Settings{NATSURL: e.URL, Token: e.Token, User: e.User, Password: e.Password, Workspace: e.Workspace, Channel: e.Channel, PeerID: e.PeerID, Orders: e.Initiate, Env: env}
 }
 
 // run is one TestPeer: the scenarios its subtests select, then the result.

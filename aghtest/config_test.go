@@ -32,9 +32,9 @@ func TestConfigErrors(t *testing.T) {
 }
 
 func TestSettingsOf(t *testing.T) {
-	env := []string{"AGH_NATS_URL=nats://127.0.0.1:1", "AGH_NATS_TOKEN=tok", "AGH_NATS_USER=", "AGH_WORKSPACE_ID=ws", "AGH_CHANNEL=ch", "AGH_PEER_ID=iut.1", "X=y"}
+	env := []string{"AGH_NATS_URL=nats://127.0.0.1:1", "AGH_NATS_TOKEN=tok", "AGH_NATS_USER=", "AGH_WORKSPACE_ID=ws", "AGH_CHANNEL=ch", "AGH_PEER_ID=iut.1", "AGH_INITIATE=/tmp/orders.json", "X=y"}
 	s := settingsOf(env)
-	if s.NATSURL != "nats://127.0.0.1:1" || s.Token != "tok" || s.Workspace != "ws" || s.Channel != "ch" || s.PeerID != "iut.1" || len(s.Env) != len(env) {
+	if s.NATSURL != "nats://127.0.0.1:1" || s.Token != "tok" || s.Workspace != "ws" || s.Channel != "ch" || s.PeerID != "iut.1" || s.Orders != "/tmp/orders.json" || len(s.Env) != len(env) {
 		t.Errorf("%+v", s)
 	}
 	// The confined IUT's own user on the embedded broker.
