@@ -19,24 +19,8 @@ import (
 // needs node and the package installed (`make example-peer` does both), so
 // CI, which has neither, skips it.
 func TestExampleEarnsCorePeer(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed: the Node.js example peer is not certified")
-	}
-	if _, err := os.Stat("node_modules/nats"); err != nil {
-		t.Skip("examples/node-peer/node_modules is missing (run npm install there, or make example-peer)")
-	}
-	plan, err := harness.Options{
-		Target: harness.Target{Command: []string{node, "peer.js"}, MaxRestarts: harness.DefaultMaxRestarts},
-		Level:  "core",
-	}.Plan()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := plan.Run(context.Background())
-	if err != nil {
-		t.Fatalf("run: %v", err)
-	}
+	node := nodeAndPackage(t)
+	rep := certify(t, "core", node, "peer.js")
 	s := rep.Summary
 	if !s.Passed || s.Claim != "Core Peer" || s.Fail+s.Warn+s.Error != 0 {
 		for _, sc := range rep.Scenarios {
@@ -57,4 +41,64 @@ func TestExampleEarnsCorePeer(t *testing.T) {
 	if rep.Passive.Invalid != 0 {
 		t.Errorf("passive validation: %d invalid envelopes", rep.Passive.Invalid)
 	}
+}
+
+// The example plays the initiator in both forms: with the control
+// extension the run starts it and hands it its orders at start-up (it lists
+// aghcheck.initiate/v1); with --no-control, the same. Every initiator
+// scenario (those on NATS subjects too: level full) is played and passes.
+func TestExamplePlaysTheInitiator(t *testing.T) {
+	node := nodeAndPackage(t)
+	for _, args := range [][]string{{"peer.js"}, {"peer.js", "--no-control"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			rep := certify(t, "full", node, args...)
+			if rep.IUT.Initiation == "" {
+				t.Fatalf("the example took no initiation orders")
+			}
+			played := 0
+			for _, sc := range rep.Scenarios {
+				if !strings.HasPrefix(sc.ID, "initiator.") {
+					continue
+				}
+				played++
+				if sc.Outcome != report.Pass {
+					t.Errorf("%s: %s %s", sc.ID, sc.Outcome, sc.Message)
+				}
+			}
+			if played < 15 {
+				t.Errorf("%d initiator scenarios played, want at least 15", played)
+			}
+		})
+	}
+}
+
+// nodeAndPackage is node's path, or a skip when node or the package is
+// missing: CI has neither.
+func nodeAndPackage(t *testing.T) string {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed: the Node.js example peer is not certified")
+	}
+	if _, err := os.Stat("node_modules/nats"); err != nil {
+		t.Skip("examples/node-peer/node_modules is missing (run npm install there, or make example-peer)")
+	}
+	return node
+}
+
+// certify runs a level against node ARGS.
+func certify(t *testing.T, level, node string, args ...string) *report.Report {
+	t.Helper()
+	plan, err := harness.Options{
+		Target: harness.Target{Command: append([]string{node}, args...), MaxRestarts: harness.DefaultMaxRestarts},
+		Level:  level,
+	}.Plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := plan.Run(context.Background())
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	return rep
 }
