@@ -12,7 +12,8 @@ import (
 // judged on work that runs at its own pace. The cancel scenario needs work
 // held open, so such a peer, finishing at once, skips it for the
 // extension it lacks, never passes it. The peer ignoring containers is
-// caught without the extension too.
+// caught without the extension too, whether its work is over or still
+// open when the other container's message comes (pace:DURATION).
 func TestUnscriptedLifecycle(t *testing.T) {
 	t.Parallel()
 	sel := regexp.MustCompile(`^lifecycle\.(cancel-idempotent|container-binding-unscripted|non-participant-unscripted)$`)
@@ -23,6 +24,16 @@ func TestUnscriptedLifecycle(t *testing.T) {
 		{"plain-peer", map[string]report.Outcome{"lifecycle.cancel-idempotent": report.Skip,
 			"lifecycle.container-binding-unscripted": report.Pass, "lifecycle.non-participant-unscripted": report.Pass}},
 		{"plain-peer:ignore-container", map[string]report.Outcome{"lifecycle.container-binding-unscripted": report.Fail}},
+		// Work at the peer's own pace is open when the message sent right
+		// behind its opening comes: the correct peer passes, the peer
+		// keying work by work_id alone takes the other thread's message
+		// as talk about the work (no refusal: a SHOULD), and the one
+		// obeying anyone is cancelled by the third peer. A pace far past
+		// any scheduling delay shows the verdict rests on order alone.
+		{"plain-peer:pace:1m", map[string]report.Outcome{"lifecycle.container-binding-unscripted": report.Pass,
+			"lifecycle.non-participant-unscripted": report.Pass}},
+		{"plain-peer:pace:1m,ignore-container", map[string]report.Outcome{"lifecycle.container-binding-unscripted": report.Warn}},
+		{"plain-peer:pace:1m,non-participant-obeyed", map[string]report.Outcome{"lifecycle.non-participant-unscripted": report.Fail}},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			t.Parallel()

@@ -100,7 +100,7 @@ func (w *waiter) expect(ctx context.Context, e *scenario.Expect) report.StepResu
 	}
 	wantSubject, onOK := w.where(e.On)
 	if e.Before > 0 {
-		return w.before(sr, e, pats, onOK, wantSubject)
+		return w.before(sr, e, pats, unobs, onOK, wantSubject)
 	}
 	// The protocol sets no reply deadline: the step ends when its match
 	// arrives. The ceiling only ends a wait that can no longer succeed; a
@@ -437,19 +437,34 @@ func (w *waiter) noteSend(ids []string, times int) {
 // before judges an expect step by order, not time: its match must have
 // arrived before the envelope step e.Before matched, whose arrival shows
 // the IUT had processed what came before it. Nothing is waited for.
-func (w *waiter) before(sr report.StepResult, e *scenario.Expect, pats []map[string]any, onOK func(*message) bool, subject string) report.StepResult {
+func (w *waiter) before(sr report.StepResult, e *scenario.Expect, pats, unobs []map[string]any, onOK func(*message) bool, subject string) report.StepResult {
 	proof := w.matched[e.Before-1]
 	if proof == nil {
 		return sr.Judged(report.Skip, fmt.Sprintf("could not tell: step %d saw no answer, so nothing shows the order", e.Before))
 	}
 	w.in.mu.Lock()
 	defer w.in.mu.Unlock()
+	// ahead lists what arrived before the proof, unconsumed, where the
+	// step looks.
+	var ahead []*message
 	for _, m := range w.in.msgs {
-		if m.seq <= w.floor || m.seq >= proof.seq || w.in.consumed[m.seq] || m.env == nil || !onOK(m) || !anyMatch(pats, m.env) {
-			continue
+		if m.seq > w.floor && m.seq < proof.seq && !w.in.consumed[m.seq] && m.env != nil && onOK(m) {
+			ahead = append(ahead, m)
 		}
-		w.in.consumed[m.seq] = true
-		return sr.Judged(report.Pass, "")
+	}
+	for _, m := range ahead {
+		if anyMatch(pats, m.env) {
+			w.in.consumed[m.seq] = true
+			return sr.Judged(report.Pass, "")
+		}
+	}
+	// No match came first, but an answer the step declares unobservable
+	// did: by the same order, that answer is what the IUT made of it.
+	for _, m := range ahead {
+		if len(unobs) > 0 && anyMatch(unobs, m.env) {
+			sr.Arrived = []string{m.describe()}
+			return sr.Judged(report.Skip, fmt.Sprintf("not observable: %s (the IUT sent %s)", e.Unobservable.Because, m.label()))
+		}
 	}
 	sr.Arrived = []string{proof.describe()}
 	return sr.Judged(report.Fail, fmt.Sprintf("no %s on %s before the IUT's %s of step %d", expected(pats), subject, proof.label(), e.Before))
