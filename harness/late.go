@@ -63,7 +63,7 @@ func (p *player) late() {
 	w.in.mu.Unlock()
 	for _, s := range w.watches {
 		m := s.breach
-		if m == nil || m.at <= p.endedAt {
+		if m == nil || m.seq <= p.cutSeq {
 			continue // settled when the scenario ended
 		}
 		i := slices.IndexFunc(res.Steps, func(sr report.StepResult) bool { return sr.Index-1 == s.step })
@@ -87,7 +87,7 @@ func (p *player) late() {
 	var lateMsgs []*message
 	var errs, warns, ownErrs, ownWarns []string
 	for _, m := range p.received() {
-		if m.at > p.endedAt && p.peers.addressed(m) {
+		if m.seq > p.cutSeq && p.peers.addressed(m) {
 			lateMsgs = append(lateMsgs, m)
 			p.log.received(m)
 			e, w, oe, ow := p.charge(m)
@@ -162,8 +162,17 @@ func (p *player) contradiction() (string, *message) {
 	return "", nil
 }
 
-// endNow records when a scenario ended: what arrives later is late.
-func (p *player) endNow() { p.endedAt = time.Since(p.r.start) }
+// endLocked records when a scenario ended, with the inbox locked: its
+// last message then is the cut, and what arrives later is late. Once.
+func (p *player) endLocked() {
+	if p.cut {
+		return
+	}
+	p.cut, p.endedAt = true, time.Since(p.r.start)
+	if n := len(p.in.msgs); n > 0 {
+		p.cutSeq = p.in.msgs[n-1].seq
+	}
+}
 
 // lastWord asks the IUT, once every scenario has been played, a directed
 // whois and waits for its answer: a peer processes what it receives in
