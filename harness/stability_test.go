@@ -115,6 +115,14 @@ func TestMutationStability(t *testing.T) {
 	}
 	wg.Wait()
 
+	held := 0
+	defer func() {
+		used := make([]string, runs)
+		for run := range runs {
+			used[run] = loads[run%len(loads)].String()
+		}
+		t.Logf("stability: %d of %d faults held on all %d runs (%s)", held, len(ms), runs, strings.Join(used, "; "))
+	}()
 	for k, m := range ms {
 		var missed []string
 		for run := range runs {
@@ -126,6 +134,9 @@ func TestMutationStability(t *testing.T) {
 			}
 		}
 		n := runs - len(missed)
+		if len(missed) == 0 || n == 0 && m.derived {
+			held++
+		}
 		switch {
 		case m.derived && n == 0:
 			// A gap, on every run: docs/mutation.md lists it.
