@@ -239,3 +239,24 @@ func (r *runner) lastWord(rep *report.Report) {
 		}
 	}
 }
+
+// drain returns once everything the broker delivered before now has been
+// through the bus, so the IUT is judged as a sender on all of it (a fixed
+// pause would leave what arrives after it unjudged, and wait for nothing
+// otherwise). The flush is a round trip: the broker writes to a connection
+// in order, so every message it routed to the harness before the PONG is
+// then queued at its subscription. Barrier runs its function once each
+// async subscription has handled what was queued before it (nats.go
+// delivers a subscription's messages one at a time, in order): then
+// bus.receive has returned for all of them. Bounded, in case a callback is
+// stuck or the connection went down in between.
+func (r *runner) drain() {
+	_ = r.nc.Flush()
+	handled := make(chan struct{})
+	if r.nc.Barrier(func() { close(handled) }) == nil {
+		select {
+		case <-handled:
+		case <-time.After(5 * time.Second):
+		}
+	}
+}
