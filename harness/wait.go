@@ -191,24 +191,27 @@ func (w *waiter) replyTime(m *message) time.Duration {
 	return 0
 }
 
-// take consumes the first unconsumed envelope matching pats where onOK
-// wants it (hit) or, failing that, the first matching one elsewhere
-// (misplaced), once the silences being watched had their look.
+// take consumes the first unconsumed envelope matching pats: a hit when
+// onOK wants it where it came, else misplaced, once the silences being
+// watched had their look.
 func (w *waiter) take(pats []map[string]any, onOK func(*message) bool) (hit, misplaced *message) {
 	w.in.mu.Lock()
 	defer w.in.mu.Unlock()
 	w.watchLocked()
+	// The first match decides, in the order the IUT published: whether a
+	// match on the right subject that came after one on the wrong subject
+	// counted must not depend on whether it had arrived when the step
+	// looked.
 	for _, m := range w.in.msgs {
 		if m.seq <= w.floor || w.in.consumed[m.seq] || m.env == nil || !anyMatch(pats, m.env) {
 			continue
 		}
 		if onOK(m) {
 			hit = m
-			break
-		}
-		if misplaced == nil {
+		} else {
 			misplaced = m
 		}
+		break
 	}
 	switch {
 	case hit != nil:
