@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -43,10 +44,13 @@ func (r *runner) repeat(ctx context.Context, rep *report.Report, play []int) {
 	r.cfg.Progress = nil
 	defer func() { r.cfg.Progress = progress }()
 	for r.runs < r.cfg.Repeat {
-		if why := r.outOfTime(); why != "" || ctx.Err() != nil {
+		if why := cmp.Or(r.outOfTime(), r.gaveUp); why != "" || ctx.Err() != nil {
 			r.runsCut = why
 			break
 		}
+		// Each run has the budgets of a run: --max-restarts for deaths in
+		// company, and (playAll) the hunt's replays.
+		r.deathRestarts = 0
 		for _, i := range play {
 			fresh := *rep.Scenarios[i]
 			fresh.Outcome, fresh.Message, fresh.Notes, fresh.Duration = "", "", nil, 0
