@@ -1,10 +1,12 @@
 package harness
 
 import (
-	"github.com/aghcheck/aghcheck/internal/report"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/aghcheck/aghcheck/internal/report"
 )
 
 // The lifecycle scenarios any peer plays, judged on a correct peer without
@@ -55,5 +57,27 @@ func TestUnscriptedLifecycle(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A started IUT that joined by answering the harness's whois sent no join
+// greet: the scenarios judging that greet say so at once, whatever
+// presence greet the peer sends later (whether one came before a step's
+// ceiling would be its clock against the harness's).
+func TestNoJoinGreetIsJudgedAtOnce(t *testing.T) {
+	t.Parallel()
+	sel := regexp.MustCompile(`^kinds\.(greet-announces-card|card-lists-v0)$`)
+	rep := runAgainst(t, "peer:no-join-greet", config{Scenarios: loadSuites(t), Select: sel, Target: Target{GreetTimeout: 500 * time.Millisecond}})
+	if rep.Error != "" {
+		t.Fatalf("harness error: %s", rep.Error)
+	}
+	for _, sc := range rep.Scenarios {
+		if !sel.MatchString(sc.ID) {
+			continue
+		}
+		if sc.Outcome != report.Warn || len(sc.Steps) == 0 || !strings.Contains(sc.Steps[0].Message, "did not greet on joining") {
+			dump(t, rep)
+			t.Errorf("%s: %s (%v), want a warning that it did not greet on joining", sc.ID, sc.Outcome, sc.Steps)
+		}
 	}
 }

@@ -20,6 +20,12 @@ type waiter struct {
 	in       *inbox
 	peers    peerSet
 	first    string // the peer an expect listens on when a step names none
+	// noJoinGreet says why a scenario judging the IUT's join greet has
+	// none to judge: the IUT it started answered the harness's whois
+	// without greeting first. A presence greet that comes later is not a
+	// join greet, and whether one came before the step's ceiling would
+	// be the peer's clock against the harness's.
+	noJoinGreet string
 	mark     int    // the last message seen before the latest send
 	greetSeq int    // the IUT's opening greet, never "what arrived instead"
 	floor    int    // messages up to this one were set aside (setAside)
@@ -99,6 +105,9 @@ func (w *waiter) expect(ctx context.Context, e *scenario.Expect) report.StepResu
 		}
 	}
 	wantSubject, onOK := w.where(e.On)
+	if w.noJoinGreet != "" && expected(pats) == "matching greet" {
+		return sr.Judged(report.Fail, w.noJoinGreet)
+	}
 	if e.Before > 0 {
 		return w.before(sr, e, pats, unobs, onOK, wantSubject)
 	}
