@@ -15,23 +15,17 @@ import (
 // waiter matches what the IUT sent one scenario's peers against the
 // scenario's expect and silence steps, waiting as long as a step allows.
 type waiter struct {
-	r     *runner
-	tctx  *scenario.Context
-	in    *inbox
-	peers peerSet
-	first string // the peer an expect listens on when a step names none
-	// noJoinGreet says why a scenario judging the IUT's join greet has
-	// none to judge: the IUT it started answered the harness's whois
-	// without greeting first. A presence greet that comes later is not a
-	// join greet, and whether one came before the step's ceiling would
-	// be the peer's clock against the harness's.
-	noJoinGreet string
-	mark        int // the last message seen before the latest send
-	greetSeq    int // the IUT's opening greet, never "what arrived instead"
-	floor       int // messages up to this one were set aside (setAside)
-	markedAt    time.Duration
-	sends       []sent
-	watches     []*watch
+	r        *runner
+	tctx     *scenario.Context
+	in       *inbox
+	peers    peerSet
+	first    string // the peer an expect listens on when a step names none
+	mark     int    // the last message seen before the latest send
+	greetSeq int    // the IUT's opening greet, never "what arrived instead"
+	floor    int    // messages up to this one were set aside (setAside)
+	markedAt time.Duration
+	sends    []sent
+	watches  []*watch
 	// latencies are the reply times of the expects that passed: from the
 	// latest send before the match to the match's arrival.
 	latencies []time.Duration
@@ -40,6 +34,12 @@ type waiter struct {
 	// each expect step matched, by step index (for before).
 	step    int
 	matched map[int]*message
+	// noJoinGreet says why a scenario judging the IUT's join greet has
+	// none to judge: the IUT it started answered the harness's whois
+	// without greeting first. A presence greet that comes later is not a
+	// join greet, and whether one came before the step's ceiling would
+	// be the peer's clock against the harness's.
+	noJoinGreet string
 }
 
 // markSend starts the silence window of the next send: taken before
