@@ -52,11 +52,11 @@ func (r *runner) repeat(ctx context.Context, rep *report.Report, play []int) {
 		// company, and (playAll) the hunt's replays.
 		r.deathRestarts = 0
 		for _, i := range play {
-			fresh := *rep.Scenarios[i]
-			fresh.Outcome, fresh.Message, fresh.Notes, fresh.Duration = "", "", nil, 0
-			fresh.Peers, fresh.Steps, fresh.Exchanged, fresh.Latency = nil, nil, nil, nil
-			fresh.Killed, fresh.StrictFail, fresh.SenderFindings, fresh.Unplayed = false, false, nil, false
-			rep.Scenarios[i] = &fresh
+			// The scenario's identity, as newReport gave it; the verdict
+			// is the new run's.
+			was := rep.Scenarios[i]
+			rep.Scenarios[i] = &report.ScenarioResult{ID: was.ID, Title: was.Title, Suite: was.Suite, File: was.File, Line: was.Line,
+				Level: was.Level, Claim: was.Claim, Requirements: was.Requirements, Readings: was.Readings, ProvenBy: was.ProvenBy}
 		}
 		r.playAll(ctx, rep, play)
 		if ctx.Err() != nil {
