@@ -3,13 +3,14 @@
 GO        ?= go
 PKGS      ?= ./...
 FUZZTIME  ?= 20s
+STABILITY ?= 5
 BIN       ?= bin/aghcheck
 # The version --version and every report print: the nearest v* tag, commits
 # since, the commit and -dirty for uncommitted changes (plain "dev" outside a
 # git checkout).
 VERSION   ?= $(shell git describe --tags --match 'v*' --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build test bench bench-compare bench-process bench-run bench-monitor html-check fuzz lint docs reference reference-gotest reference-matrix example-peer clean
+.PHONY: all build test stability bench bench-compare bench-process bench-run bench-monitor html-check fuzz lint docs reference reference-gotest reference-matrix example-peer clean
 
 all: build
 
@@ -30,6 +31,12 @@ build:
 test:
 	$(GO) vet $(PKGS)
 	GORACE=atexit_sleep_ms=0 GOGC=200 $(GO) test -race -count=1 -p 4 -parallel 4 $(PKGS)
+
+## stability: every fault of aghcheck peer caught on each of STABILITY (5) runs, plain and
+## loaded in turn (slow: added, all its scenarios at once, 16 faults at once); make test
+## plays the cheap form, one loaded run beside the plain one (docs/mutation.md#stability).
+stability:
+	GORACE=atexit_sleep_ms=0 GOGC=200 AGHCHECK_STABILITY=$(STABILITY) $(GO) test -race -count=1 -timeout 60m -run '^TestMutationStability$$' -v ./harness
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem $(PKGS)

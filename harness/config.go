@@ -133,6 +133,10 @@ type config struct {
 	Strict   bool           // warnings fail
 	Select   *regexp.Regexp // --run: only scenarios whose id matches
 	Parallel int            // scenarios at once (default: all)
+	// Repeat is how many times the scenarios are played against the one
+	// IUT (0 or 1: once); a scenario whose outcome differs between the
+	// runs is an error of the harness (repeat.go).
+	Repeat int
 	// Timeout is a ceiling per scenario (0: none, each wait has its own).
 	Timeout time.Duration
 	// Progress is called as each scenario ends (from several goroutines,

@@ -46,7 +46,7 @@ func runTestIUT(mode string) int {
 			return testiut.Peer(faults, true, "no-orders")
 		}
 		return testiut.Peer(faults, name == "plain-peer")
-	case "welcoming-peer", "reaching-peer", "impersonating-peer":
+	case "welcoming-peer", "reaching-peer", "impersonating-peer", "flip-flop-peer":
 		// The reference peer, plus what some peers do when another joins
 		// (ask the newcomer who it is), or plus a connection of its
 		// credentials that reaches past the run's subjects or speaks as
@@ -57,6 +57,8 @@ func runTestIUT(mode string) int {
 			beside = reachOut
 		case "impersonating-peer":
 			beside = impersonate
+		case "flip-flop-peer":
+			beside = flipFlop
 		}
 		stop, err := beside(cfg)
 		if err != nil {
@@ -154,8 +156,10 @@ func dump(t *testing.T, rep *report.Report) {
 	}
 }
 
+// Played twice (--repeat 2) against the one peer: every verdict holds on
+// both runs, so none is unstable.
 func TestReferencePeerPassesEverything(t *testing.T) {
-	rep := runAgainst(t, "peer", config{})
+	rep := runAgainst(t, "peer", config{Repeat: 2})
 	dump(t, rep)
 	if rep.Error != "" {
 		t.Fatalf("harness error: %s\nstderr: %s", rep.Error, rep.IUT.Stderr)
@@ -168,5 +172,8 @@ func TestReferencePeerPassesEverything(t *testing.T) {
 	}
 	if rep.Passive.Outcome != report.Pass || rep.Passive.Envelopes == 0 {
 		t.Errorf("passive %+v", rep.Passive)
+	}
+	if s := rep.Summary; s.Repeat != 2 || len(s.Unstable) > 0 {
+		t.Errorf("repeat %d, unstable %v: want 2 runs, none unstable", s.Repeat, s.Unstable)
 	}
 }

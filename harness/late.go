@@ -63,7 +63,7 @@ func (p *player) late() {
 	w.in.mu.Unlock()
 	for _, s := range w.watches {
 		m := s.breach
-		if m == nil || m.at <= p.endedAt {
+		if m == nil || m.seq <= p.cutSeq {
 			continue // settled when the scenario ended
 		}
 		i := slices.IndexFunc(res.Steps, func(sr report.StepResult) bool { return sr.Index-1 == s.step })
@@ -87,7 +87,7 @@ func (p *player) late() {
 	var lateMsgs []*message
 	var errs, warns, ownErrs, ownWarns []string
 	for _, m := range p.received() {
-		if m.at > p.endedAt && p.peers.addressed(m) {
+		if m.seq > p.cutSeq && p.peers.addressed(m) {
 			lateMsgs = append(lateMsgs, m)
 			p.log.received(m)
 			e, w, oe, ow := p.charge(m)
@@ -162,8 +162,17 @@ func (p *player) contradiction() (string, *message) {
 	return "", nil
 }
 
-// endNow records when a scenario ended: what arrives later is late.
-func (p *player) endNow() { p.endedAt = time.Since(p.r.start) }
+// endLocked records when a scenario ended, with the inbox locked: its
+// last message then is the cut, and what arrives later is late. Once.
+func (p *player) endLocked() {
+	if p.cut {
+		return
+	}
+	p.cut, p.endedAt = true, time.Since(p.r.start)
+	if n := len(p.in.msgs); n > 0 {
+		p.cutSeq = p.in.msgs[n-1].seq
+	}
+}
 
 // lastWord asks the IUT, once every scenario has been played, a directed
 // whois and waits for its answer: a peer processes what it receives in
@@ -227,6 +236,27 @@ func (r *runner) lastWord(rep *report.Report) {
 		case <-tick.C:
 		case <-deadline.C:
 			return
+		}
+	}
+}
+
+// drain returns once everything the broker delivered before now has been
+// through the bus, so the IUT is judged as a sender on all of it (a fixed
+// pause would leave what arrives after it unjudged, and wait for nothing
+// otherwise). The flush is a round trip: the broker writes to a connection
+// in order, so every message it routed to the harness before the PONG is
+// then queued at its subscription. Barrier runs its function once each
+// async subscription has handled what was queued before it (nats.go
+// delivers a subscription's messages one at a time, in order): then
+// bus.receive has returned for all of them. Bounded, in case a callback is
+// stuck or the connection went down in between.
+func (r *runner) drain() {
+	_ = r.nc.Flush()
+	handled := make(chan struct{})
+	if r.nc.Barrier(func() { close(handled) }) == nil {
+		select {
+		case <-handled:
+		case <-time.After(5 * time.Second):
 		}
 	}
 }

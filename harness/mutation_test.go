@@ -29,6 +29,9 @@ type mutant struct {
 	// derived marks an overlook fault made for a requirement no listed
 	// fault breaks; the listed faults must all be caught.
 	derived bool
+	// load is how the stability check plays it (stability_test.go); the
+	// zero value is the plain run.
+	load load
 }
 
 // mutants is every listed fault plus, for each live requirement (one a
@@ -138,6 +141,21 @@ func caseCompanions(t *testing.T) map[string][]string {
 	return out
 }
 
+// liveRequirements maps each requirement a scenario cites, but a MAY, to
+// the scenarios citing it.
+func liveRequirements(all []*scenario.Scenario) map[string][]*scenario.Scenario {
+	live := map[string][]*scenario.Scenario{}
+	for _, sc := range all {
+		for _, id := range sc.Requirements {
+			if r, ok := catalogue.Lookup(id); ok && r.Severity == rules.Note {
+				continue // a MAY permits: a peer that does not offer it breaks nothing
+			}
+			live[id] = append(live[id], sc)
+		}
+	}
+	return live
+}
+
 // sanity is played against every mutant besides the scenarios citing its
 // requirements: plain work, so faults on the work's traces show passively.
 var sanity = []string{"lifecycle.work-completes", "kinds.whois-directed-answered"}
@@ -153,15 +171,7 @@ var sanity = []string{"lifecycle.work-completes", "kinds.whois-directed-answered
 func TestMutationScore(t *testing.T) {
 	t.Parallel()
 	all := loadSuites(t)
-	live := map[string][]*scenario.Scenario{}
-	for _, sc := range all {
-		for _, id := range sc.Requirements {
-			if r, ok := catalogue.Lookup(id); ok && r.Severity == rules.Note {
-				continue // a MAY permits: a peer that does not offer it breaks nothing
-			}
-			live[id] = append(live[id], sc)
-		}
-	}
+	live := liveRequirements(all)
 	ms := mutants(t, live)
 	sem := make(chan struct{}, 8)
 	var wg sync.WaitGroup
@@ -324,7 +334,7 @@ func judge(t *testing.T, m *mutant, all []*scenario.Scenario, live map[string][]
 			play = append(play, sc)
 		}
 	}
-	rep := runAgainst(t, "peer:"+m.fault.Name, config{Scenarios: play})
+	rep := runAgainst(t, "peer:"+m.fault.Name+m.load.faults(), config{Scenarios: play, Parallel: m.load.parallel})
 	if rep.Error != "" {
 		m.err = "harness error: " + rep.Error
 		return
@@ -414,6 +424,7 @@ is refused without harm, but no mutant proves they would catch a peer that takes
 			fmt.Fprintf(&b, "| %s | %s |\n", id, e.OverlookUnobservable)
 		}
 	}
+	b.WriteString(stabilityDoc())
 	b.WriteString(`
 ## Scenario × fault
 

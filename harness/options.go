@@ -46,7 +46,12 @@ type Options struct {
 	Errata []string
 	Strict bool // a SHOULD not met fails
 
-	Parallel int           // scenarios at once (0: all)
+	Parallel int // scenarios at once (0: all)
+	// Repeat plays the scenarios this many times against the one IUT
+	// (0 or 1: once) and reports every scenario whose outcome differed
+	// between the runs as an error: a verdict that does not hold on
+	// every run is not a verdict.
+	Repeat   int
 	Timeout  time.Duration // ceiling per scenario (0: none)
 	ReproDir string        // where each scenario that kills the IUT is written
 
@@ -165,7 +170,7 @@ func (o Options) Preview() (*Plan, error) {
 	}
 	p := &Plan{opts: o, cfg: config{Target: o.Target, Scenarios: scs, Readings: names, Errata: requirements.Envelope(readings),
 		Level: level, Strict: o.Strict, Select: sel,
-		Parallel: o.Parallel, Timeout: o.Timeout, ReproDir: o.ReproDir}}
+		Parallel: o.Parallel, Repeat: o.Repeat, Timeout: o.Timeout, ReproDir: o.ReproDir}}
 	return p, nil
 }
 
@@ -186,6 +191,8 @@ func (o Options) checkTarget() error {
 		return optionErr("max-restarts", "%d: want 1 or more, or 0 for never", o.MaxRestarts)
 	case o.Parallel < 0:
 		return optionErr("parallel", "%d: want 1 or more, or 0 for every scenario at once", o.Parallel)
+	case o.Repeat < 0:
+		return optionErr("repeat", "%d: want 1 or more (0 plays the suite once)", o.Repeat)
 	case o.Timeout < 0:
 		return optionErr("timeout", "%s: want a positive duration, or 0 for no ceiling per scenario", o.Timeout)
 	case o.StepTimeout < 0, o.GreetTimeout < 0, o.BackTimeout < 0, o.OutageTimeout < 0:

@@ -32,6 +32,11 @@ type player struct {
 	sent     int            // send steps played
 	sentOn   map[int]string // step index (from 0) → the subject its send went to
 	endedAt  time.Duration  // since the run started: what arrives later is late
+	// cutSeq is the last message the scenario was judged on when it
+	// ended (cut once it has): what came after it is late, judged by
+	// judgeLate, so no message falls between the two judgements.
+	cutSeq int
+	cut    bool
 }
 
 // play plays sc once against incarnation l, whose death interrupts it.
@@ -79,7 +84,6 @@ func (r *runner) play(ctx context.Context, l *life, sc *scenario.Scenario, res *
 	p.answers()
 	p.record()
 	p.latency()
-	p.endNow()
 	if r.keepLate {
 		// Still routed: judgeLate judges what comes after it ended.
 		kept = true
@@ -138,6 +142,9 @@ func (r *runner) newPlayer(sc *scenario.Scenario, res *report.ScenarioResult) (*
 	}
 	p.send = &sender{r: r, tctx: tctx, first: names[0], names: names, log: p.log}
 	p.wait = &waiter{r: r, tctx: tctx, in: p.in, peers: p.peers, first: names[0]}
+	if sc.Requires.JoinGreet && r.proc != nil && r.greet == nil {
+		p.wait.noJoinGreet = fmt.Sprintf("the IUT did not greet on joining: it answered the harness's whois after %s (--greet-timeout) without a greet; a later presence greet is not a join greet", r.cfg.GreetTimeout)
+	}
 	return p, nil
 }
 
@@ -244,6 +251,7 @@ func (p *player) settleSilences() {
 	w := p.wait
 	w.in.mu.Lock()
 	w.watchLocked()
+	p.endLocked()
 	w.in.mu.Unlock()
 	res := p.res
 	passed := map[int]bool{} // step index (from 0) → an expect that passed
@@ -367,7 +375,7 @@ func (p *player) judge() {
 	res := p.res
 	var errs, warns []string
 	var ownErrs, ownWarns []string
-	for _, m := range p.received() {
+	for _, m := range p.onTime() {
 		if !p.peers.addressed(m) && !p.in.wasConsumed(m) {
 			continue
 		}
@@ -480,7 +488,7 @@ func (p *player) fold(errs, warns []string, own bool) {
 // record completes the transcript with what the IUT sent the scenario's
 // peers and whatever a step consumed.
 func (p *player) record() {
-	for _, m := range p.received() {
+	for _, m := range p.onTime() {
 		if p.peers.addressed(m) || p.in.wasConsumed(m) {
 			p.log.received(m)
 		}
@@ -493,6 +501,20 @@ func (p *player) received() []*message {
 	p.in.mu.Lock()
 	defer p.in.mu.Unlock()
 	return append([]*message(nil), p.in.msgs...)
+}
+
+// onTime is what the scenario is judged on when it ends: its inbox up to
+// the cut its silences were settled at. What came after is late.
+func (p *player) onTime() []*message {
+	p.in.mu.Lock()
+	defer p.in.mu.Unlock()
+	var out []*message
+	for _, m := range p.in.msgs {
+		if !p.cut || m.seq <= p.cutSeq {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 func worse(a, b report.Outcome) report.Outcome {

@@ -34,11 +34,15 @@ type runner struct {
 	// judgeLate (a run; a fuzz session judges its batches as they end).
 	keepLate bool
 	finished finished
-	start    time.Time
-	ws       string
-	ch       string
-	nc       *nats.Conn
-	js       jetstream.JetStream
+	// runs counts the runs of the suite played so far (--repeat), and
+	// runsCut says why the run stopped short of them ("" when it did not).
+	runs    int
+	runsCut string
+	start   time.Time
+	ws      string
+	ch      string
+	nc      *nats.Conn
+	js      jetstream.JetStream
 	// stream is the run's JetStream stream (when one was set up).
 	stream jetstream.StreamConfig
 	bus    *bus
@@ -120,36 +124,23 @@ func runConfig(ctx context.Context, cfg config) (*report.Report, error) {
 	}
 	r.beginLife(ctx)
 	r.keepLate = true
-	r.playAll(ctx, rep, r.gateAll(rep, todo))
+	play := r.gateAll(rep, todo)
+	r.playAll(ctx, rep, play)
+	if cfg.Repeat > 1 {
+		r.repeat(ctx, rep, play)
+	}
 	if err := ctx.Err(); err != nil {
 		return r.abort(rep, todo, interruption(ctx))
 	}
 	r.lastWord(rep)
 	r.current().cancel(nil) // stop watching: the run is over
-
-	// Judge the IUT as a sender only once everything the broker delivered
-	// before now has been through the bus (a fixed pause would leave what
-	// arrives after it unjudged, and wait for nothing otherwise). The flush
-	// is a round trip: the broker writes to a connection in order, so every
-	// message it routed to the harness before the PONG is then queued at its
-	// subscription. Barrier runs its function once each async subscription
-	// has handled what was queued before it (nats.go delivers a
-	// subscription's messages one at a time, in order): then bus.receive
-	// has returned for all of them. Bounded, in case a callback is stuck or
-	// the connection went down in between.
-	_ = r.nc.Flush()
-	handled := make(chan struct{})
-	if r.nc.Barrier(func() { close(handled) }) == nil {
-		select {
-		case <-handled:
-		case <-time.After(5 * time.Second):
-		}
-	}
+	r.drain()
 	r.judgeLate(rep)
 	r.passive(rep)
 	r.link.report(rep, cfg.Strict)
 	r.liveReport(rep)
 	grade(rep, cfg, r.target)
+	r.repeatSummary(rep)
 	return rep, nil
 }
 
@@ -283,7 +274,9 @@ func (r *runner) connect(ctx context.Context, rep *report.Report, needJS bool) e
 	r.ep = ep
 	rep.Broker.URL = ep.URL
 
-	r.bus = newBus(r.start, r.ws, r.ch, r.cfg.External == nil, floodBudget{r.cfg.FloodLimit, r.cfg.FloodBytes}, r.cfg.Now)
+	// A run played N times (--repeat) lets the IUT send N runs' worth.
+	runs := max(1, r.cfg.Repeat)
+	r.bus = newBus(r.start, r.ws, r.ch, r.cfg.External == nil, floodBudget{r.cfg.FloodLimit * runs, r.cfg.FloodBytes * int64(runs)}, r.cfg.Now)
 	r.bus.errata, r.bus.track.errata = r.cfg.Errata, r.cfg.Errata
 	r.bus.heard = r.life.heard
 	r.bus.onFlood = r.onFlood

@@ -34,6 +34,12 @@ type waiter struct {
 	// each expect step matched, by step index (for before).
 	step    int
 	matched map[int]*message
+	// noJoinGreet says why a scenario judging the IUT's join greet has
+	// none to judge: the IUT it started answered the harness's whois
+	// without greeting first. A presence greet that comes later is not a
+	// join greet, and whether one came before the step's ceiling would
+	// be the peer's clock against the harness's.
+	noJoinGreet string
 }
 
 // markSend starts the silence window of the next send: taken before
@@ -99,8 +105,11 @@ func (w *waiter) expect(ctx context.Context, e *scenario.Expect) report.StepResu
 		}
 	}
 	wantSubject, onOK := w.where(e.On)
+	if w.noJoinGreet != "" && expected(pats) == "matching greet" {
+		return sr.Judged(report.Fail, w.noJoinGreet)
+	}
 	if e.Before > 0 {
-		return w.before(sr, e, pats, onOK, wantSubject)
+		return w.before(sr, e, pats, unobs, onOK, wantSubject)
 	}
 	// The protocol sets no reply deadline: the step ends when its match
 	// arrives. The ceiling only ends a wait that can no longer succeed; a
@@ -191,24 +200,27 @@ func (w *waiter) replyTime(m *message) time.Duration {
 	return 0
 }
 
-// take consumes the first unconsumed envelope matching pats where onOK
-// wants it (hit) or, failing that, the first matching one elsewhere
-// (misplaced), once the silences being watched had their look.
+// take consumes the first unconsumed envelope matching pats: a hit when
+// onOK wants it where it came, else misplaced, once the silences being
+// watched had their look.
 func (w *waiter) take(pats []map[string]any, onOK func(*message) bool) (hit, misplaced *message) {
 	w.in.mu.Lock()
 	defer w.in.mu.Unlock()
 	w.watchLocked()
+	// The first match decides, in the order the IUT published: whether a
+	// match on the right subject that came after one on the wrong subject
+	// counted must not depend on whether it had arrived when the step
+	// looked.
 	for _, m := range w.in.msgs {
 		if m.seq <= w.floor || w.in.consumed[m.seq] || m.env == nil || !anyMatch(pats, m.env) {
 			continue
 		}
 		if onOK(m) {
 			hit = m
-			break
-		}
-		if misplaced == nil {
+		} else {
 			misplaced = m
 		}
+		break
 	}
 	switch {
 	case hit != nil:
@@ -437,19 +449,34 @@ func (w *waiter) noteSend(ids []string, times int) {
 // before judges an expect step by order, not time: its match must have
 // arrived before the envelope step e.Before matched, whose arrival shows
 // the IUT had processed what came before it. Nothing is waited for.
-func (w *waiter) before(sr report.StepResult, e *scenario.Expect, pats []map[string]any, onOK func(*message) bool, subject string) report.StepResult {
+func (w *waiter) before(sr report.StepResult, e *scenario.Expect, pats, unobs []map[string]any, onOK func(*message) bool, subject string) report.StepResult {
 	proof := w.matched[e.Before-1]
 	if proof == nil {
 		return sr.Judged(report.Skip, fmt.Sprintf("could not tell: step %d saw no answer, so nothing shows the order", e.Before))
 	}
 	w.in.mu.Lock()
 	defer w.in.mu.Unlock()
+	// ahead lists what arrived before the proof, unconsumed, where the
+	// step looks.
+	var ahead []*message
 	for _, m := range w.in.msgs {
-		if m.seq <= w.floor || m.seq >= proof.seq || w.in.consumed[m.seq] || m.env == nil || !onOK(m) || !anyMatch(pats, m.env) {
-			continue
+		if m.seq > w.floor && m.seq < proof.seq && !w.in.consumed[m.seq] && m.env != nil && onOK(m) {
+			ahead = append(ahead, m)
 		}
-		w.in.consumed[m.seq] = true
-		return sr.Judged(report.Pass, "")
+	}
+	for _, m := range ahead {
+		if anyMatch(pats, m.env) {
+			w.in.consumed[m.seq] = true
+			return sr.Judged(report.Pass, "")
+		}
+	}
+	// No match came first, but an answer the step declares unobservable
+	// did: by the same order, that answer is what the IUT made of it.
+	for _, m := range ahead {
+		if len(unobs) > 0 && anyMatch(unobs, m.env) {
+			sr.Arrived = []string{m.describe()}
+			return sr.Judged(report.Skip, fmt.Sprintf("not observable: %s (the IUT sent %s)", e.Unobservable.Because, m.label()))
+		}
 	}
 	sr.Arrived = []string{proof.describe()}
 	return sr.Judged(report.Fail, fmt.Sprintf("no %s on %s before the IUT's %s of step %d", expected(pats), subject, proof.label(), e.Before))

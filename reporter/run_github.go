@@ -84,6 +84,11 @@ func writeRunGitHub(w io.Writer, rep *report.Report) error {
 		cmd = "error"
 	}
 	b.WriteString(Annotation(cmd, "aghcheck run: "+word, verdict) + "\n")
+	if line := s.UnstableLine(); len(s.Unstable) > 0 {
+		b.WriteString(Annotation("error", "aghcheck run: unstable verdicts", line) + "\n")
+	} else if line != "" {
+		fmt.Fprintln(&b, line)
+	}
 	if line := ReadingsText(rep); line != "" {
 		fmt.Fprintf(&b, "readings: %s\n", line)
 	}

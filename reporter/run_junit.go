@@ -22,6 +22,11 @@ func writeRunJUnit(w io.Writer, rep *report.Report) error {
 		{"implementation", cmp.Or(rep.IUT.Implementation, report.Unknown)},
 		{"implementation.version", cmp.Or(rep.IUT.ImplementationVersion, report.Unknown)},
 	}
+	if s := rep.Summary; s.Repeat > 1 {
+		// --repeat: the unstable scenarios are errors below; these say
+		// how many runs there were and which differed, in one place.
+		props = append(props, junitProperty{"repeat", fmt.Sprint(s.Repeat)}, junitProperty{"unstable", strings.Join(s.Unstable, ",")})
+	}
 	for _, c := range rep.Claims {
 		// A claim earned on a peer that takes no initiation orders rests on
 		// half a peer: a CI reading only the XML must see it.

@@ -341,3 +341,42 @@ func TestEveryFormatNamesUnexercisedInitiatorDuties(t *testing.T) {
 		})
 	}
 }
+
+// repeatedFixture is the fixture run as --repeat 3 gives it: its first
+// scenario's outcome differed between the runs, so it is an error.
+func repeatedFixture() *report.Report {
+	rep := runFixture()
+	sc := rep.Scenarios[0]
+	sc.Outcome, sc.Runs = report.Error, []report.Outcome{report.Pass, report.Fail, report.Pass}
+	sc.Message = "unstable: its outcome differed between the 3 runs (pass on runs 1 and 3; fail on run 2); run 2: fail"
+	for _, s := range rep.Scenarios[1:] {
+		s.Runs = []report.Outcome{s.Outcome, s.Outcome, s.Outcome}
+	}
+	rep.Summary.Repeat, rep.Summary.Unstable, rep.Summary.Passed = 3, []string{sc.ID}, false
+	return rep
+}
+
+// Every format says which scenarios were unstable across the runs of
+// --repeat, in one line (JUnit as properties), and shows each as an error.
+func TestEveryFormatNamesUnstableScenarios(t *testing.T) {
+	rep := repeatedFixture()
+	id := rep.Scenarios[0].ID
+	for _, format := range []string{"text", "json", "junit", "html", "github"} {
+		t.Run(format, func(t *testing.T) {
+			out := string(writeRun(t, format, rep, Options{}))
+			want := "unstable: 1 scenario differed between the 3 runs"
+			switch format {
+			case "json":
+				want = `"unstable": [`
+			case "junit":
+				want = `<property name="unstable" value="` + id + `">`
+			}
+			if !strings.Contains(out, want) || !strings.Contains(out, id) {
+				t.Errorf("%s does not name the unstable scenario (%q):\n%s", format, want, out)
+			}
+		})
+	}
+	if line := VerdictLine(rep); !strings.Contains(line, "unstable: 1 scenario") {
+		t.Errorf("verdict line %q", line)
+	}
+}

@@ -270,6 +270,10 @@ func (t *runText) Finish(rep *report.Report) error {
 	}
 	t.exercised(rep)
 	t.latency(rep)
+	if line := rep.Summary.UnstableLine(); line != "" {
+		// --repeat: whether the verdicts held on every run, in one line.
+		fmt.Fprintf(w, "\n%s\n", line)
+	}
 	fmt.Fprintf(w, "\n%s\n", closingLine(p, rep))
 	return nil
 }
@@ -331,6 +335,9 @@ func VerdictLine(rep *report.Report, written ...string) string {
 	rep = sanitize.Copy(rep, ruleType)
 	written = sanitize.Copy(written)
 	line := fmt.Sprintf("aghcheck run: %s  %s; claim earned: %s (target %s)", runVerdict(rep), runCounts(rep), rep.Summary.Claim, rep.Summary.Target)
+	if u := rep.Summary.UnstableLine(); u != "" {
+		line += "; " + u
+	}
 	if len(written) > 0 {
 		line += "; written to " + strings.Join(written, " and ")
 	}

@@ -31,7 +31,7 @@ func TestWrittenReportsMatchTheirSchemas(t *testing.T) {
 	outage.Selection = `^nats\.`
 
 	for name, rep := range map[string]*report.Report{"fixture": runFixture(), "html fixture with an outage": outage,
-		"with a baseline": withBaseline, "never joined": neverJoined} {
+		"with a baseline": withBaseline, "never joined": neverJoined, "repeated, unstable": repeatedFixture()} {
 		t.Run(name, func(t *testing.T) {
 			schematest.JSON(t, schematest.RunReport, writeRun(t, "json", rep, Options{}))
 			o := Options{Record: recordInput(rep)}

@@ -161,7 +161,7 @@ func newRunCmd() *cobra.Command {
 		workspace                          string
 		channel                            string
 		strict, verbose, noColor           bool
-		parallel                           int
+		parallel, repeat                   int
 		timeout, stepTimeout, greetTimeout time.Duration
 		silence                            time.Duration
 		baselinePath, writeBaselinePath    string
@@ -209,11 +209,19 @@ under it, and every report names the readings applied.
 
 --owned-by-adapter FILE names the requirements whose verdict comes from
 an adapter's own code (its transport, subscriptions, greets) rather than
-from the runtime it wraps; every report marks them.`,
+from the runtime it wraps; every report marks them.
+
+--repeat N plays the suite N times, one run after another, against the one
+broker and the one IUT (started once; restarted only if it dies) and
+reports every scenario whose outcome differed between the runs as an error
+of the harness, not a pass or fail of the IUT, with one line naming them
+(JSON: summary.unstable, each scenario's runs). Any unstable scenario makes
+the exit status 1; --deadline covers all N runs.`,
 		Example: `  aghcheck run
   aghcheck run --iut './my-agent --join' --level core
   aghcheck run --iut 'aghcheck peer --fault accept-expired' --run 'delivery\.'
   aghcheck run --nats-url nats://nats.internal:4222 --nats-creds ci.creds --iut-peer reviewer.sess-1
+  aghcheck run --iut 'node peer.js' --repeat 5
   aghcheck run --format junit -o conformance.xml
   aghcheck run --format html -o report.html
   aghcheck run --suite my-suites --format github
@@ -240,6 +248,9 @@ from the runtime it wraps; every report marks them.`,
 				return err
 			}
 			if err := countFlag("max-restarts", maxRestarts, "never"); err != nil {
+				return err
+			}
+			if err := countFlag("repeat", repeat, "once"); err != nil {
 				return err
 			}
 			if iutLine != "" && iutPeer != "" {
@@ -270,6 +281,7 @@ from the runtime it wraps; every report marks them.`,
 				External: ext,
 			}
 			o.Strict, o.Parallel, o.Timeout, o.ReproDir = strict, parallel, timeout, reproDir
+			o.Repeat = repeat
 			o.Baseline, o.WriteBaseline = baselinePath, writeBaselinePath
 			o.OwnedByAdapter = ownedPath
 			o.Implementation, o.ImplementationVersion = implName, implVersion
@@ -385,6 +397,7 @@ from the runtime it wraps; every report marks them.`,
 	f.BoolVarP(&verbose, "verbose", "v", false, "list every skipped scenario and every reason a claim was not earned, and show envelopes whole")
 	f.BoolVar(&noColor, "no-color", false, "plain text output (also when NO_COLOR is set or stdout is not a terminal)")
 	f.IntVar(&parallel, "parallel", 0, "scenarios played at once (0: all of them)")
+	f.IntVar(&repeat, "repeat", 0, "play the suite `N` times against the one IUT and report every scenario whose outcome differed between the runs as an error (0: once)")
 	f.DurationVar(&timeout, "timeout", 0, "ceiling per scenario (0: none; every expect has --step-timeout)")
 	f.DurationVar(&stepTimeout, "step-timeout", harness.DefaultStepTimeout, "ceiling of an expect step: it ends when its match arrives and fails only when none comes within this (not a reply deadline)")
 	f.DurationVar(&silence, "silence", 0, "no effect: a silence is kept once a later reply shows the IUT processed what came before")

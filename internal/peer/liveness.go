@@ -25,6 +25,7 @@ const (
 	faultDeafOn       = "deaf-on:"
 	faultHangUpAfter  = "hang-up-after:"
 	faultFloodBytes   = "flood-bytes:"
+	faultPace         = "pace:"
 )
 
 // GroupLiveness is the group of the liveness faults. They name no
@@ -44,6 +45,7 @@ var ErrCrashed = errors.New("peer crashed")
 // liveness is the parsed parameters of the liveness faults.
 type liveness struct {
 	slow      time.Duration // every non-greet publication goes out this late
+	pace      time.Duration // work it does on its own completes this long after its working trace
 	dropAfter time.Duration // drops the connection this long after a join or reconnect greet
 	hangUp    time.Duration // closes the connection for good this long after its join greet
 	flood     int           // publishes envelopes of this many bytes without pause; 0: never
@@ -69,6 +71,8 @@ func (f livenessFault) prefix() string {
 var livenessFaults = []livenessFault{
 	{Fault{faultSlow + "DURATION", GroupLiveness, "publishes every envelope but its greets DURATION late (one delay line: order kept, delays overlap); judges what it receives at once; otherwise correct", nil},
 		func(l *liveness, s string) (err error) { l.slow, err = positiveDuration(s); return err }},
+	{Fault{faultPace + "DURATION", GroupLiveness, "works at its own pace: work it does on its own (no control script) completes DURATION after its working trace, on a timer, while the peer reads on (a message for the work meanwhile finds it open, a cancel cancels it); otherwise correct", nil},
+		func(l *liveness, s string) (err error) { l.pace, err = positiveDuration(s); return err }},
 	{Fault{faultCrashOn + "INPUT", GroupLiveness, "on receiving INPUT (" + inputNames() + ") prints a Go panic and stack trace to stderr and exits with status 2", nil},
 		func(l *liveness, s string) (err error) { l.crashOn, err = lookupInput(s); return err }},
 	{Fault{faultDisconnectOn + "INPUT", GroupLiveness, "on receiving INPUT prints an error and stack trace to stderr and closes its NATS connection for good; the process lingers until signalled", nil},

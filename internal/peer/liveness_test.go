@@ -44,6 +44,22 @@ var livenessFaultCases = []faultCase{
 			t.Fatalf("ten answers took %v, want between %v and %v", d, slowBy, most)
 		}
 	}},
+	// An hour's pace holds the work open for the whole test, whatever the
+	// machine's speed: a cancel finds it working, and nothing completes it.
+	{faultPace + "1h", nil, func(t *testing.T, r *rig) {
+		w := r.work("at my pace")
+		r.send(w)
+		wantReceipt(t, r.expect("receipt"), w, "accepted", "")
+		wantTrace(t, r.expect("trace"), w, w, "working")
+		c := r.cancelOf(w)
+		r.send(c)
+		wantTrace(t, r.expect("trace"), w, c, "canceled")
+		// Read on: other work is taken while w's hour runs.
+		o := r.work("other work")
+		r.send(o)
+		wantReceipt(t, r.expect("receipt"), o, "accepted", "")
+		wantTrace(t, r.expect("trace"), o, o, "working")
+	}},
 	{faultCrashOn + "whois-query-type", nil, func(t *testing.T, r *rig) {
 		// A query that is a string is answered as usual.
 		q := whoisRequest(r)
@@ -286,6 +302,18 @@ func TestSlowCombines(t *testing.T) {
 	late := newRig(t, withFaults(faultSlow+"1m"))
 	late.send(whoisRequest(late))
 	late.silence()
+}
+
+// A paced peer completes its work once the pace has run, with its echo:
+// only the order is judged, never the time it took.
+func TestPaceCompletes(t *testing.T) {
+	r := newRig(t, withFaults(faultPace+"1ms", faultAcceptExpired))
+	w := r.work("soon")
+	r.send(w)
+	wantReceipt(t, r.expect("receipt"), w, "accepted", "")
+	wantTrace(t, r.expect("trace"), w, w, "working")
+	done := r.expect("trace")
+	wantTrace(t, done, w, w, "completed")
 }
 
 // The inputs a crash-on, disconnect-on or deaf-on fault trips on, by example.

@@ -37,6 +37,8 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 
+	defer close(p.quit)
+
 	inbox := make(chan *nats.Msg, 4096)
 	closed := make(chan struct{})
 	var closeOnce sync.Once
@@ -161,6 +163,8 @@ func Run(ctx context.Context, cfg Config) error {
 		case <-tick.C:
 			p.sweep()
 			p.greet()
+		case f := <-p.due:
+			f()
 		case m := <-inbox:
 			if m.Sub == own && !own.IsValid() {
 				continue // queued before deaf-on closed the subscription
@@ -228,6 +232,11 @@ type peer struct {
 	// shunned are the senders of odd messages the peer ignores from then
 	// on (faultShunOdd).
 	shunned map[string]bool
+	// due carries work completions that pace:DURATION timers hand to
+	// Run's goroutine, the one that touches the peer; quit, closed when
+	// Run returns, releases a timer that fires after.
+	due  chan func()
+	quit chan struct{}
 }
 
 type dedupKey struct{ from, id string }
@@ -252,6 +261,8 @@ func newPeer(cfg Config) (*peer, error) {
 		work:   map[string]*work{},
 
 		initiated: map[string]*initiated{},
+		due:       make(chan func()),
+		quit:      make(chan struct{}),
 	}
 	if cfg.Key != nil {
 		p.self = cfg.Nickname + "@" + trust.Fingerprint(cfg.Key.Public().(ed25519.PublicKey))

@@ -113,6 +113,26 @@ func (p *peer) open(env map[string]any, wid string, c *container) {
 		p.receipt(env, c, "accepted", "", "", p.faults[faultAcceptMalformed])
 	}
 	p.trace(env, w, map[string]any{"state": agh.StateWorking}, p.faults[faultAcceptMalformed])
+	if p.live.pace > 0 {
+		// pace:DURATION: the work stays open while the peer reads on, as
+		// a runtime's does while it thinks; Run's loop completes it.
+		time.AfterFunc(p.live.pace, func() {
+			select {
+			case p.due <- func() { p.complete(env, w) }:
+			case <-p.quit:
+			}
+		})
+		return
+	}
+	p.complete(env, w)
+}
+
+// complete ends work the peer did on its own with its echo; work that
+// ended meanwhile (a cancel, under pace:DURATION) is left as it is.
+func (p *peer) complete(env map[string]any, w *work) {
+	if agh.IsTerminal(w.state) {
+		return
+	}
 	p.beforeCompleting(env, w)
 	p.trace(env, w, map[string]any{"state": agh.StateCompleted, "result": echoResult(env)}, p.faults[faultAcceptMalformed])
 	p.afterCompleting(env, w)

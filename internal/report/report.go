@@ -6,6 +6,8 @@ package report
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"time"
 )
 
@@ -88,6 +90,12 @@ type Summary struct {
 	Unplayed []string `json:"unplayed,omitempty"`
 	// Latency is the IUT's reply latency over the whole run.
 	Latency *Latency `json:"latency,omitempty"`
+	// Repeat is how many times a run --repeat N played the suite against
+	// the one IUT (absent for a run played once), and Unstable the ids
+	// of the scenarios whose outcome differed between those runs: each
+	// is an error of the harness, never a pass or fail of the IUT.
+	Repeat   int      `json:"repeat,omitempty"`
+	Unstable []string `json:"unstable,omitempty"`
 }
 
 // BrokerInfo says which broker carried the run.
@@ -315,6 +323,8 @@ type ScenarioResult struct {
 	Latency *Latency `json:"latency,omitempty"`
 	// Killed marks a scenario that kills the IUT when played alone.
 	Killed bool `json:"killed_iut,omitempty"`
+	// Runs are the outcomes of each run of a --repeat run, in order.
+	Runs []Outcome `json:"runs,omitempty"`
 	// StrictFail marks a failure that is only --strict's: without it the
 	// scenario warns (a baseline's warn entry still holds for it).
 	StrictFail bool `json:"strict_fail,omitempty"`
@@ -422,3 +432,25 @@ func (m *Millis) UnmarshalJSON(b []byte) error {
 
 // D is m as a time.Duration.
 func (m Millis) D() time.Duration { return time.Duration(m) }
+
+// UnstableLine is the one line that sums up the scenarios whose outcome
+// differed between the runs of a --repeat run ("" for a run played once).
+func (s Summary) UnstableLine() string {
+	if s.Repeat < 2 {
+		return ""
+	}
+	if len(s.Unstable) == 0 {
+		return fmt.Sprintf("stable: every scenario had the same outcome on all %d runs", s.Repeat)
+	}
+	names := s.Unstable
+	more := ""
+	if len(names) > 8 {
+		names, more = names[:8], fmt.Sprintf(" and %d more", len(s.Unstable)-8)
+	}
+	what := "scenario"
+	if len(s.Unstable) > 1 {
+		what = "scenarios"
+	}
+	return fmt.Sprintf("unstable: %d %s differed between the %d runs (errors of the harness, not verdicts): %s%s",
+		len(s.Unstable), what, s.Repeat, strings.Join(names, ", "), more)
+}
