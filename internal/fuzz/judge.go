@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -176,6 +177,8 @@ func behaviour(c *Case, res *report.ScenarioResult) []Finding {
 		case slices.Contains(sr.Checks, requirements.DelivDedupe.ID):
 			f.Kind, f.Rule = KindReplayed, requirements.DelivDedupe.ID
 			f.Message = fmt.Sprintf("valid work published twice (%s) was not taken once, the copy refused as a duplicate: %s", c.What(), sr.Message)
+		case c.Shape == shapeRefuse && role == "class" && refusedAmong(res, c.Classes):
+			continue // another class the same step of the validation order allows
 		case c.Shape == shapeRefuse && role == "class":
 			f.Kind, f.Rule = KindWrongReason, requirements.DelivFailureClasses.ID
 			if len(sr.Checks) > 0 {
@@ -218,6 +221,36 @@ func behaviour(c *Case, res *report.ScenarioResult) []Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// refusedAmong reports whether the IUT refused in the scenario's exchange,
+// every refusal naming one of classes (none when classes is nil).
+func refusedAmong(res *report.ScenarioResult, classes []string) bool {
+	if len(classes) == 0 {
+		return false
+	}
+	refused := false
+	for _, e := range res.Exchanged {
+		if e.Direction != "received" || len(e.Envelope) == 0 {
+			continue
+		}
+		var env struct {
+			Kind string `json:"kind"`
+			Body struct {
+				Status string `json:"status"`
+				Reason any    `json:"reason_code"`
+			} `json:"body"`
+		}
+		if json.Unmarshal(e.Envelope, &env) != nil || env.Kind != "receipt" || env.Body.Status == "accepted" {
+			continue
+		}
+		reason, _ := env.Body.Reason.(string)
+		if !slices.Contains(classes, reason) {
+			return false
+		}
+		refused = true
+	}
+	return refused
 }
 
 // wrong reports whether a case's silence on acceptance or on another
