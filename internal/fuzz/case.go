@@ -81,16 +81,16 @@ var protocolReasons = []any{agh.ReasonMalformed, agh.ReasonUnsupportedProfile, a
 // Case is one generated test: a mutant, the oracle's verdict on it and the
 // scenario that plays and judges it.
 type Case struct {
-	N        int
-	ID       string // the scenario id: fuzz.N.SEED-KIND.MUTATION
-	Seed     string // the valid fixture it started from
-	Ops      []string
-	Keys     []string
-	Send     scenario.Send
-	Sign     bool
-	Verdict  scenario.Verdict
-	Shape    string
-	Accept   string // accept: the requirement acceptance is checked against ("" when none)
+	N       int
+	ID      string // the scenario id: fuzz.N.SEED-KIND.MUTATION
+	Seed    string // the valid fixture it started from
+	Ops     []string
+	Keys    []string
+	Send    scenario.Send
+	Sign    bool
+	Verdict scenario.Verdict
+	Shape   string
+	Accept  string // accept: the requirement acceptance is checked against ("" when none)
 	// Classes are the failure classes a refusal may name when the
 	// message breaks rules of several classes in the same step of the
 	// Envelope page's validation order (Verdict.Reason among them): the
