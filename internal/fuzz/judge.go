@@ -57,7 +57,13 @@ type Finding struct {
 	// waited: it rests on an expect step's ceiling (an answer that did
 	// not come), which a run may have shortened (see fuzzer.ceiling).
 	waited bool
+	// suspects are the cases in flight at a death no case was blamed
+	// for (at most maxSuspects): its reproducer plays them together.
+	suspects []*Case
 }
+
+// maxSuspects bounds the cases an unexplained death's reproducer plays.
+const maxSuspects = 32
 
 // keyOf is what makes two findings the same: the kind and the rule (one
 // finding with a count, whatever the inputs that show it: Inputs lists
@@ -87,8 +93,14 @@ func (fs *findings) add(f Finding) *Finding {
 	if have := fs.byKey[f.key]; have != nil {
 		have.Count++
 		have.note(f.Input)
+		for _, c := range f.suspects {
+			if len(have.suspects) < maxSuspects && !slices.Contains(have.suspects, c) {
+				have.suspects = append(have.suspects, c)
+			}
+		}
 		return have
 	}
+	f.suspects = f.suspects[:min(len(f.suspects), maxSuspects)]
 	f.Count = 1
 	f.note(f.Input)
 	fs.byKey[f.key] = &f
@@ -306,9 +318,14 @@ func flooded(b *harness.Batch, cases int) Finding {
 
 // unattributed is the finding of deaths no case explains: the IUT died
 // while cases were in flight, and none of them kills it played alone (a
-// peer that goes deaf after so many messages, whatever they are).
-func unattributed(ev report.LifeEvent) Finding {
+// peer that goes deaf after so many messages, whatever they are), or
+// --duration ran out before the hunt could tell (cut).
+func unattributed(ev report.LifeEvent, cut bool) Finding {
 	kind := map[string]string{report.LifeExited: KindCrash, report.LifeDisconnected: KindDisconnect, report.LifeDeaf: KindDeaf}[ev.Kind]
+	why := "none of which kills it when played alone"
+	if cut {
+		why = "--duration ran out before the hunt could play them alone"
+	}
 	return Finding{Kind: kind, Rule: requirements.PeerSurvives.ID, Level: "MUST", Input: "unattributed",
-		Message: fmt.Sprintf("%s (%s) with %d cases in flight, none of which kills it when played alone", ev.Says(), ev.Cause, len(ev.InFlight))}
+		Message: fmt.Sprintf("%s (%s) with %d cases in flight, %s", ev.Says(), ev.Cause, len(ev.InFlight), why)}
 }
