@@ -317,12 +317,13 @@ func flooded(b *harness.Batch, cases int) Finding {
 }
 
 // unattributed is the finding of deaths no case explains: the IUT died
-// while cases were in flight, and none of them kills it played alone (a
-// peer that goes deaf after so many messages, whatever they are), or
+// while cases were in flight, and none of them was shown to kill it when
+// played alone (a peer that goes deaf after so many messages, whatever
+// they are; a death that followed no input of theirs closely), or
 // --duration ran out before the hunt could tell (cut).
 func unattributed(ev report.LifeEvent, cut bool) Finding {
 	kind := map[string]string{report.LifeExited: KindCrash, report.LifeDisconnected: KindDisconnect, report.LifeDeaf: KindDeaf}[ev.Kind]
-	why := "none of which kills it when played alone"
+	why := "none of which was shown to kill it alone"
 	if cut {
 		why = "--duration ran out before the hunt could play them alone"
 	}
