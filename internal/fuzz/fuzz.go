@@ -22,8 +22,10 @@ import (
 	"github.com/aghcheck/aghcheck/internal/jsonx"
 	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/requirements"
+	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/internal/trust"
+	"github.com/aghcheck/aghcheck/internal/workunit"
 )
 
 // Defaults of a Config.
@@ -228,6 +230,8 @@ type fuzzer struct {
 	// recent are the cases that sent to the IUT's current incarnation and
 	// did not pass (see unexplained).
 	recent []sentCase
+	// flooded: a batch of the run was flooded (see judge).
+	flooded bool
 }
 
 // Run fuzzes the IUT cfg.Target names. The report is returned even with
@@ -636,6 +640,14 @@ func (fz *fuzzer) judge(batch []*Case, b *harness.Batch) {
 		var c *Case
 		if p.Scenario >= 0 {
 			c = batch[p.Scenario]
+		} else if fz.flooded {
+			// For no case of this batch: its work began in an earlier
+			// one, and a flood there left part of its history unjudged,
+			// so what the work-unit tracker makes of the rest (a state
+			// that "skips" one it never saw) is no finding.
+			p.Findings = slices.DeleteFunc(slices.Clone(p.Findings), func(f rules.Finding) bool {
+				return slices.Contains(workunit.Judged, f.Rule)
+			})
 		}
 		for _, f := range output(p, c) {
 			note(c, f)
@@ -649,6 +661,7 @@ func (fz *fuzzer) judge(batch []*Case, b *harness.Batch) {
 	}
 	if b.Flooded {
 		note(nil, flooded(b, len(batch)))
+		fz.flooded = true
 	}
 	if f := fz.unexplained(b, batch, cut); f != nil {
 		note(nil, *f)
