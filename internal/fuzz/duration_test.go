@@ -33,6 +33,13 @@ func TestDeathAfterDurationCutsTheHuntShort(t *testing.T) {
 	if rep.Error != "" {
 		t.Fatalf("run error: %s", rep.Error)
 	}
+	if !slices.ContainsFunc(rep.IUT.Events, func(ev report.LifeEvent) bool { return ev.Kind == report.LifeDeaf }) {
+		// The harness names an IUT deaf only once it has answered a
+		// whois probe (harness.md): a peer that went deaf before the
+		// first quiet second of the run is never named so, and then
+		// there is no death, and no hunt, to cut short.
+		t.Skipf("the IUT went deaf before it answered any probe, so it was never named deaf:%s", describe(rep))
+	}
 	for _, ev := range rep.IUT.Events {
 		if strings.Contains(ev.Cause, "for the hunt") {
 			t.Errorf("the hunt replayed after --duration ran out: %s %s", ev.Kind, ev.Cause)
