@@ -85,6 +85,9 @@ func (a *attempt) closeTo(d *death, within time.Duration) bool {
 // and the IUT has not flooded it).
 func (r *runner) outOfTime() string {
 	if r.cfg.Deadline > 0 && time.Since(r.start) >= r.cfg.Deadline {
+		if r.due != "" {
+			return r.due // a Session batch's (PlayOptions.Deadline)
+		}
 		return fmt.Sprintf("the run's verdict was due within %s (--deadline)", r.cfg.Deadline)
 	}
 	why, _ := r.bus.floodReason()

@@ -101,6 +101,15 @@ func mutants(t *testing.T, live map[string][]*scenario.Scenario) []*mutant {
 		}
 		out = append(out, &mutant{fault: f, derived: true})
 	}
+	// A rule no scenario cites that passive judging applies to what the
+	// IUT sends (ENV-TS-SECONDS) is proven by its emit fault too: the
+	// passive verdict must name it.
+	for _, id := range peer.EmitRules() {
+		if _, cited := live[id]; !cited && !sent[id] {
+			out = append(out, &mutant{derived: true, fault: peer.Fault{Name: peer.FaultEmit + id, Group: "sender",
+				Description: "breaks " + id + " in what it sends", Requirements: []string{id}}})
+		}
+	}
 	return out
 }
 

@@ -30,6 +30,8 @@ const harnessConnName = "aghcheck-harness"
 
 type runner struct {
 	cfg config
+	// due is why a Session batch's deadline stops it (PlayOptions.Due).
+	due string
 	// keepLate keeps each judged scenario routed until the run ends, for
 	// judgeLate (a run; a fuzz session judges its batches as they end).
 	keepLate bool

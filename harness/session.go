@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"time"
@@ -99,6 +100,12 @@ type PlayOptions struct {
 	// ReproDir, when set, receives a reproducer for each scenario of the
 	// batch that kills the IUT when played alone (see Config.ReproDir).
 	ReproDir string
+	// Deadline, when set, is when the caller's run must be over: the
+	// batch starts no scenario, and its hunt no replay, after it; what
+	// that leaves unplayed is an error (ScenarioResult.Unplayed) saying
+	// Due ("the run's time ran out" when empty).
+	Deadline time.Time
+	Due      string
 }
 
 // Batch is what one Play judged.
@@ -150,6 +157,11 @@ func (s *Session) Play(scs []*scenario.Scenario, opt PlayOptions) (*Batch, error
 		return nil, &HarnessError{errors.New(r.gaveUp)}
 	}
 	r.cfg.Scenarios, r.cfg.Parallel, r.cfg.ReproDir = scs, opt.Parallel, opt.ReproDir
+	r.cfg.Deadline, r.due = 0, ""
+	if !opt.Deadline.IsZero() {
+		r.cfg.Deadline = max(opt.Deadline.Sub(r.start), time.Nanosecond)
+		r.due = cmp.Or(opt.Due, "the run's time ran out")
+	}
 	if l := r.life.current(); l != nil && errors.Is(context.Cause(l.ctx), errFlooded) {
 		// The last batch's flood stopped the IUT's incarnation (not a
 		// death): this batch has a budget of its own.

@@ -58,7 +58,8 @@ built-in reference peer is fuzzed.
 --duration is wall-clock: fuzzing stops early enough to minimize the
 findings and to confirm, with the full --step-timeout, those that rest on
 a shorter ceiling; only a run shorter than that confirmation can end
-late. --cases alone plays that many cases, however long they take. With
+late. The hunt for what killed the IUT starts no replay after it, and the
+report says what that cut short. --cases alone plays that many cases, however long they take. With
 -o the report goes to the file (.json: JSON) and the verdict line to
 standard error.
 

@@ -247,6 +247,8 @@ func (f *fast) envelope() bool {
 			return false
 		case o.Errata.RejectFutureTS && f.ts-o.Now > o.MaxReplayAge:
 			return false
+		case NotSeconds(f.ts, o.Now) || (exp && NotSeconds(f.expires, o.Now)):
+			return false
 		}
 	}
 	return true

@@ -1,6 +1,7 @@
 package agh
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -25,9 +26,49 @@ func (r *run) freshness() {
 		r.addMsg(RuleReplayAge, "/ts", "at most "+strconv.FormatInt(age, 10)+" s old", strconv.FormatInt(now-ts, 10)+" s old",
 			"no expires_at and older than the replay age")
 	}
+	if tsOK && NotSeconds(ts, now) {
+		r.addMsg(RuleTSSeconds, "/ts", "Unix time in seconds (at most 10,000 years ahead of "+strconv.FormatInt(now, 10)+")", strconv.FormatInt(ts, 10),
+			unitHint(ts, now))
+	}
+	if exp, ok, _ := unixSeconds(r.val[fExpiresAt]); ok && NotSeconds(exp, now) {
+		r.addMsg(RuleTSSeconds, "/expires_at", "Unix time in seconds (at most 10,000 years ahead of "+strconv.FormatInt(now, 10)+")", strconv.FormatInt(exp, 10),
+			unitHint(exp, now))
+	}
 	if r.c.opts.Errata.RejectFutureTS && tsOK && ts-now > age {
 		r.add(RuleTSFuture, "/ts", "at most "+strconv.FormatInt(age, 10)+" s ahead of now", strconv.FormatInt(ts-now, 10)+" s ahead")
 	}
+}
+
+// SecondsHorizon is how far ahead of a receiver's clock a ts or expires_at
+// can lie and still be read as Unix seconds: 10,000 Gregorian years. A
+// clock that is off (by minutes, or years for an unset one) and an expiry
+// set far out (the year 9999, a common "never") stay inside it; every time
+// in milliseconds since 1980, and every one in micro- or nanoseconds, lies
+// past it: the page's "Unix time in seconds" cannot be meant by it.
+const SecondsHorizon int64 = 10_000 * 31_556_952
+
+// NotSeconds reports whether v, read as Unix seconds, lies past
+// SecondsHorizon ahead of now (Unix seconds): a value in another unit. A
+// value past int64 (read as MaxInt64) is left to ENV-TS-LITERAL, whose
+// clause names it: no typed decoder holds it, so its unit is not the
+// question, and one defect is reported once.
+func NotSeconds(v, now int64) bool {
+	return v > now && v-now > SecondsHorizon && v != math.MaxInt64
+}
+
+// unitHint says in which unit v reads as a time within fifty years of now,
+// when one does.
+func unitHint(v, now int64) string {
+	const span = 50 * 31_556_952
+	for _, u := range [...]struct {
+		name string
+		per  int64
+	}{{"milliseconds", 1e3}, {"microseconds", 1e6}, {"nanoseconds", 1e9}} {
+		if s := v / u.per; s > now-span && s < now+span {
+			return "not seconds: it reads as a time in " + u.name
+		}
+	}
+	return "not seconds: more than 10,000 years ahead of the receiver's clock"
 }
 
 // trust runs the trust profile when the envelope claims it (a proof, or a

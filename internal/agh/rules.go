@@ -104,6 +104,13 @@ var (
 		Source:    srcEnv + " §Fields (ts, expires_at); §JSON schema",
 		Basis:     `Envelope §JSON schema types ts and expires_at "integer" with minimum 0, which any integral JSON number satisfies (ENV-TS, ENV-EXPIRES-AT); no sentence of the pages asks for one literal form, so this interoperability advice to the sender is a SHOULD (docs/errata.md, "Integral times")`,
 		Tolerable: "the advice binds the sender: the schema's integer admits the message, and a receiver may take it (reading it as far in the future when it passes int64) or refuse it as malformed, as a typed decoder does"})
+	// Judged against the receiver's clock (Options.Now), in freshness: a
+	// value is not wrong in itself, only next to the time it was sent at.
+	RuleTSSeconds = rule(stageEnvelope, rules.Rule{ID: "ENV-TS-SECONDS",
+		Clause:    "ts and expires_at MUST be Unix time in seconds: a value more than 10,000 years ahead of the receiver's clock (a time in milliseconds, microseconds or nanoseconds) is no time in seconds at all; a clock that is merely off is ENV-TS-CLOCK's.",
+		Source:    srcEnv + " §Fields (ts, expires_at)",
+		Basis:     `Envelope §Fields, ts: "MUST be Unix time in seconds, set by the sender."; expires_at: "MAY set Unix time in seconds ..." (once set, seconds). A sender's clock reads the present; no skew and no expiry horizon reaches 10,000 years ahead, and every time in milliseconds since 1980 does (docs/errata.md, "Times that cannot be seconds")`,
+		Tolerable: "the sentence binds the sender: no sentence of the pages asks a receiver to refuse a time ahead of its clock (erratum 11), so a receiver may take such a message, or refuse it as malformed"})
 	RuleCorrelation = rule(stageEnvelope, rules.Rule{ID: "ENV-CORRELATION-ID",
 		Clause: "reply_to, trace_id and causation_id, when present, MUST be non-empty strings.",
 		Source: srcEnv + " §Fields (reply_to, trace_id, causation_id)",

@@ -81,16 +81,21 @@ var protocolReasons = []any{agh.ReasonMalformed, agh.ReasonUnsupportedProfile, a
 // Case is one generated test: a mutant, the oracle's verdict on it and the
 // scenario that plays and judges it.
 type Case struct {
-	N        int
-	ID       string // the scenario id: fuzz.N.SEED-KIND.MUTATION
-	Seed     string // the valid fixture it started from
-	Ops      []string
-	Keys     []string
-	Send     scenario.Send
-	Sign     bool
-	Verdict  scenario.Verdict
-	Shape    string
-	Accept   string // accept: the requirement acceptance is checked against ("" when none)
+	N       int
+	ID      string // the scenario id: fuzz.N.SEED-KIND.MUTATION
+	Seed    string // the valid fixture it started from
+	Ops     []string
+	Keys    []string
+	Send    scenario.Send
+	Sign    bool
+	Verdict scenario.Verdict
+	Shape   string
+	Accept  string // accept: the requirement acceptance is checked against ("" when none)
+	// Classes are the failure classes a refusal may name when the
+	// message breaks rules of several classes in the same step of the
+	// Envelope page's validation order (Verdict.Reason among them): the
+	// page gives no order inside a step. Nil when only one class fits.
+	Classes  []string
 	Scenario *scenario.Scenario
 
 	draft *draft   // what it was made from (minimization remakes it)
@@ -179,9 +184,10 @@ func (o *oracle) build(d *draft, n int) (c *Case, why string, err error) {
 	// it may would say. The replay age is the receiver's own policy (a
 	// SHOULD, its bound its own): a message only it would refuse may be
 	// taken.
-	duty := agh.DutyReason(slices.DeleteFunc(slices.Clone(v.Result.Findings), func(f rules.Finding) bool {
+	owed := slices.DeleteFunc(slices.Clone(v.Result.Findings), func(f rules.Finding) bool {
 		return f.Rule == agh.RuleReplayAge
-	}), o.trust)
+	})
+	duty := agh.DutyReason(owed, o.trust)
 	switch {
 	case d.bystander:
 		c.Shape = shapeIgnore
@@ -190,6 +196,7 @@ func (o *oracle) build(d *draft, n int) (c *Case, why string, err error) {
 	case duty != "":
 		c.Shape = shapeRefuse
 		c.Verdict.Reason, c.Verdict.Status = duty, agh.RefusalStatus(duty)
+		c.Classes = sameStep(owed, o.trust)
 	case v.Strict != "":
 		c.Shape = shapeSurvive
 	case errs > 0:
@@ -241,6 +248,34 @@ func (o *oracle) build(d *draft, n int) (c *Case, why string, err error) {
 		return nil, "", err
 	}
 	return c, "", nil
+}
+
+// sameStep is every failure class a receiver may refuse a message with
+// findings fs in, when its owed MUST findings of the earliest step of the
+// validation order name more than one: step 2, "Validate required
+// envelope fields, protocol, ...", lists the members it checks in no
+// order, so a protocol this receiver does not take (unsupported_profile)
+// and a required member missing (malformed) are refused in either class.
+// Nil when one class fits.
+func sameStep(fs []rules.Finding, trust bool) []string {
+	first := 0
+	var classes []string
+	for _, f := range fs {
+		if f.Rule == nil || f.Rule.Severity != rules.Error || f.RefusalCode() == "" || !agh.Owed(f.Rule, trust) {
+			continue
+		}
+		switch st := agh.Stage(f.Rule); {
+		case first == 0 || st < first:
+			first, classes = st, []string{f.RefusalCode()}
+		case st == first && !slices.Contains(classes, f.RefusalCode()):
+			classes = append(classes, f.RefusalCode())
+		}
+	}
+	if len(classes) < 2 {
+		return nil
+	}
+	slices.Sort(classes)
+	return classes
 }
 
 // tolerated reports whether fs holds a SHOULD rule a receiver may enforce

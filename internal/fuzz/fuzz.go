@@ -22,8 +22,10 @@ import (
 	"github.com/aghcheck/aghcheck/internal/jsonx"
 	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/requirements"
+	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/internal/trust"
+	"github.com/aghcheck/aghcheck/internal/workunit"
 )
 
 // Defaults of a Config.
@@ -118,6 +120,13 @@ type Report struct {
 	// exits 2.
 	Interrupted bool `json:"interrupted,omitempty"`
 	InFlight    int  `json:"in_flight_unjudged,omitempty"`
+	// CutShort counts the cases --duration left unjudged: cases in
+	// flight at a death of the IUT that the hunt for what killed it had
+	// not played again when the time ran out (while fuzzing, minimizing
+	// or confirming). A death they leave unexplained is a finding whose
+	// reproducer plays them together; a finding whose confirmation they
+	// were is left out.
+	CutShort int `json:"cut_short,omitempty"`
 }
 
 // SeedResult is what one seed, played unmutated, showed. Only where it
@@ -218,6 +227,11 @@ type fuzzer struct {
 	// longest is the longest a chunk took to play: what the chunk in
 	// flight may still take when --duration is nearly spent.
 	longest time.Duration
+	// recent are the cases that sent to the IUT's current incarnation and
+	// did not pass (see unexplained).
+	recent []sentCase
+	// flooded: a batch of the run was flooded (see judge).
+	flooded bool
 }
 
 // Run fuzzes the IUT cfg.Target names. The report is returned even with
@@ -536,7 +550,7 @@ func (fz *fuzzer) play(ctx context.Context, batch []*Case) (died bool, err error
 	for i, c := range batch {
 		scs[i] = c.Scenario
 	}
-	b, err := fz.sess.Play(scs, harness.PlayOptions{Parallel: fz.cfg.Parallel})
+	b, err := fz.sess.Play(scs, fz.playOptions())
 	if ctx.Err() != nil {
 		fz.rep.InFlight += len(batch)
 		return false, err
@@ -585,6 +599,7 @@ func (fz *fuzzer) judge(batch []*Case, b *harness.Batch) {
 		}
 	}
 	var played []*Case
+	cut := false // some case was left unjudged by --duration
 	for i, res := range b.Results {
 		c := batch[i]
 		byID[c.ID] = c
@@ -599,6 +614,11 @@ func (fz *fuzzer) judge(batch []*Case, b *harness.Batch) {
 			fz.rep.Cases++
 			fz.rep.Unjudged++
 			sr.Unjudged++
+			continue
+		}
+		if fz.cutShort(res) {
+			fz.rep.CutShort++
+			cut = true
 			continue
 		}
 		switch res.Outcome {
@@ -620,6 +640,14 @@ func (fz *fuzzer) judge(batch []*Case, b *harness.Batch) {
 		var c *Case
 		if p.Scenario >= 0 {
 			c = batch[p.Scenario]
+		} else if fz.flooded {
+			// For no case of this batch: its work began in an earlier
+			// one, and a flood there left part of its history unjudged,
+			// so what the work-unit tracker makes of the rest (a state
+			// that "skips" one it never saw) is no finding.
+			p.Findings = slices.DeleteFunc(slices.Clone(p.Findings), func(f rules.Finding) bool {
+				return slices.Contains(workunit.Judged, f.Rule)
+			})
 		}
 		for _, f := range output(p, c) {
 			note(c, f)
@@ -633,14 +661,10 @@ func (fz *fuzzer) judge(batch []*Case, b *harness.Batch) {
 	}
 	if b.Flooded {
 		note(nil, flooded(b, len(batch)))
+		fz.flooded = true
 	}
-	if len(b.Killers) == 0 {
-		for _, ev := range b.Events {
-			if ev.Death() {
-				note(nil, unattributed(ev))
-				break
-			}
-		}
+	if f := fz.unexplained(b, batch, cut); f != nil {
+		note(nil, *f)
 	}
 	for _, c := range played {
 		fz.corpus.consider(c)

@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -56,7 +57,13 @@ type Finding struct {
 	// waited: it rests on an expect step's ceiling (an answer that did
 	// not come), which a run may have shortened (see fuzzer.ceiling).
 	waited bool
+	// suspects are the cases in flight at a death no case was blamed
+	// for (at most maxSuspects): its reproducer plays them together.
+	suspects []*Case
 }
+
+// maxSuspects bounds the cases an unexplained death's reproducer plays.
+const maxSuspects = 32
 
 // keyOf is what makes two findings the same: the kind and the rule (one
 // finding with a count, whatever the inputs that show it: Inputs lists
@@ -86,8 +93,14 @@ func (fs *findings) add(f Finding) *Finding {
 	if have := fs.byKey[f.key]; have != nil {
 		have.Count++
 		have.note(f.Input)
+		for _, c := range f.suspects {
+			if len(have.suspects) < maxSuspects && !slices.Contains(have.suspects, c) {
+				have.suspects = append(have.suspects, c)
+			}
+		}
 		return have
 	}
+	f.suspects = f.suspects[:min(len(f.suspects), maxSuspects)]
 	f.Count = 1
 	f.note(f.Input)
 	fs.byKey[f.key] = &f
@@ -176,6 +189,8 @@ func behaviour(c *Case, res *report.ScenarioResult) []Finding {
 		case slices.Contains(sr.Checks, requirements.DelivDedupe.ID):
 			f.Kind, f.Rule = KindReplayed, requirements.DelivDedupe.ID
 			f.Message = fmt.Sprintf("valid work published twice (%s) was not taken once, the copy refused as a duplicate: %s", c.What(), sr.Message)
+		case c.Shape == shapeRefuse && role == "class" && refusedAmong(res, c.Classes):
+			continue // another class the same step of the validation order allows
 		case c.Shape == shapeRefuse && role == "class":
 			f.Kind, f.Rule = KindWrongReason, requirements.DelivFailureClasses.ID
 			if len(sr.Checks) > 0 {
@@ -218,6 +233,36 @@ func behaviour(c *Case, res *report.ScenarioResult) []Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// refusedAmong reports whether the IUT refused in the scenario's exchange,
+// every refusal naming one of classes (none when classes is nil).
+func refusedAmong(res *report.ScenarioResult, classes []string) bool {
+	if len(classes) == 0 {
+		return false
+	}
+	refused := false
+	for _, e := range res.Exchanged {
+		if e.Direction != "received" || len(e.Envelope) == 0 {
+			continue
+		}
+		var env struct {
+			Kind string `json:"kind"`
+			Body struct {
+				Status string `json:"status"`
+				Reason any    `json:"reason_code"`
+			} `json:"body"`
+		}
+		if json.Unmarshal(e.Envelope, &env) != nil || env.Kind != "receipt" || env.Body.Status == "accepted" {
+			continue
+		}
+		reason, _ := env.Body.Reason.(string)
+		if !slices.Contains(classes, reason) {
+			return false
+		}
+		refused = true
+	}
+	return refused
 }
 
 // wrong reports whether a case's silence on acceptance or on another
@@ -272,10 +317,16 @@ func flooded(b *harness.Batch, cases int) Finding {
 }
 
 // unattributed is the finding of deaths no case explains: the IUT died
-// while cases were in flight, and none of them kills it played alone (a
-// peer that goes deaf after so many messages, whatever they are).
-func unattributed(ev report.LifeEvent) Finding {
+// while cases were in flight, and none of them was shown to kill it when
+// played alone (a peer that goes deaf after so many messages, whatever
+// they are; a death that followed no input of theirs closely), or
+// --duration ran out before the hunt could tell (cut).
+func unattributed(ev report.LifeEvent, cut bool) Finding {
 	kind := map[string]string{report.LifeExited: KindCrash, report.LifeDisconnected: KindDisconnect, report.LifeDeaf: KindDeaf}[ev.Kind]
+	why := "none of which was shown to kill it alone"
+	if cut {
+		why = "--duration ran out before the hunt could play them alone"
+	}
 	return Finding{Kind: kind, Rule: requirements.PeerSurvives.ID, Level: "MUST", Input: "unattributed",
-		Message: fmt.Sprintf("%s (%s) with %d cases in flight, none of which kills it when played alone", ev.Says(), ev.Cause, len(ev.InFlight))}
+		Message: fmt.Sprintf("%s (%s) with %d cases in flight, %s", ev.Says(), ev.Cause, len(ev.InFlight), why)}
 }

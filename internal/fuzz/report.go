@@ -60,6 +60,14 @@ func writeText(w io.Writer, rep *Report, verbose bool) error {
 	if rep.Errors > 0 {
 		fmt.Fprintf(&b, "  %d cases could not be judged (the IUT was gone)\n", rep.Errors)
 	}
+	if rep.CutShort > 0 {
+		fmt.Fprintf(&b, "  cut short: --duration ran out while the hunt for what killed the IUT played again the cases in flight at its death: %d %s not judged (a finding that needed one to be confirmed is left out)\n",
+			rep.CutShort, plural(rep.CutShort, "case"))
+	}
+	if rep.Unconfirmed > 0 && !rep.Interrupted {
+		fmt.Fprintf(&b, "  %d %s that rested on a shortened ceiling did not show again with the full --step-timeout: left out\n",
+			rep.Unconfirmed, plural(rep.Unconfirmed, "finding"))
+	}
 	met := 0
 	for _, sr := range rep.Seeds {
 		if sr.Met {

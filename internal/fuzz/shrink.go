@@ -12,7 +12,6 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/internal/jsonx"
 	"github.com/aghcheck/aghcheck/internal/requirements"
 	"github.com/aghcheck/aghcheck/internal/sanitize"
@@ -85,7 +84,7 @@ func (fz *fuzzer) minimize(ctx context.Context) {
 			break
 		}
 		fz.progress("minimizing")
-		shows := fz.replay(plays)
+		shows, _ := fz.replay(plays)
 		best, seen := map[*Finding]int{}, map[*Finding]*Finding{}
 		for i := range plays {
 			f := owner[i]
@@ -116,7 +115,7 @@ func (fz *fuzzer) minimize(ctx context.Context) {
 		return
 	}
 	for _, f := range fz.found.list() {
-		if f.c == nil {
+		if f.c == nil && len(f.suspects) == 0 {
 			continue
 		}
 		path, err := fz.reproducer(f)
@@ -157,10 +156,17 @@ func (fz *fuzzer) confirm(before map[*Finding]Finding, only ...*Finding) (revert
 		c.ID, c.Scenario = sc.ID, &sc
 		plays[i] = &c
 	}
-	shows := fz.replay(plays)
+	shows, cut := fz.replay(plays)
 	for i, f := range check {
 		if g := showing(f, shows[i]); g != nil {
 			f.Message = g.Message // as the full ceiling saw it
+			continue
+		}
+		if cut[i] {
+			// Not played again before --duration ran out: it cannot be
+			// confirmed, and no verdict rests on the shorter ceiling
+			// (counted in CutShort, said in the report).
+			fz.found.drop(f)
 			continue
 		}
 		if b, ok := before[f]; ok && b.c != f.c {
@@ -251,21 +257,33 @@ func (fz *fuzzer) adopt(f *Finding, c *Case, cand candidate, g *Finding) {
 	f.Shrunk = strings.Join(parts, ", ")
 }
 
-// replay plays cases at once and says, for each, the findings it shows.
-func (fz *fuzzer) replay(cases []*Case) [][]Finding {
+// replay plays cases at once and says, for each, the findings it shows,
+// and whether --duration left it unjudged (cut).
+func (fz *fuzzer) replay(cases []*Case) (shows [][]Finding, cut []bool) {
 	out := make([][]Finding, len(cases))
+	cut = make([]bool, len(cases))
 	scs := make([]*scenario.Scenario, len(cases))
 	for i, c := range cases {
 		scs[i] = c.Scenario
 	}
-	b, _ := fz.sess.Play(scs, harness.PlayOptions{Parallel: fz.cfg.Parallel})
+	b, _ := fz.sess.Play(scs, fz.playOptions())
 	if b == nil {
-		return out // the session ended: nothing shows
+		return out, cut // the session ended: nothing shows
 	}
 	byID := map[string]int{}
 	for i, res := range b.Results {
 		byID[cases[i].ID] = i
+		if fz.cutShort(res) {
+			fz.rep.CutShort++
+			cut[i] = true
+			continue
+		}
 		out[i] = append(out[i], behaviour(cases[i], res)...)
+	}
+	// A death no case of the replay explains is a finding too, with the
+	// cases in flight at it as its reproducer.
+	if f := fz.unexplained(b, cases, slices.Contains(cut, true)); f != nil {
+		fz.found.add(*f)
 	}
 	for _, p := range b.Published {
 		if p.Scenario >= 0 {
@@ -277,7 +295,7 @@ func (fz *fuzzer) replay(cases []*Case) [][]Finding {
 			out[i] = append(out[i], killed(k, cases[i]))
 		}
 	}
-	return out
+	return out, cut
 }
 
 // shrinkAlone tries, one at a time, at most two candidates for a case
@@ -304,7 +322,8 @@ func (fz *fuzzer) shrinkAlone(f *Finding) {
 		}
 		tries++
 		fz.progress("minimizing")
-		if g := showing(f, fz.replay([]*Case{next})[0]); g != nil {
+		shows, _ := fz.replay([]*Case{next})
+		if g := showing(f, shows[0]); g != nil {
 			fz.adopt(f, next, cand, g)
 		}
 	}
@@ -512,19 +531,34 @@ func mapValues(v any, f func(string) any) any {
 // reproducer writes f's case as a scenario file of its own and returns its
 // path: aghcheck run --suite DIR --embedded=false replays it, failing the
 // peer that shows the finding and passing a conformant one.
+//
+// A death no case explains has no case of its own: its reproducer holds
+// every case in flight at it, played together as they were (aghcheck run
+// plays a file's scenarios at once, and its own hunt, with a run's time,
+// pins the one that kills the IUT).
 func (fz *fuzzer) reproducer(f *Finding) (string, error) {
-	sc := *f.c.Scenario
-	if f.Rule == requirements.PeerSurvives.ID && !slices.Contains(sc.Requirements, f.Rule) {
-		sc.Requirements = append(slices.Clone(sc.Requirements), f.Rule)
+	cases, name := f.suspects, fmt.Sprintf("fuzz.%s.in-flight", f.Kind)
+	if f.c != nil {
+		cases, name = []*Case{f.c}, f.c.Scenario.ID
 	}
-	data, err := yaml.Marshal(map[string]any{"scenarios": []any{scenario.Document(&sc)}})
+	docs := make([]any, 0, len(cases))
+	for _, c := range cases {
+		sc := *c.Scenario
+		// Survival is a MUST: a scenario graded SHOULD cannot cite it
+		// (run refuses the file), and a death fails it all the same.
+		if f.Rule == requirements.PeerSurvives.ID && sc.Level != "SHOULD" && sc.Level != "MAY" && !slices.Contains(sc.Requirements, f.Rule) {
+			sc.Requirements = append(slices.Clone(sc.Requirements), f.Rule)
+		}
+		docs = append(docs, scenario.Document(&sc))
+	}
+	data, err := yaml.Marshal(map[string]any{"scenarios": docs})
 	if err != nil {
 		return "", fmt.Errorf("encode: %w", err)
 	}
 	if err := os.MkdirAll(fz.cfg.ReproDir, 0o755); err != nil {
 		return "", err
 	}
-	path := filepath.Join(fz.cfg.ReproDir, sc.ID+".yaml")
+	path := filepath.Join(fz.cfg.ReproDir, name+".yaml")
 	head := fmt.Sprintf("# aghcheck fuzz --seed %d: %s %s (%s), found by %d case(s).\n# %s\n# Replay: aghcheck run --suite %s --embedded=false --iut '...'\n",
 		fz.cfg.Seed, sanitize.YAMLComment(string(f.Kind)), sanitize.YAMLComment(f.Rule), sanitize.YAMLComment(f.Level), f.Count,
 		sanitize.YAMLComment(oneLine(f.Message)), sanitize.YAMLComment(fz.cfg.ReproDir))

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/internal/rules"
 )
 
@@ -25,9 +26,9 @@ var (
 		Source: "AGH Network v0, Envelope §Fields (from)",
 		Basis:  `Envelope §Fields, from: "MUST be the sender Peer ID"; judged where the sender is known: on the run's own broker an envelope whose from is one of the harness's test peers, which the harness did not send, was published by the IUT as that peer`})
 	SenderTSClock = delivery.Declare(rules.Rule{ID: "ENV-TS-CLOCK", Severity: rules.Warning,
-		Clause: "ts SHOULD be the sender's current time in Unix seconds: within the replay age (300 s) of the receiver's clock, else receivers refuse it as expired (a ts in milliseconds is far off).",
+		Clause: "ts SHOULD be the sender's current time in Unix seconds: within the replay age (300 s) of the receiver's clock, else receivers refuse it as expired (a value that is no time in seconds at all, such as milliseconds, is ENV-TS-SECONDS, a MUST).",
 		Source: "AGH Network v0, Envelope §Fields (ts), §Freshness rules",
-		Basis:  `Envelope §Freshness rules: "When expires_at is absent, receivers SHOULD enforce a bounded replay-age policy." (300 s by default), so a sender whose ts is off by more than that is refused; §Fields, ts: "MUST be Unix time in seconds, set by the sender."`})
+		Basis:  `Envelope §Freshness rules: "When expires_at is absent, receivers SHOULD enforce a bounded replay-age policy." (300 s by default), so a sender whose ts is off by more than that is refused; §Fields, ts: "MUST be Unix time in seconds, set by the sender." A clock off by minutes still gives seconds: the skew is the SHOULD, the unit the MUST (ENV-TS-SECONDS)`})
 )
 
 var uuid = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
@@ -47,7 +48,9 @@ func SenderAdvice(env map[string]any, ts int64, hasTS bool, now time.Time) []rul
 			out = append(out, rules.New(SenderNullsExplicit, "/"+k, "present (null when none)", "absent"))
 		}
 	}
-	if hasTS {
+	// A ts that cannot be seconds is the engine's MUST (ENV-TS-SECONDS),
+	// not a skewed clock: said once, at its own level.
+	if hasTS && !agh.NotSeconds(ts, now.Unix()) {
 		age := now.Unix() - ts
 		if limit := int64((300*time.Second + ClockSkew) / time.Second); age > limit || -age > int64(ClockSkew/time.Second) {
 			out = append(out, rules.New(SenderTSClock, "/ts", "within 300 s of the receiver's clock", time.Unix(ts, 0).UTC().Format(time.RFC3339)))
