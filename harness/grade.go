@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"github.com/aghcheck/aghcheck/internal/scenario"
 	"slices"
 	"sort"
 	"strings"
@@ -458,18 +459,7 @@ func requirementTable(rep *report.Report) []report.RequirementResult {
 // third-party peer cannot be driven into those states by protocol messages
 // alone, so it must not be failed for lacking a test-only extension.
 func controlOnlyRequirements(rep *report.Report, cfg config) map[string]bool {
-	if advertises(rep.IUT.Card, "profiles_supported", control.Name) {
-		return nil
-	}
-	gated, neutral := map[string]bool{}, map[string]bool{}
-	for _, sc := range cfg.Scenarios {
-		if sc.Requires.Profile == control.Name {
-			gated[sc.ID] = true
-		} else if sc.Initiates() && rep.IUT.Initiation == "" {
-			neutral[sc.ID] = true
-		}
-	}
-	return onlyReachedBy(rep, gated, neutral)
+	return behindGate(rep, cfg, testGates(rep), 0)
 }
 
 // initiatorOnlyRequirements are the requirements that only initiator
@@ -477,15 +467,37 @@ func controlOnlyRequirements(rep *report.Report, cfg config) map[string]bool {
 // cannot be asked to open work shows nothing of its initiator's half, and
 // must not be failed for lacking a test-only interface.
 func initiatorOnlyRequirements(rep *report.Report, cfg config) map[string]bool {
-	if rep.IUT.Initiation != "" {
+	return behindGate(rep, cfg, testGates(rep), 1)
+}
+
+// testGate is one of the test-only interfaces a scenario may need: whether
+// the IUT offers it, and whether a scenario needs it.
+type testGate struct {
+	open  bool
+	needs func(*scenario.Scenario) bool
+}
+
+// testGates are the control extension (0) and initiation orders (1).
+func testGates(rep *report.Report) [2]testGate {
+	return [2]testGate{
+		{advertises(rep.IUT.Card, "profiles_supported", control.Name), func(sc *scenario.Scenario) bool { return sc.Requires.Profile == control.Name }},
+		{rep.IUT.Initiation != "", (*scenario.Scenario).Initiates},
+	}
+}
+
+// behindGate is onlyReachedBy for gate i of gates: nil when the IUT offers
+// it; the scenarios skipped behind the other closed gate are neutral.
+func behindGate(rep *report.Report, cfg config, gates [2]testGate, i int) map[string]bool {
+	if gates[i].open {
 		return nil
 	}
+	other := gates[1-i]
 	gated, neutral := map[string]bool{}, map[string]bool{}
-	controlled := advertises(rep.IUT.Card, "profiles_supported", control.Name)
 	for _, sc := range cfg.Scenarios {
-		if sc.Initiates() {
+		switch {
+		case gates[i].needs(sc):
 			gated[sc.ID] = true
-		} else if sc.Requires.Profile == control.Name && !controlled {
+		case !other.open && other.needs(sc):
 			neutral[sc.ID] = true
 		}
 	}
