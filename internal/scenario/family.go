@@ -13,9 +13,9 @@ import (
 	"strings"
 	"sync"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/aghcheck/aghcheck/fixtures"
+	"github.com/aghcheck/aghcheck/internal/jsonx"
+	"gopkg.in/yaml.v3"
 )
 
 // A family is one scenario template that fixture corpora expand into many
@@ -222,7 +222,7 @@ func templateBody(name string, data []byte) (map[string]any, error) {
 	if err := yaml.Unmarshal(data, &tdoc); err != nil {
 		return nil, fmt.Errorf("family: template %s: %w", name, err)
 	}
-	tmpl, _ := jsonable(tdoc).(map[string]any)
+	tmpl, _ := jsonx.FromYAML(tdoc).(map[string]any)
 	body, ok := tmpl["template"].(map[string]any)
 	if !ok || !isTemplate(tmpl) {
 		return nil, fmt.Errorf("family: template %s: not a family template (no top-level template key)", name)

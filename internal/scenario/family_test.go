@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/aghcheck/aghcheck/internal/catalogue"
 	"io/fs"
 	"path"
 	"slices"
@@ -12,12 +11,13 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/aghcheck/aghcheck/fixtures"
+	"github.com/aghcheck/aghcheck/internal/catalogue"
 	"github.com/aghcheck/aghcheck/internal/golden"
+	"github.com/aghcheck/aghcheck/internal/jsonx"
 	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/suites"
+	"gopkg.in/yaml.v3"
 )
 
 // receiverFile is the receiver family's template; the receiver.yaml of
@@ -39,7 +39,7 @@ func familyJSON(t testing.TB, name string) []byte {
 	if tmpl, ok := doc["template"]; ok {
 		doc = map[string]any{"family": tmpl}
 	}
-	js, err := json.Marshal(jsonable(doc))
+	js, err := json.Marshal(jsonx.FromYAML(doc))
 	if err != nil {
 		t.Fatal(err)
 	}

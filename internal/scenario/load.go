@@ -15,11 +15,11 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/aghcheck/aghcheck/internal/catalogue"
+	"github.com/aghcheck/aghcheck/internal/jsonx"
+	"github.com/aghcheck/aghcheck/schemas"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"gopkg.in/yaml.v3"
-
-	"github.com/aghcheck/aghcheck/internal/catalogue"
-	"github.com/aghcheck/aghcheck/schemas"
 )
 
 // SchemaName is the scenario format's JSON Schema in package schemas.
@@ -208,7 +208,7 @@ func parseDoc(name string, data []byte, suite string, read readTemplate) ([]*Sce
 	if err := root.Decode(&doc); err != nil {
 		return nil, []Problem{syntaxProblem(name, err)}, false
 	}
-	js, err := json.Marshal(jsonable(doc))
+	js, err := json.Marshal(jsonx.FromYAML(doc))
 	if err != nil {
 		return fail("not representable as JSON: " + err.Error())
 	}
@@ -294,29 +294,6 @@ func scenarioIDs(doc any) map[string]string {
 		}
 	}
 	return ids
-}
-
-// jsonable turns YAML's decoded values into JSON-marshalable ones.
-func jsonable(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		for k, val := range t {
-			t[k] = jsonable(val)
-		}
-		return t
-	case map[any]any:
-		out := make(map[string]any, len(t))
-		for k, val := range t {
-			out[fmt.Sprint(k)] = jsonable(val)
-		}
-		return out
-	case []any:
-		for i, val := range t {
-			t[i] = jsonable(val)
-		}
-		return t
-	}
-	return v
 }
 
 // PeerNames is the scenario's test peers, defaulting to one called tester.

@@ -13,13 +13,12 @@ import (
 	"sync"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/internal/catalogue"
 	"github.com/aghcheck/aghcheck/internal/jsonx"
 	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/trust"
+	"gopkg.in/yaml.v3"
 )
 
 // A generator (aghcheck fuzz) makes messages that no fixture file holds:
@@ -115,7 +114,7 @@ func LoadFamily(fsys fs.FS, path string) (*Family, error) {
 	if err := yaml.Unmarshal(raw, &doc); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	js, err := json.Marshal(jsonable(doc))
+	js, err := json.Marshal(jsonx.FromYAML(doc))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
