@@ -1,12 +1,12 @@
 package fuzz
 
 import (
+	_ "embed"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"sort"
 	"strings"
-	_ "embed"
 
 	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/internal/jsonx"
