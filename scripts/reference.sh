@@ -55,7 +55,7 @@ REF=${REF:-}
 REV=${REV:-}
 # The adapter's files that go into the runtime's copy; stub.go and the tests
 # stay behind (stub.go is what the adapter is without the runtime).
-ADAPTER_FILES=(main.go config.go agent.go initiator.go runtime.go)
+ADAPTER_FILES=(main.go config.go agent.go initiator.go runtime.go runtime_initiate.go)
 
 die() {
 	echo "reference: $*" >&2
