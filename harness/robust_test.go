@@ -3,6 +3,7 @@ package harness
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,7 +18,6 @@ import (
 )
 
 func TestIUTNeverGreets(t *testing.T) {
-	start := time.Now()
 	rep := runAgainst(t, "hang", config{Target: Target{GreetTimeout: 500 * time.Millisecond}})
 	if rep.Error == "" || !strings.Contains(rep.Error, "did not greet") {
 		t.Fatalf("error %q", rep.Error)
@@ -25,18 +25,21 @@ func TestIUTNeverGreets(t *testing.T) {
 	if rep.Summary.Passed || rep.Summary.Error == 0 {
 		t.Errorf("summary %+v", rep.Summary)
 	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("took %s", d)
+	// Nothing is played at a peer that never joined: no scenario waits out
+	// its steps.
+	for _, sc := range rep.Scenarios {
+		if len(sc.Steps) > 0 || len(sc.Exchanged) > 0 {
+			t.Errorf("%s was played (%d steps) at an IUT that never greeted", sc.ID, len(sc.Steps))
+		}
 	}
 }
 
 func TestIUTExitsAtOnce(t *testing.T) {
-	rep := runAgainst(t, "exit", config{Target: Target{GreetTimeout: 20 * time.Second}})
+	// A greet timeout longer than the test's own: a run that waited it out
+	// instead of seeing the exit would never end.
+	rep := runAgainst(t, "exit", config{Target: Target{GreetTimeout: time.Hour}})
 	if !strings.Contains(rep.Error, "exited before greeting (exit status 3): iut: giving up at once") {
 		t.Fatalf("error %q", rep.Error)
-	}
-	if rep.Duration.D() > 5*time.Second {
-		t.Errorf("an IUT that exits at once kept the run for %s", rep.Duration.D())
 	}
 }
 
@@ -94,9 +97,9 @@ func TestCrashingIUT(t *testing.T) {
 	if len(rep.IUT.Killers) > 0 || !rep.Summary.Incomplete || rep.Summary.Passed {
 		t.Errorf("summary %+v, killers %v: want no killer and an incomplete run that earns nothing", rep.Summary, rep.IUT.Killers)
 	}
-	// Waiting scenarios end on each crash, not on their 5s step timeout.
-	if rep.Duration.D() > 15*time.Second {
-		t.Errorf("run took %s", rep.Duration.D())
+	// Waiting scenarios end on each crash, not on their step timeout.
+	if waited := ceilingEnded(rep); len(waited) > 0 {
+		t.Errorf("steps that waited out a ceiling: %v", waited)
 	}
 }
 
@@ -119,10 +122,6 @@ func TestFloodingIUT(t *testing.T) {
 	}
 	if !rep.Passive.Flooded || rep.Passive.Outcome != report.Fail || rep.Summary.Passed {
 		t.Fatalf("flood not reported: passive %+v", rep.Passive.Outcome)
-	}
-	// Bounded, not fast: every scenario still ends by its own timeout.
-	if rep.Duration.D() > 20*time.Second {
-		t.Errorf("flood kept the run for %s", rep.Duration.D())
 	}
 }
 
@@ -267,4 +266,19 @@ func TestLastLineNamesTheError(t *testing.T) {
 			}
 		})
 	}
+}
+
+// ceilingEnded names the steps of rep that ended because a ceiling ran
+// out (--step-timeout or the scenario's --timeout) rather than on what the
+// IUT did.
+func ceilingEnded(rep *report.Report) []string {
+	var out []string
+	for _, sc := range rep.Scenarios {
+		for _, st := range sc.Steps {
+			if strings.Contains(st.Message, "ceiling") {
+				out = append(out, fmt.Sprintf("%s step %d", sc.ID, st.Index))
+			}
+		}
+	}
+	return out
 }

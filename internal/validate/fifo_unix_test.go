@@ -34,7 +34,6 @@ func TestNamedPipe(t *testing.T) {
 	}()
 	v := newTestValidator(t, Options{PipeWait: 300 * time.Millisecond})
 	var srcs []string
-	start := time.Now()
 	sum, err := v.Run(context.Background(), []Input{{Path: idle}, {Path: fed}}, func(d *Document) error {
 		srcs = append(srcs, d.Source)
 		return nil
@@ -44,8 +43,5 @@ func TestNamedPipe(t *testing.T) {
 	}
 	if err == nil || !strings.Contains(err.Error(), "idle.fifo: a named pipe (FIFO) that nothing wrote to for 300ms") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("err = %v", err)
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("took %s", d)
 	}
 }
