@@ -3,6 +3,8 @@ package broker
 import (
 	"testing"
 	"time"
+
+	"github.com/aghcheck/aghcheck/internal/testwait"
 )
 
 // Every connection but the one left out is listed, open or closed, and
@@ -37,17 +39,12 @@ func TestConnsListsEveryClientByID(t *testing.T) {
 	impostor.Close()
 
 	var conns []Conn
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	testwait.Eventually(t, 5*time.Second, func() bool {
 		if conns, err = b.Conns(self, ""); err != nil {
 			t.Fatal(err)
 		}
-		if len(conns) == 2 && conns[0].Open() != conns[1].Open() {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("connections %+v, want the impostor closed and the other open", conns)
-		}
-	}
+		return len(conns) == 2 && conns[0].Open() != conns[1].Open()
+	}, "connections %+v, want the impostor closed and the other open", &conns)
 	// The closed one and the open one, whatever order the broker lists
 	// them in.
 	if conns[0].Open() {

@@ -132,14 +132,10 @@ var livenessFaultCases = []faultCase{
 	}},
 	{faultHangUpAfter + "300ms", nil, func(t *testing.T, r *rig) {
 		// Nothing is sent: the connection closes on the timer alone.
-		for deadline := time.Now().Add(wait); ; time.Sleep(10 * time.Millisecond) {
-			if open, closed := peerConns(t, r.srv); len(open) == 0 && len(closed) == 1 {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("the peer's connection did not close")
-			}
-		}
+		testwait.Eventually(t, wait, func() bool {
+			open, closed := peerConns(t, r.srv)
+			return len(open) == 0 && len(closed) == 1
+		}, "the peer's connection did not close")
 		select {
 		case err := <-r.done:
 			t.Fatalf("Run returned %v; the process must linger until signalled", err)
