@@ -208,15 +208,7 @@ func TestFaultsChangeBehaviour(t *testing.T) {
 		{faultNoCapabilityWork, nil, func(t *testing.T, r *rig) {
 			// A valid capability is refused as not_found, and the Peer
 			// Card offers none; say work is still taken.
-			w := r.work("")
-			w["kind"] = "capability"
-			c := map[string]any{"id": "build-site", "summary": "Build the landing page.", "outcome": "A finished landing page."}
-			d, err := agh.CapabilityDigest(c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c["digest"] = d
-			w["body"] = map[string]any{"capability": c}
+			w := r.capabilityWork()
 			r.send(w)
 			wantReceipt(t, r.expect("receipt"), w, "rejected", "not_found")
 			r.silence()

@@ -352,15 +352,7 @@ func TestRefusals(t *testing.T) {
 	})
 	t.Run("capability with the right digest is work", func(t *testing.T) {
 		r.t = t
-		w := r.work("")
-		w["kind"] = "capability"
-		c := map[string]any{"id": "build-site", "summary": "Build the landing page.", "outcome": "A finished landing page."}
-		d, err := agh.CapabilityDigest(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c["digest"] = d
-		w["body"] = map[string]any{"capability": c}
+		w := r.capabilityWork()
 		r.send(w)
 		wantReceipt(t, r.expect("receipt"), w, "accepted", "")
 		r.expect("trace")
@@ -389,4 +381,20 @@ func TestRefusals(t *testing.T) {
 		r.toPeer(mustJSON(w))
 		wantReceipt(t, r.expect("receipt"), w, "rejected", "not_target")
 	})
+}
+
+// capabilityWork is directed capability work for the peer's own
+// build-site capability, with its right digest.
+func (r *rig) capabilityWork() map[string]any {
+	r.t.Helper()
+	w := r.work("")
+	w["kind"] = "capability"
+	c := map[string]any{"id": "build-site", "summary": "Build the landing page.", "outcome": "A finished landing page."}
+	d, err := agh.CapabilityDigest(c)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	c["digest"] = d
+	w["body"] = map[string]any{"capability": c}
+	return w
 }
