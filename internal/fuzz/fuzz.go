@@ -71,43 +71,19 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 		rep.Findings = fz.found.list()
 	}()
-	fam, err := loadFamily()
-	if err != nil {
-		return fz.fail(err)
-	}
-	dict, err := loadDictionary()
-	if err != nil {
-		return fz.fail(err)
-	}
-	if fz.corpus, err = openCorpus(cfg.CorpusDir); err != nil {
-		return fz.fail(err)
-	}
-	rep.IUT.Command = cfg.Target.Command
-	if fz.sess, err = harness.Open(ctx, cfg.Target); err != nil {
-		return fz.fail(err)
-	}
 	defer fz.close()
-	iut := fz.sess.IUT()
-	rep.IUT.PeerID = iut.PeerID
-	takesTrust := advertises(iut.Card, "profiles_supported", trust.ProfileID)
-	seeds, err := loadSeeds(fam, takesTrust)
+	kept, seedErr, err := fz.prepare(ctx)
 	if err != nil {
 		return fz.fail(err)
 	}
-	fz.gen = newGenerator(cfg.Seed, seeds, dict, fz.sess.MaxPayload())
-	fz.setCeiling()
-	fz.o = &oracle{fam: fam, now: cfg.Now, trust: takesTrust, unmet: map[string]bool{}}
-	if err := fz.seeds(ctx, seeds); err != nil {
+	if seedErr != nil {
 		var he *harness.HarnessError
-		if errors.As(err, &he) {
-			return fz.fail(err)
+		if errors.As(seedErr, &he) {
+			return fz.fail(seedErr)
 		}
-		rep.Error = err.Error()
+		// The IUT's failure, not the run's: the report says it.
+		rep.Error = seedErr.Error()
 		return rep, nil
-	}
-	kept := fz.corpus.drafts(seeds)
-	if fz.corpus != nil {
-		rep.Corpus = &CorpusInfo{Dir: cfg.CorpusDir}
 	}
 	// Cases are made one batch ahead, while the batch before is played.
 	batches, stop := make(chan made, 1), make(chan struct{})
@@ -121,19 +97,78 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		<-generated
 	})
 	defer stopGen()
-	// Cases are played a chunk at a time, out of the batches made ahead:
-	// chunks grow while the IUT lives and shrink when it dies, so that a
-	// case known to kill it keeps the others of its kind from being played
-	// (each would cost restarts).
-	// A death replays alone each case in flight at it that could be the
-	// killer: chunks start small too.
+	if err := fz.fuzz(ctx, batches); err != nil {
+		return fz.fail(err)
+	}
+	stopGen()
+	if ctx.Err() != nil {
+		fz.interrupted()
+	}
+	if rep.Error == "" && ctx.Err() == nil {
+		fz.minimize(ctx)
+	}
+	if err := fz.corpus.save(fz); err != nil && rep.Error == "" {
+		rep.Error = "corpus: " + err.Error()
+	}
+	return rep, nil
+}
+
+// prepare loads what the generator and the oracle need, opens the session
+// and plays the seeds; it returns the corpus's kept cases, and apart what
+// went wrong while the seeds were played.
+func (fz *fuzzer) prepare(ctx context.Context) (kept []*draft, seedErr, err error) {
+	cfg, rep := fz.cfg, fz.rep
+	fam, err := loadFamily()
+	if err != nil {
+		return nil, nil, err
+	}
+	dict, err := loadDictionary()
+	if err != nil {
+		return nil, nil, err
+	}
+	if fz.corpus, err = openCorpus(cfg.CorpusDir); err != nil {
+		return nil, nil, err
+	}
+	rep.IUT.Command = cfg.Target.Command
+	if fz.sess, err = harness.Open(ctx, cfg.Target); err != nil {
+		return nil, nil, err
+	}
+	iut := fz.sess.IUT()
+	rep.IUT.PeerID = iut.PeerID
+	takesTrust := advertises(iut.Card, "profiles_supported", trust.ProfileID)
+	seeds, err := loadSeeds(fam, takesTrust)
+	if err != nil {
+		return nil, nil, err
+	}
+	fz.gen = newGenerator(cfg.Seed, seeds, dict, fz.sess.MaxPayload())
+	fz.setCeiling()
+	fz.o = &oracle{fam: fam, now: cfg.Now, trust: takesTrust, unmet: map[string]bool{}}
+	if err := fz.seeds(ctx, seeds); err != nil {
+		return nil, err, nil
+	}
+	kept = fz.corpus.drafts(seeds)
+	if fz.corpus != nil {
+		rep.Corpus = &CorpusInfo{Dir: cfg.CorpusDir}
+	}
+	return kept, nil, nil
+}
+
+// fuzz plays the batches made ahead until the run is done. Cases are
+// played a chunk at a time: chunks grow while the IUT lives and shrink
+// when it dies, so that a case known to kill it keeps the others of its
+// kind from being played (each would cost restarts). A death replays alone
+// each case in flight at it that could be the killer: chunks start small
+// too. It returns an error only when a batch could not be made; the IUT's
+// failures end the loop with the report's Error set.
+func (fz *fuzzer) fuzz(ctx context.Context, batches <-chan made) error {
+	cfg, rep := fz.cfg, fz.rep
 	chunk := min(max(cfg.Parallel/4, 8), cfg.Batch)
 	var pending []*Case
 	for !fz.done(ctx) {
 		if len(pending) == 0 {
 			m := <-batches
 			if m.err != nil {
-				return fz.fail(m.err)
+				return m.err
 			}
 			rep.Generated += m.generated
 			if rep.Corpus != nil {
@@ -161,11 +196,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		fz.longest = max(fz.longest, time.Since(began))
 		fz.setCeiling()
 		if ctx.Err() != nil {
-			break // interrupted: see below
+			return nil // interrupted: the caller reports it
 		}
 		if err != nil {
 			rep.Error = err.Error()
-			break
+			return nil
 		}
 		if died {
 			chunk = min(max(cfg.Parallel/16, 8), cfg.Batch)
@@ -174,17 +209,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 		fz.progress("fuzzing")
 	}
-	stopGen()
-	if ctx.Err() != nil {
-		fz.interrupted()
-	}
-	if rep.Error == "" && ctx.Err() == nil {
-		fz.minimize(ctx)
-	}
-	if err := fz.corpus.save(fz); err != nil && rep.Error == "" {
-		rep.Error = "corpus: " + err.Error()
-	}
-	return rep, nil
+	return nil
 }
 
 // made is one batch of cases, made ahead.
