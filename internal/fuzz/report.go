@@ -43,56 +43,7 @@ func writeText(w io.Writer, rep *Report, verbose bool) error {
 		}
 	}
 	b.WriteString("\n")
-	if rep.Corpus != nil {
-		fmt.Fprintf(&b, "  corpus %s: %d kept cases played first, %d added\n", rep.Corpus.Dir, rep.Corpus.Played, rep.Corpus.Added)
-	}
-	if n := notPlayed(rep); n > 0 {
-		fmt.Fprintf(&b, "  %d of %d mutants not played", n, rep.Generated)
-		if verbose {
-			b.WriteString(":\n")
-			for _, why := range sortedKeys(rep.NotPlayed) {
-				fmt.Fprintf(&b, "    %6d  %s\n", rep.NotPlayed[why], why)
-			}
-		} else {
-			b.WriteString(" (the protocol leaves them open, or they could not be: -v says why)\n")
-		}
-	}
-	if rep.Errors > 0 {
-		fmt.Fprintf(&b, "  %d cases could not be judged (the IUT was gone)\n", rep.Errors)
-	}
-	if rep.CutShort > 0 {
-		fmt.Fprintf(&b, "  cut short: --duration ran out while the hunt for what killed the IUT played again the cases in flight at its death: %d %s not judged (a finding that needed one to be confirmed is left out)\n",
-			rep.CutShort, plural(rep.CutShort, "case"))
-	}
-	if rep.Unconfirmed > 0 && !rep.Interrupted {
-		fmt.Fprintf(&b, "  %d %s that rested on a shortened ceiling did not show again with the full --step-timeout: left out\n",
-			rep.Unconfirmed, plural(rep.Unconfirmed, "finding"))
-	}
-	met := 0
-	for _, sr := range rep.Seeds {
-		if sr.Met {
-			met++
-		}
-	}
-	if len(rep.Seeds) > 0 {
-		fmt.Fprintf(&b, "  %d of %d seeds, played unmutated first, met the oracle", met, len(rep.Seeds))
-		if rep.Unjudged > 0 {
-			fmt.Fprintf(&b, "; the behaviour of %d %s of the others was not judged (a finding is differential)", rep.Unjudged, plural(rep.Unjudged, "mutant"))
-		}
-		b.WriteString("\n")
-		for _, sr := range rep.Seeds {
-			if !sr.Met {
-				fmt.Fprintf(&b, "    %s: %s\n", sr.Seed, sr.Says)
-			}
-		}
-	}
-	if rep.Interrupted {
-		fmt.Fprintf(&b, "  interrupted: the %d %s in flight were not judged", rep.InFlight, plural(rep.InFlight, "case"))
-		if rep.Unconfirmed > 0 {
-			fmt.Fprintf(&b, "; %d %s that rested on a shortened ceiling could not be confirmed and are left out", rep.Unconfirmed, plural(rep.Unconfirmed, "finding"))
-		}
-		b.WriteString("\n")
-	}
+	writeRunNotes(&b, rep, verbose)
 	b.WriteString("\n")
 	must := 0
 	for _, f := range rep.Findings {
@@ -105,51 +56,8 @@ func writeText(w io.Writer, rep *Report, verbose bool) error {
 	} else {
 		fmt.Fprintf(&b, "Findings (%d: %d MUST, %d SHOULD):\n", len(rep.Findings), must, len(rep.Findings)-must)
 	}
-	for _, f := range rep.Findings {
-		fmt.Fprintf(&b, "  %-6s %-18s %s", f.Level, f.Kind, f.Rule)
-		if f.Count > 1 {
-			fmt.Fprintf(&b, " ×%d", f.Count)
-		}
-		b.WriteString("\n")
-		fmt.Fprintf(&b, "         %s\n", f.Message)
-		if len(f.Inputs) > 1 {
-			more := ""
-			if len(f.Inputs) == maxInputs {
-				more = ", ..."
-			}
-			fmt.Fprintf(&b, "         shown by: %s%s\n", strings.Join(f.Inputs, ", "), more)
-		}
-		if f.Case != "" {
-			fmt.Fprintf(&b, "         case %s", f.Case)
-			if f.Shrunk != "" {
-				fmt.Fprintf(&b, " (minimized: %s)", f.Shrunk)
-			}
-			b.WriteString("\n")
-		}
-		if f.Reproducer != "" {
-			fmt.Fprintf(&b, "         reproducer: %s\n", f.Reproducer)
-		}
-	}
-	if len(rep.IUT.Events) > 0 || rep.IUT.Restarts > 0 {
-		fmt.Fprintf(&b, "\nThe IUT: %d liveness events, %d restarts\n", len(rep.IUT.Events), rep.IUT.Restarts)
-		shown := rep.IUT.Events
-		if !verbose && len(shown) > 8 {
-			shown = shown[:8]
-		}
-		for _, ev := range shown {
-			fmt.Fprintf(&b, "  %-12s at %s", ev.Kind, ev.At.D().Round(time.Millisecond))
-			if ev.Cause != "" {
-				fmt.Fprintf(&b, " (%s)", ev.Cause)
-			}
-			if n := len(ev.InFlight); n > 0 {
-				fmt.Fprintf(&b, ", %d %s in flight", n, plural(n, "case"))
-			}
-			b.WriteString("\n")
-		}
-		if len(shown) < len(rep.IUT.Events) {
-			fmt.Fprintf(&b, "  … %d more (-v)\n", len(rep.IUT.Events)-len(shown))
-		}
-	}
+	writeFindings(&b, rep.Findings)
+	writeEvents(&b, rep, verbose)
 	b.WriteString("\n")
 	b.WriteString(verdict(rep, must))
 	b.WriteString("\n")
@@ -158,6 +66,114 @@ func writeText(w io.Writer, rep *Report, verbose bool) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeRunNotes says what the run did besides its findings: the corpus,
+// what was not played or judged, the seeds, an interruption.
+func writeRunNotes(b *strings.Builder, rep *Report, verbose bool) {
+	if rep.Corpus != nil {
+		fmt.Fprintf(b, "  corpus %s: %d kept cases played first, %d added\n", rep.Corpus.Dir, rep.Corpus.Played, rep.Corpus.Added)
+	}
+	if n := notPlayed(rep); n > 0 {
+		fmt.Fprintf(b, "  %d of %d mutants not played", n, rep.Generated)
+		if verbose {
+			b.WriteString(":\n")
+			for _, why := range sortedKeys(rep.NotPlayed) {
+				fmt.Fprintf(b, "    %6d  %s\n", rep.NotPlayed[why], why)
+			}
+		} else {
+			b.WriteString(" (the protocol leaves them open, or they could not be: -v says why)\n")
+		}
+	}
+	if rep.Errors > 0 {
+		fmt.Fprintf(b, "  %d cases could not be judged (the IUT was gone)\n", rep.Errors)
+	}
+	if rep.CutShort > 0 {
+		fmt.Fprintf(b, "  cut short: --duration ran out while the hunt for what killed the IUT played again the cases in flight at its death: %d %s not judged (a finding that needed one to be confirmed is left out)\n",
+			rep.CutShort, plural(rep.CutShort, "case"))
+	}
+	if rep.Unconfirmed > 0 && !rep.Interrupted {
+		fmt.Fprintf(b, "  %d %s that rested on a shortened ceiling did not show again with the full --step-timeout: left out\n",
+			rep.Unconfirmed, plural(rep.Unconfirmed, "finding"))
+	}
+	met := 0
+	for _, sr := range rep.Seeds {
+		if sr.Met {
+			met++
+		}
+	}
+	if len(rep.Seeds) > 0 {
+		fmt.Fprintf(b, "  %d of %d seeds, played unmutated first, met the oracle", met, len(rep.Seeds))
+		if rep.Unjudged > 0 {
+			fmt.Fprintf(b, "; the behaviour of %d %s of the others was not judged (a finding is differential)", rep.Unjudged, plural(rep.Unjudged, "mutant"))
+		}
+		b.WriteString("\n")
+		for _, sr := range rep.Seeds {
+			if !sr.Met {
+				fmt.Fprintf(b, "    %s: %s\n", sr.Seed, sr.Says)
+			}
+		}
+	}
+	if rep.Interrupted {
+		fmt.Fprintf(b, "  interrupted: the %d %s in flight were not judged", rep.InFlight, plural(rep.InFlight, "case"))
+		if rep.Unconfirmed > 0 {
+			fmt.Fprintf(b, "; %d %s that rested on a shortened ceiling could not be confirmed and are left out", rep.Unconfirmed, plural(rep.Unconfirmed, "finding"))
+		}
+		b.WriteString("\n")
+	}
+}
+
+// writeFindings lists each finding with what shows it and its reproducer.
+func writeFindings(b *strings.Builder, findings []*Finding) {
+	for _, f := range findings {
+		fmt.Fprintf(b, "  %-6s %-18s %s", f.Level, f.Kind, f.Rule)
+		if f.Count > 1 {
+			fmt.Fprintf(b, " ×%d", f.Count)
+		}
+		b.WriteString("\n")
+		fmt.Fprintf(b, "         %s\n", f.Message)
+		if len(f.Inputs) > 1 {
+			more := ""
+			if len(f.Inputs) == maxInputs {
+				more = ", ..."
+			}
+			fmt.Fprintf(b, "         shown by: %s%s\n", strings.Join(f.Inputs, ", "), more)
+		}
+		if f.Case != "" {
+			fmt.Fprintf(b, "         case %s", f.Case)
+			if f.Shrunk != "" {
+				fmt.Fprintf(b, " (minimized: %s)", f.Shrunk)
+			}
+			b.WriteString("\n")
+		}
+		if f.Reproducer != "" {
+			fmt.Fprintf(b, "         reproducer: %s\n", f.Reproducer)
+		}
+	}
+}
+
+// writeEvents lists the IUT's liveness events (the first eight without -v).
+func writeEvents(b *strings.Builder, rep *Report, verbose bool) {
+	if len(rep.IUT.Events) > 0 || rep.IUT.Restarts > 0 {
+		fmt.Fprintf(b, "\nThe IUT: %d liveness events, %d restarts\n", len(rep.IUT.Events), rep.IUT.Restarts)
+		shown := rep.IUT.Events
+		if !verbose && len(shown) > 8 {
+			shown = shown[:8]
+		}
+		for _, ev := range shown {
+			fmt.Fprintf(b, "  %-12s at %s", ev.Kind, ev.At.D().Round(time.Millisecond))
+			if ev.Cause != "" {
+				fmt.Fprintf(b, " (%s)", ev.Cause)
+			}
+			if n := len(ev.InFlight); n > 0 {
+				fmt.Fprintf(b, ", %d %s in flight", n, plural(n, "case"))
+			}
+			b.WriteString("\n")
+		}
+		if len(shown) < len(rep.IUT.Events) {
+			fmt.Fprintf(b, "  … %d more (-v)\n", len(rep.IUT.Events)-len(shown))
+		}
+	}
 }
 
 // verdict is how the run ended, in one line: NOT RUN, FAILED or PASSED.
