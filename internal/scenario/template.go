@@ -159,64 +159,77 @@ func (c *Context) Eval(expr string) (any, error) {
 		return json.Number(strconv.FormatInt(n, 10)), nil
 	}
 	parts := strings.Split(expr, ".")
-	head, args := parts[0], parts[1:]
-	one := func() (string, error) {
-		if len(args) != 1 || args[0] == "" {
-			return "", fmt.Errorf("{{%s}} needs exactly one name after %q", expr, head)
+	x := tmplExpr{expr: expr, head: parts[0], args: parts[1:]}
+	switch x.head {
+	case "ws", "channel", "broadcast", "iut":
+		if v, ok := c.evalRun(x); ok {
+			return v, nil
 		}
-		return args[0], nil
+	case "peer", "route", "subject", "direct":
+		return c.evalPeer(x)
+	case "id", "work", "thread", "pad", "byte", "capture":
+		return c.evalValue(x)
 	}
-	peer := func(name string) (*TestPeer, error) {
-		p, ok := c.Peers[name]
-		if !ok {
-			return nil, fmt.Errorf("{{%s}}: no test peer %q", expr, name)
-		}
-		return p, nil
+	return nil, fmt.Errorf("unknown template {{%s}}", expr)
+}
+
+// tmplExpr is a template expression split at its dots: head.args...
+type tmplExpr struct {
+	expr, head string
+	args       []string
+}
+
+// one is the expression's only name after its head.
+func (x tmplExpr) one() (string, error) {
+	if len(x.args) != 1 || x.args[0] == "" {
+		return "", fmt.Errorf("{{%s}} needs exactly one name after %q", x.expr, x.head)
 	}
-	switch head {
+	return x.args[0], nil
+}
+
+// peer is the test peer name names.
+func (c *Context) peer(x tmplExpr, name string) (*TestPeer, error) {
+	p, ok := c.Peers[name]
+	if !ok {
+		return nil, fmt.Errorf("{{%s}}: no test peer %q", x.expr, name)
+	}
+	return p, nil
+}
+
+// evalRun is the run's own names: ws, channel, broadcast, iut[.route|.subject].
+func (c *Context) evalRun(x tmplExpr) (any, bool) {
+	switch x.head {
 	case "ws":
-		return c.Workspace, nil
+		return c.Workspace, true
 	case "channel":
-		return c.Channel, nil
+		return c.Channel, true
 	case "broadcast":
-		return c.derive(func() string { return agh.BroadcastSubject(c.Workspace, c.Channel) }), nil
-	case "iut":
-		switch {
-		case len(args) == 0:
-			return c.IUT, nil
-		case len(args) == 1 && args[0] == "route":
-			return c.derive(func() string { return agh.RouteToken(c.IUT) }), nil
-		case len(args) == 1 && args[0] == "subject":
-			return c.derive(func() string { return agh.PeerSubject(c.Workspace, c.Channel, c.IUT) }), nil
+		return c.derive(func() string { return agh.BroadcastSubject(c.Workspace, c.Channel) }), true
+	}
+	switch {
+	case len(x.args) == 0:
+		return c.IUT, true
+	case len(x.args) == 1 && x.args[0] == "route":
+		return c.derive(func() string { return agh.RouteToken(c.IUT) }), true
+	case len(x.args) == 1 && x.args[0] == "subject":
+		return c.derive(func() string { return agh.PeerSubject(c.Workspace, c.Channel, c.IUT) }), true
+	}
+	return nil, false
+}
+
+// evalPeer is a test peer's names: peer.P, route.P, subject.P, direct.P[.Q].
+func (c *Context) evalPeer(x tmplExpr) (any, error) {
+	if x.head == "direct" {
+		if len(x.args) < 1 || len(x.args) > 2 {
+			return nil, fmt.Errorf("{{%s}}: direct.P or direct.P.Q", x.expr)
 		}
-	case "peer", "route", "subject":
-		name, err := one()
-		if err != nil {
-			return nil, err
-		}
-		p, err := peer(name)
-		if err != nil {
-			return nil, err
-		}
-		switch head {
-		case "peer":
-			return p.ID, nil
-		case "route":
-			return c.derive(func() string { return agh.RouteToken(p.ID) }), nil
-		default:
-			return c.derive(func() string { return agh.PeerSubject(c.Workspace, c.Channel, p.ID) }), nil
-		}
-	case "direct":
-		if len(args) < 1 || len(args) > 2 {
-			return nil, fmt.Errorf("{{%s}}: direct.P or direct.P.Q", expr)
-		}
-		a, err := peer(args[0])
+		a, err := c.peer(x, x.args[0])
 		if err != nil {
 			return nil, err
 		}
 		other := c.IUT
-		if len(args) == 2 {
-			b, err := peer(args[1])
+		if len(x.args) == 2 {
+			b, err := c.peer(x, x.args[1])
 			if err != nil {
 				return nil, err
 			}
@@ -226,45 +239,54 @@ func (c *Context) Eval(expr string) (any, error) {
 			return "direct_x", nil
 		}
 		return agh.DirectID(c.Workspace, c.Channel, a.ID, other)
-	case "id", "work", "thread":
-		name, err := one()
-		if err != nil {
-			return nil, err
-		}
-		prefix := map[string]string{"id": "msg_", "work": "work_", "thread": "thread_"}[head]
-		return prefix + c.Tag + "_" + name, nil
+	}
+	name, err := x.one()
+	if err != nil {
+		return nil, err
+	}
+	p, err := c.peer(x, name)
+	if err != nil {
+		return nil, err
+	}
+	switch x.head {
+	case "peer":
+		return p.ID, nil
+	case "route":
+		return c.derive(func() string { return agh.RouteToken(p.ID) }), nil
+	default:
+		return c.derive(func() string { return agh.PeerSubject(c.Workspace, c.Channel, p.ID) }), nil
+	}
+}
+
+// evalValue is a value of the run: id.X, work.X, thread.X, pad.N, byte.HH,
+// capture.X.
+func (c *Context) evalValue(x tmplExpr) (any, error) {
+	n, err := x.one()
+	if err != nil {
+		return nil, err
+	}
+	switch x.head {
 	case "pad":
-		n, err := one()
-		if err != nil {
-			return nil, err
-		}
 		size, err := strconv.Atoi(n)
 		if err != nil || size < 0 || size > maxPad {
-			return nil, fmt.Errorf("{{%s}}: pad.N needs a size from 0 to %d", expr, maxPad)
+			return nil, fmt.Errorf("{{%s}}: pad.N needs a size from 0 to %d", x.expr, maxPad)
 		}
 		return strings.Repeat("x", size), nil
 	case "byte":
 		// One byte, that may be no text at all: in a raw send, the way to
 		// write a byte that is not UTF-8 into a scenario file.
-		n, err := one()
-		if err != nil {
-			return nil, err
-		}
 		b, err := strconv.ParseUint(n, 16, 8)
 		if err != nil || len(n) != 2 {
-			return nil, fmt.Errorf("{{%s}}: byte.HH needs two hex digits", expr)
+			return nil, fmt.Errorf("{{%s}}: byte.HH needs two hex digits", x.expr)
 		}
 		return string([]byte{byte(b)}), nil
 	case "capture":
-		name, err := one()
-		if err != nil {
-			return nil, err
-		}
-		v, ok := c.Captures[name]
+		v, ok := c.Captures[n]
 		if !ok {
-			return nil, fmt.Errorf("{{%s}}: nothing captured as %q yet", expr, name)
+			return nil, fmt.Errorf("{{%s}}: nothing captured as %q yet", x.expr, n)
 		}
 		return v, nil
 	}
-	return nil, fmt.Errorf("unknown template {{%s}}", expr)
+	prefix := map[string]string{"id": "msg_", "work": "work_", "thread": "thread_"}[x.head]
+	return prefix + c.Tag + "_" + n, nil
 }
