@@ -1,15 +1,12 @@
 package harness
 
 import (
-	"errors"
 	"fmt"
-	"github.com/aghcheck/aghcheck/internal/report"
 	"regexp"
 	"time"
 
 	"github.com/aghcheck/aghcheck/internal/agh"
-	"github.com/aghcheck/aghcheck/internal/broker"
-	"github.com/aghcheck/aghcheck/internal/randid"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 )
 
@@ -45,80 +42,6 @@ const DefaultStepTimeout = 30 * time.Second
 // (and the bytes of a message over 64 KiB are not kept once judged), and
 // so is its memory under a flood.
 const DefaultFloodBytes = 32 << 20
-
-// Target is what a run or a fuzz session is pointed at: the broker, the
-// implementation under test, and how long and how often the harness waits
-// for it. Every value means one thing: a zero duration takes the default
-// named beside it, and a zero MaxRestarts means never.
-type Target struct {
-	// External, when set, is the broker to use instead of an embedded one.
-	External *broker.Endpoint
-	// Command starts the IUT; IUTPeer attaches to a peer already running
-	// (on External); Start starts an IUT the caller runs itself (an
-	// in-process peer of a Go test: package aghtest). Exactly one is set.
-	Command []string
-	IUTPeer string
-	// Start is called once the broker is up, with the environment Command
-	// would get (the contract of package iutenv, then Env), and returns
-	// once the IUT is started; its first greet identifies it, as for
-	// Command. The run calls stop when it ends, before it closes the broker.
-	Start func(env []string) (stop func(), err error)
-	// Env is extra environment for the IUT (KEY=VALUE).
-	Env []string
-	// SuggestedPeerID is AGH_PEER_ID (default generated).
-	SuggestedPeerID string
-
-	// Workspace and Channel default to a fresh workspace and
-	// "conformance"; for an attached peer (IUTPeer) left empty, they are
-	// found from the peer's own traffic on the broker.
-	Workspace, Channel string
-
-	// StepTimeout is the ceiling of an expect step (default
-	// DefaultStepTimeout): a step ends when its match arrives, and only a
-	// match that never comes waits this long. It is not a reply deadline.
-	StepTimeout  time.Duration
-	GreetTimeout time.Duration // waiting for the IUT's greet (default DefaultGreetTimeout)
-	// OutageTimeout is how long the broker connection may stay down, and
-	// how long the IUT then has to greet again (default GreetTimeout).
-	OutageTimeout time.Duration
-	// BackTimeout is how long an IUT whose broker connection closed is
-	// given to come back on its own before it is started again (default
-	// GreetTimeout).
-	BackTimeout time.Duration
-	// MaxRestarts is how often an IUT started with Command or Start is
-	// started again after it died: 0 never (DefaultMaxRestarts is what
-	// aghcheck run and aghtest give).
-	MaxRestarts int
-	// Deadline is when the run's verdict is due, counted from its start
-	// (default DefaultDeadline): the run starts no scenario and no replay
-	// after it, and what it could not play is an error that says so. A
-	// Session has none.
-	Deadline time.Duration
-
-	// FloodLimit and FloodBytes are the run's budget for the IUT's traffic:
-	// the messages, and their bytes, judged before the run calls it a flood
-	// (NATS-PUBLISH-RATE) and judges, routes and keeps nothing more of it
-	// (default 5000 messages, DefaultFloodBytes). A Session's budget is per
-	// batch.
-	FloodLimit int
-	FloodBytes int64
-	// MaxPayload is the embedded broker's max_payload (default
-	// broker.MaxPayload, the 1 MiB every peer must take); aghcheck fuzz
-	// raises it to try messages past that.
-	MaxPayload int
-	Now        func() time.Time
-	Version    string // aghcheck's, as every report names it
-
-	// Life, when set, hears each liveness event of the IUT as it happens
-	// (a death once the scenarios it interrupted are known).
-	Life func(report.LifeEvent)
-	// Waiting, when set, is called every waitingEvery while the run waits
-	// (for the IUT to join, for an expect step's match, for the IUT to
-	// come back), with the wait that has lasted longest, and once more
-	// with Done set when nothing is awaited any more. A Session tells only
-	// the wait for the IUT to join.
-	Waiting func(Wait)
-}
 
 // config is one run: the target, and what is played at it.
 type config struct {
@@ -178,46 +101,6 @@ func (c *config) defaults() {
 	c.Target.defaults()
 }
 
-func (c *Target) defaults() {
-	if c.StepTimeout <= 0 {
-		c.StepTimeout = DefaultStepTimeout
-	}
-	if c.GreetTimeout <= 0 {
-		c.GreetTimeout = DefaultGreetTimeout
-	}
-	if c.OutageTimeout <= 0 {
-		c.OutageTimeout = c.GreetTimeout
-	}
-	if c.BackTimeout <= 0 {
-		c.BackTimeout = c.GreetTimeout
-	}
-	if c.Deadline <= 0 {
-		c.Deadline = DefaultDeadline
-	}
-	if c.FloodLimit <= 0 {
-		c.FloodLimit = 5000
-	}
-	if c.FloodBytes <= 0 {
-		c.FloodBytes = DefaultFloodBytes
-	}
-	if c.Now == nil {
-		c.Now = time.Now
-	}
-	if c.IUTPeer == "" || c.Workspace != "" {
-		// (An attached peer's workspace and channel, when not given, are
-		// found from its own traffic: findPeer.)
-		if c.Channel == "" {
-			c.Channel = "conformance"
-		}
-		if c.Workspace == "" {
-			c.Workspace = "aghcheck-" + randid.Hex(4)
-		}
-	}
-	if c.SuggestedPeerID == "" {
-		c.SuggestedPeerID = "iut." + randid.Hex(4)
-	}
-}
-
 // level checks what the run is asked for and returns the level to claim.
 func (c *config) level() (level, error) {
 	lv, ok := levels[c.Level]
@@ -225,21 +108,4 @@ func (c *config) level() (level, error) {
 		return level{}, fmt.Errorf("unknown level %q (core, trust or full)", c.Level)
 	}
 	return lv, c.Target.check()
-}
-
-// check refuses a target that names no IUT, or more than one.
-func (c *Target) check() error {
-	n := 0
-	for _, set := range []bool{len(c.Command) > 0, c.IUTPeer != "", c.Start != nil} {
-		if set {
-			n++
-		}
-	}
-	if n != 1 {
-		return errors.New("give exactly one of an IUT command, an IUT peer id or a start function")
-	}
-	if c.MaxRestarts < 0 {
-		return fmt.Errorf("MaxRestarts %d: want 0 (never) or more", c.MaxRestarts)
-	}
-	return nil
 }

@@ -17,7 +17,7 @@ import (
 //   - its broker connections (the embedded broker names every connection
 //     made with the IUT's credentials, whatever name the client gives; each
 //     one that closes is a disconnect, named as it happens, even when a new
-//     one took its place at once: see conns.go);
+//     one took its place at once: see iut_conns.go);
 //   - its deafness: nothing addressed to it answered, and a probe left
 //     unanswered, for longer than its answers so far allow (deafness.go).
 //

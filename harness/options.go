@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/aghcheck/aghcheck/internal/catalogue"
 	"io/fs"
 	"os"
 	"regexp"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/internal/baseline"
+	"github.com/aghcheck/aghcheck/internal/catalogue"
 	"github.com/aghcheck/aghcheck/internal/iut"
 	"github.com/aghcheck/aghcheck/internal/owned"
 	"github.com/aghcheck/aghcheck/internal/report"
@@ -218,47 +218,6 @@ const (
 	peerGrammar      = "[a-z0-9][a-z0-9._-]{0,127}, or a nickname@fingerprint handle"
 	workspaceGrammar = "one NATS subject token: not empty, no '.', '*', '>', whitespace or control characters"
 )
-
-// CheckSettings refuses, as an *OptionError, a workspace, channel or peer
-// id the protocol's grammar does not allow (docs/protocol.md#names-and-subjects)
-// and a credentials file that is not there. Plan calls it; aghcheck fuzz,
-// which takes a Target alone, calls it too.
-func (o Target) CheckSettings() error {
-	switch {
-	case o.Channel != "" && !agh.ValidChannel(o.Channel):
-		return optionErr("channel", "%q is not a channel name: want %s (docs/protocol.md#names-and-subjects)", o.Channel, channelGrammar)
-	case o.Workspace != "" && !agh.ValidWorkspaceID(o.Workspace):
-		return optionErr("workspace", "%q is not a workspace id: want %s (docs/protocol.md#names-and-subjects)", o.Workspace, workspaceGrammar)
-	case o.IUTPeer != "" && !agh.IsPeer(o.IUTPeer):
-		return optionErr("iut-peer", "%q is not a peer id: want %s (docs/protocol.md#names-and-subjects)", o.IUTPeer, peerGrammar)
-	case o.SuggestedPeerID != "" && !agh.ValidPeerID(o.SuggestedPeerID):
-		return optionErr("peer-id", "%q is not a peer id: want [a-z0-9][a-z0-9._-]{0,127} (docs/protocol.md#names-and-subjects)", o.SuggestedPeerID)
-	}
-	if o.External != nil && o.External.Creds != "" {
-		if err := regularFile(o.External.Creds); err != nil {
-			return &OptionError{Option: "nats-creds", Err: err}
-		}
-	}
-	return nil
-}
-
-// regularFile refuses a path that names no readable regular file.
-func regularFile(path string) error {
-	fi, err := os.Stat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%s: no such file", path)
-	case err != nil:
-		return err
-	case !fi.Mode().IsRegular():
-		return fmt.Errorf("%s is not a regular file", path)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	return f.Close()
-}
 
 // loadBaseline reads the baseline. An id that names no loaded scenario
 // (selected or not: a narrowed run leaves the others unjudged) nor, after

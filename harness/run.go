@@ -64,7 +64,7 @@ type runner struct {
 	progress sync.Mutex
 
 	procMu sync.Mutex // r.proc changes on a restart while watchers read it
-	waits  waits      // what the run waits for now (waiting.go)
+	waits  waits      // what the run waits for now (progress.go)
 
 	tag      string // this run's random tag (probe identity)
 	life     *liveness
