@@ -115,7 +115,7 @@ func startPasswordServer(t *testing.T) broker.Endpoint {
 // taken for the IUT's answer to the harness's whois, or counted as its
 // publications).
 func TestAttachIgnoresOtherWorkspaces(t *testing.T) {
-	bus := newBus(time.Now(), "ws_run", "builders", false, floodBudget{100, DefaultFloodBytes}, time.Now)
+	bus := newBus(time.Now(), "ws_run", "builders", false, floodBudget{100, defaultFloodBytes}, time.Now)
 	bus.expectIUT("remote-peer.session-1")
 	other := []byte(`{"protocol":"agh-network/v0","id":"m1","workspace_id":"ws_other","kind":"greet","channel":"builders",` +
 		`"from":"remote-peer.session-1","ts":1,"body":{"peer_card":{"peer_id":"remote-peer.session-1","profiles_supported":[],` +

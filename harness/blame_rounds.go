@@ -26,11 +26,6 @@ import (
 // budget used up, the run's deadline past, an IUT that never came back) is
 // an error, never a fail or a pass.
 
-// DefaultMaxRestarts is how often an IUT started with --iut is started
-// again after it died in company; the hunt for a killer restarts it
-// within its own budget (huntReplays).
-const DefaultMaxRestarts = 10
-
 // attempt is one scenario played against one incarnation.
 type attempt struct {
 	i     int

@@ -88,7 +88,7 @@ func clipped(s string) string {
 
 // The messages limit is still a flood of its own.
 func TestBusMessageFlood(t *testing.T) {
-	bus := newBus(time.Now(), "ws_run", "builders", true, floodBudget{messages: 3, bytes: DefaultFloodBytes}, time.Now)
+	bus := newBus(time.Now(), "ws_run", "builders", true, floodBudget{messages: 3, bytes: defaultFloodBytes}, time.Now)
 	for range 5 {
 		bus.receive("agh.network.v0.ws_run.builders.broadcast", sayOf(t, 500))
 	}

@@ -24,24 +24,13 @@ var levels = map[string]level{
 	"full":  {"Full Peer", []string{"core-sender", "core-receiver", "trust", "nats", "jetstream"}},
 }
 
-// DefaultGreetTimeout bounds the wait for the IUT's first greet. It leaves
-// room under the 30 s promise for broker start-up and process clean-up, so a
-// peer that never greets ends the run well inside half a minute.
-const DefaultGreetTimeout = 20 * time.Second
-
-// DefaultStepTimeout is the ceiling of an expect step: generous, since
-// the protocol sets no reply deadline and a peer that thinks with a model
-// before it answers is normal; it only ends waits that can no longer
-// succeed.
-const DefaultStepTimeout = 30 * time.Second
-
-// DefaultFloodBytes is how many bytes of the IUT's messages a run judges
+// defaultFloodBytes is how many bytes of the IUT's messages a run judges
 // before it calls them a flood: 32 of the 1 MiB envelopes every peer must
 // take, where the reference peer publishes less than 1 MiB in a whole run
 // at level full. What the run keeps of the IUT's messages is bounded by it
 // (and the bytes of a message over 64 KiB are not kept once judged), and
 // so is its memory under a flood.
-const DefaultFloodBytes = 32 << 20
+const defaultFloodBytes = 32 << 20
 
 // config is one run: the target, and what is played at it.
 type config struct {

@@ -7,6 +7,16 @@
 // Options, checked into a Plan, are what aghcheck run and aghtest share:
 // a Plan runs, applies its baseline and hands one report to the reporters.
 //
+// # Public names
+//
+// For aghcheck run and aghtest: Options, Plan, Target (with the Default
+// durations and DefaultMaxRestarts it takes when left zero), Credentials
+// (and the EnvNATS variables it reads), Wait (how the wait for the IUT
+// goes), HarnessError and OptionError. For aghcheck fuzz, which plays
+// cases in batches of its own making: Session, Open and PlayOptions (a
+// batch's result is report.Batch). Nothing else is exported; TestDocMap
+// fails for an exported name this list does not give.
+//
 // # From a YAML scenario to a verdict
 //
 // The path a maintainer follows, in order (TestDocMap keeps each name and

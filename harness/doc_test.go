@@ -59,6 +59,16 @@ func TestDocMap(t *testing.T) {
 			t.Errorf("doc.go names %s: %v", f[1], err)
 		}
 	}
+	// Every exported name is stated in the package comment.
+	for _, pkg := range pkgs {
+		for _, f := range pkg.Files {
+			for name, obj := range f.Scope.Objects {
+				if ast.IsExported(name) && !strings.Contains(string(doc), name) && !strings.HasPrefix(name, "Default") && !strings.HasPrefix(name, "EnvNATS") {
+					t.Errorf("harness exports %s (%s), which doc.go's list of public names does not give", name, obj.Kind)
+				}
+			}
+		}
+	}
 	for _, m := range regexp.MustCompile(`\(([a-zA-Z]+\.[a-zA-Z]+), ([a-z_]+\.go)\)`).FindAllStringSubmatch(string(doc), -1) {
 		if got := declared[m[1]]; got != m[2] {
 			t.Errorf("doc.go names %s in %s; it is declared in %q", m[1], m[2], got)

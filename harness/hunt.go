@@ -43,10 +43,6 @@ const closeFloor = 2 * time.Second
 // dies on a timer would otherwise interrupt a long scenario for ever.
 const maxInterrupts = 4
 
-// DefaultDeadline is when a run's verdict is due: the run starts nothing
-// after it, and what it could not play is an error.
-const DefaultDeadline = 10 * time.Minute
-
 // hunting is the state of fair blame over one run (or one batch of a
 // session): indexes are those of its scenarios.
 type hunting struct {

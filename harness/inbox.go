@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aghcheck/aghcheck/internal/agh"
+	"github.com/aghcheck/aghcheck/internal/publication"
 	"github.com/aghcheck/aghcheck/internal/requirements"
 	"github.com/aghcheck/aghcheck/internal/rules"
 )
@@ -197,7 +198,7 @@ func (b *bus) check(m *message, data []byte) {
 	if err != nil {
 		return
 	}
-	res := CheckPublication(c, m.subject, data)
+	res := publication.Check(c, m.subject, data)
 	m.env, m.findings = res.Envelope, res.Findings
 	if m.env != nil {
 		// The Envelope page's advice to senders, with the harness's clock.

@@ -107,7 +107,7 @@ func (o Options) Plan() (*Plan, error) {
 	if err := o.checkTarget(); err != nil {
 		return nil, err
 	}
-	if err := RegisterSecrets(o.Target.External); err != nil {
+	if err := registerSecrets(o.Target.External); err != nil {
 		return nil, &OptionError{Option: "nats-creds", Err: err}
 	}
 	p, err := o.Preview()

@@ -264,7 +264,7 @@ func (r *runner) connect(ctx context.Context, rep *report.Report, needJS bool) e
 		ep = &b.Endpoint
 		// The harness's own secret is never told to the IUT, but a
 		// peer could still guess at it in what it prints: redacted too.
-		_ = RegisterSecrets(&broker.Endpoint{Token: b.Token, Password: b.Password})
+		_ = registerSecrets(&broker.Endpoint{Token: b.Token, Password: b.Password})
 		r.iutEP = &b.IUT
 		rep.Broker.JetStream = needJS
 	} else {
@@ -373,7 +373,7 @@ func (r *runner) iutEnv() []string {
 	// The IUT's broker secrets are redacted wherever they would be
 	// printed, its own stdout and stderr in a report included (on the
 	// embedded broker its password is its own, not the harness's).
-	_ = RegisterSecrets(&broker.Endpoint{URL: ep.URL, Token: ep.Token, Password: ep.Password})
+	_ = registerSecrets(&broker.Endpoint{URL: ep.URL, Token: ep.Token, Password: ep.Password})
 	env := iutenv.Env{URL: ep.URL, Token: ep.Token, User: ep.User, Password: ep.Password, Creds: ep.Creds,
 		Workspace: r.ws, Channel: r.ch, PeerID: r.cfg.SuggestedPeerID, Initiate: r.orders.file}
 	return append(env.Environ(), r.cfg.Env...)

@@ -34,7 +34,7 @@ type Credentials struct {
 
 // Endpoint resolves c into the endpoint to connect to (nil when URL is
 // empty: the embedded broker) and registers every secret it holds for
-// redaction (see RegisterSecrets). getenv is os.Getenv outside tests.
+// redaction (see registerSecrets). getenv is os.Getenv outside tests.
 func (c Credentials) Endpoint(getenv func(string) string) (*broker.Endpoint, error) {
 	token, err := secret("nats-token", c.Token, c.TokenFile, getenv(EnvNATSToken))
 	if err != nil {
@@ -48,7 +48,7 @@ func (c Credentials) Endpoint(getenv func(string) string) (*broker.Endpoint, err
 		return nil, nil
 	}
 	ep := &broker.Endpoint{URL: c.URL, Token: token, User: c.User, Password: password, Creds: c.Creds}
-	if err := RegisterSecrets(ep); err != nil {
+	if err := registerSecrets(ep); err != nil {
 		return nil, fmt.Errorf("--nats-creds: %w", err)
 	}
 	return ep, nil
@@ -78,12 +78,12 @@ func secret(flag, value, file, env string) (string, error) {
 	return env, nil
 }
 
-// RegisterSecrets registers what ep holds for redaction from every output
+// registerSecrets registers what ep holds for redaction from every output
 // of this process: its token and password, the user info of its URLs, and
 // the contents of its creds file (the JWT and the seed). A report, a
 // printed line and the IUT's own output copied into a report show
 // [redacted] in their place.
-func RegisterSecrets(ep *broker.Endpoint) error {
+func registerSecrets(ep *broker.Endpoint) error {
 	if ep == nil {
 		return nil
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/internal/randid"
 	"github.com/aghcheck/aghcheck/internal/report"
-	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 )
 
@@ -108,47 +107,11 @@ type PlayOptions struct {
 	Due      string
 }
 
-// Batch is what one Play judged.
-type Batch struct {
-	// Results are the scenarios' verdicts, in the order they were given:
-	// pass, fail, warn, skip (a gate the IUT does not meet) or error
-	// (could not be played: the IUT did not come back).
-	Results []*report.ScenarioResult
-	// Events are the IUT's liveness events during the batch; Killers the
-	// scenarios that killed it when played alone.
-	Events  []report.LifeEvent
-	Killers []report.Killer
-	// Published are the envelopes the IUT published during the batch that
-	// break a rule, each with the scenario whose test peer it was for.
-	Published []Published
-	// Flooded says the IUT published more than Config.FloodLimit messages,
-	// or Config.FloodBytes bytes, during the batch: what came after was not
-	// judged, nor were the scenarios still in flight. Flood says which
-	// limit it passed, and when.
-	Flooded bool
-	Flood   string
-}
-
-// Published is one envelope the IUT published that breaks a rule.
-type Published struct {
-	// Scenario is the index in the batch of the scenario whose test peer
-	// it was for (addressed to it, or on its peer subject); -1 for none.
-	Scenario int
-	At       report.Millis // since the session started
-	Subject  string
-	// Size is how many bytes the IUT published; Kept is what the session
-	// kept of them once judged: all of them up to 64 KiB, else the first
-	// 512.
-	Size     int
-	Kept     []byte
-	Findings []rules.Finding // stateless rules, the subject rule and the work-unit tracker
-}
-
 // Play plays scenarios at the IUT, par at once, and judges them as a run
 // does. An error means the session cannot go on (it was interrupted, the
 // broker stayed away, or the IUT did not come back): the batch still says
 // what was judged, and the rest of it is error.
-func (s *Session) Play(scs []*scenario.Scenario, opt PlayOptions) (*Batch, error) {
+func (s *Session) Play(scs []*scenario.Scenario, opt PlayOptions) (*report.Batch, error) {
 	r := s.r
 	switch {
 	case s.closed:
@@ -175,7 +138,7 @@ func (s *Session) Play(scs []*scenario.Scenario, opt PlayOptions) (*Batch, error
 	}
 	events, killers := len(r.life.snapshot()), len(r.killers)
 	r.playAll(s.ctx, rep, r.gateAll(rep, todo))
-	b := &Batch{Results: rep.Scenarios, Events: r.life.snapshot()[events:], Killers: append([]report.Killer(nil), r.killers[killers:]...)}
+	b := &report.Batch{Results: rep.Scenarios, Events: r.life.snapshot()[events:], Killers: append([]report.Killer(nil), r.killers[killers:]...)}
 	b.Published, b.Flood = s.drain(rep)
 	b.Flooded = b.Flood != ""
 	if err := s.ctx.Err(); err != nil {
@@ -193,7 +156,7 @@ func (s *Session) Play(scs []*scenario.Scenario, opt PlayOptions) (*Batch, error
 // for, and how the flood budget was passed ("" when it was not). The
 // session keeps nothing of what it hands out, so a long session holds the
 // memory of one batch.
-func (s *Session) drain(rep *report.Report) ([]Published, string) {
+func (s *Session) drain(rep *report.Report) ([]report.Published, string) {
 	b := s.r.bus
 	b.mu.Lock()
 	msgs, why := b.passive, ""
@@ -208,7 +171,7 @@ func (s *Session) drain(rep *report.Report) ([]Published, string) {
 			byID[id], byToken[agh.RouteToken(id)] = i, i
 		}
 	}
-	var out []Published
+	var out []report.Published
 	for _, m := range msgs {
 		if len(m.findings) == 0 {
 			continue
@@ -219,7 +182,7 @@ func (s *Session) drain(rep *report.Report) ([]Published, string) {
 				i = -1
 			}
 		}
-		out = append(out, Published{Scenario: i, At: report.Millis(m.at), Subject: m.subject, Size: m.size, Kept: m.kept, Findings: m.findings})
+		out = append(out, report.Published{Scenario: i, At: report.Millis(m.at), Subject: m.subject, Size: m.size, Kept: m.kept, Findings: m.findings})
 	}
 	return out, why
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 )
 
@@ -44,7 +45,7 @@ func TestSessionPlaysBatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, b := range []*Batch{first, second} {
+	for _, b := range []*report.Batch{first, second} {
 		if len(b.Events) > 0 || len(b.Killers) > 0 || b.Flooded {
 			t.Errorf("batch %+v", b)
 		}

@@ -13,6 +13,26 @@ import (
 	"github.com/aghcheck/aghcheck/internal/report"
 )
 
+// The defaults of a Target: what a zero value takes.
+const (
+	// DefaultGreetTimeout bounds the wait for the IUT's first greet. It leaves
+	// room under the 30 s promise for broker start-up and process clean-up, so a
+	// peer that never greets ends the run well inside half a minute.
+	DefaultGreetTimeout = 20 * time.Second
+	// DefaultStepTimeout is the ceiling of an expect step: generous, since
+	// the protocol sets no reply deadline and a peer that thinks with a model
+	// before it answers is normal; it only ends waits that can no longer
+	// succeed.
+	DefaultStepTimeout = 30 * time.Second
+	// DefaultMaxRestarts is how often an IUT started with --iut is started
+	// again after it died in company; the hunt for a killer restarts it
+	// within its own budget (huntReplays).
+	DefaultMaxRestarts = 10
+	// DefaultDeadline is when a run's verdict is due: the run starts nothing
+	// after it, and what it could not play is an error.
+	DefaultDeadline = 10 * time.Minute
+)
+
 // Target is what a run or a fuzz session is pointed at: the broker, the
 // implementation under test, and how long and how often the harness waits
 // for it. Every value means one thing: a zero duration takes the default
@@ -65,7 +85,7 @@ type Target struct {
 	// FloodLimit and FloodBytes are the run's budget for the IUT's traffic:
 	// the messages, and their bytes, judged before the run calls it a flood
 	// (NATS-PUBLISH-RATE) and judges, routes and keeps nothing more of it
-	// (default 5000 messages, DefaultFloodBytes). A Session's budget is per
+	// (default 5000 messages, defaultFloodBytes). A Session's budget is per
 	// batch.
 	FloodLimit int
 	FloodBytes int64
@@ -108,7 +128,7 @@ func (c *Target) defaults() {
 		c.FloodLimit = 5000
 	}
 	if c.FloodBytes <= 0 {
-		c.FloodBytes = DefaultFloodBytes
+		c.FloodBytes = defaultFloodBytes
 	}
 	if c.Now == nil {
 		c.Now = time.Now

@@ -55,7 +55,7 @@ const maxRecent = 1024
 // it was judged (unserved) before, in this batch or an earlier one; the
 // cases sent after it are its victims. cut says --duration cut the hunt
 // short.
-func (fz *fuzzer) unexplained(b *harness.Batch, cases []*Case, cut bool) *Finding {
+func (fz *fuzzer) unexplained(b *report.Batch, cases []*Case, cut bool) *Finding {
 	byID := map[string]*Case{}
 	for i, res := range b.Results {
 		byID[cases[i].ID] = cases[i]

@@ -437,7 +437,7 @@ func (fz *fuzzer) setCeiling() {
 
 // judge reads one played batch: the cases' verdicts, what the IUT
 // published, and who killed it.
-func (fz *fuzzer) judge(batch []*Case, b *harness.Batch) {
+func (fz *fuzzer) judge(batch []*Case, b *report.Batch) {
 	byID := map[string]*Case{}
 	note := func(c *Case, f Finding) {
 		fz.found.add(f)

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/requirements"
 	"github.com/aghcheck/aghcheck/internal/rules"
@@ -277,7 +276,7 @@ func wrong(res *report.ScenarioResult, rs []string) bool {
 }
 
 // output is a finding per rule an envelope the IUT published breaks.
-func output(p harness.Published, c *Case) []Finding {
+func output(p report.Published, c *Case) []Finding {
 	var out []Finding
 	seen := map[string]bool{}
 	for _, fd := range p.Findings {
@@ -311,7 +310,7 @@ func says(kind string) string { return report.LifeEvent{Kind: kind}.Says() }
 
 // flooded is the finding of a batch the IUT flooded: what it published
 // past the budget, and the cases still in flight, were not judged.
-func flooded(b *harness.Batch, cases int) Finding {
+func flooded(b *report.Batch, cases int) Finding {
 	return Finding{Kind: KindFlood, Rule: requirements.NATSFlood.ID, Level: "MUST", Input: "unattributed",
 		Message: fmt.Sprintf("with %d cases in a batch, %s", cases, b.Flood)}
 }

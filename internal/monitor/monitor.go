@@ -16,16 +16,15 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
-	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/internal/broker"
+	"github.com/aghcheck/aghcheck/internal/publication"
 	"github.com/aghcheck/aghcheck/internal/requirements"
 	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/sanitize"
 	"github.com/aghcheck/aghcheck/internal/workunit"
 	"github.com/aghcheck/aghcheck/reporter"
+	"github.com/nats-io/nats.go"
 )
 
 // Config is what Run needs. Zero fields take the defaults.
@@ -247,7 +246,7 @@ func (m *monitor) check(batch []pub) {
 	c := m.checker.Load()
 	run := func(part []pub) {
 		for i := range part {
-			part[i].res = harness.CheckPublication(c, part[i].subject, part[i].data)
+			part[i].res = publication.Check(c, part[i].subject, part[i].data)
 		}
 	}
 	w := min(m.cfg.Workers, len(batch)/16+1)
