@@ -19,19 +19,22 @@ import (
 
 func init() { subcommands = append(subcommands, newFuzzCmd) }
 
+// fuzzFlags are aghcheck fuzz's flags.
+type fuzzFlags struct {
+	iutLine, iutPeer, format, output string
+	nats                             harness.Credentials
+	workspace                        string
+	channel, reproDir, corpusDir     string
+	cases, parallel, maxRestarts     int
+	shrink                           int
+	seed                             uint64
+	duration, stepTimeout            time.Duration
+	greetTimeout                     time.Duration
+	verbose                          bool
+}
+
 func newFuzzCmd() *cobra.Command {
-	var (
-		iutLine, iutPeer, format, output string
-		nats                             harness.Credentials
-		workspace                        string
-		channel, reproDir, corpusDir     string
-		cases, parallel, maxRestarts     int
-		shrink                           int
-		seed                             uint64
-		duration, stepTimeout            time.Duration
-		greetTimeout                     time.Duration
-		verbose                          bool
-	)
+	s := &fuzzFlags{}
 	cmd := &cobra.Command{
 		Use:   "fuzz",
 		Short: "Fuzz a live AGH Network v0 peer, with the rule engine as the oracle",
@@ -72,119 +75,132 @@ flight then are not judged).`,
   aghcheck fuzz --corpus fuzz-corpus --format json -o fuzz.json
   aghcheck run --suite findings --embedded=false --iut './my-agent --join'   # replay the findings`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := refuseBlank(cmd, "iut", "iut-peer"); err != nil {
-				return err
-			}
-			if err := positiveDurations(cmd, "step-timeout", "greet-timeout"); err != nil {
-				return err
-			}
-			if duration < 0 || cases < 0 {
-				return &exitError{code: exitUsageErr, err: errors.New("--duration and --cases may not be negative")}
-			}
-			if parallel < 1 {
-				return &exitError{code: exitUsageErr, err: fmt.Errorf("--parallel %d: want 1 or more", parallel)}
-			}
-			if err := countFlag("max-restarts", maxRestarts, "never"); err != nil {
-				return err
-			}
-			if err := countFlag("shrink", shrink, "no minimization"); err != nil {
-				return err
-			}
-			if !cmd.Flags().Changed("duration") && cases > 0 {
-				duration = 0 // --cases alone: as many as it says, however long that takes
-			}
-			var err error
-			if format, err = outputFormat(cmd, format, output, map[string][]string{".json": {"json"}}); err != nil {
-				return err
-			}
-			if format != "text" && format != "json" {
-				return &exitError{code: exitUsageErr, err: fmt.Errorf("--format %q: want %s", format, strings.Join(fuzz.Formats, " or "))}
-			}
-			if iutLine != "" && iutPeer != "" {
-				return &exitError{code: exitUsageErr, err: errors.New("--iut and --iut-peer are exclusive")}
-			}
-			if iutPeer != "" && nats.URL == "" {
-				return &exitError{code: exitUsageErr, err: errors.New("--iut-peer needs --nats-url: a running peer cannot be on the embedded broker")}
-			}
-			hc := harness.Target{StepTimeout: stepTimeout, GreetTimeout: greetTimeout, IUTPeer: iutPeer,
-				Workspace: workspace, Channel: channel, Version: version, MaxRestarts: maxRestarts}
-			if hc.Command, err = iutArgv(iutLine, iutPeer); err != nil {
-				return err
-			}
-			if hc.External, err = external(nats); err != nil {
-				return err
-			}
-			if err := hc.CheckSettings(); err != nil {
-				return usage(err)
-			}
-			out, closeOut, err := reportOut(cmd.OutOrStdout(), output)
-			if err != nil {
-				return err
-			}
-			defer closeOut()
-			errOut := cmd.ErrOrStderr()
-			var live *reporter.LiveLine
-			if f, ok := errOut.(*os.File); ok && isTerminal(f) {
-				live = reporter.NewLiveLine(f)
-				hc.Waiting = reporter.LiveWait(f, termWidth())
-			}
-			hc.Life = func(ev report.LifeEvent) {
-				if live != nil {
-					live.Clear()
-				}
-				fmt.Fprint(errOut, reporter.LifeLines(ev))
-			}
-			cfg := fuzz.Config{Target: hc, Seed: seed, Cases: cases, Duration: duration, Parallel: parallel,
-				ReproDir: reproDir, CorpusDir: corpusDir, Shrink: shrink, Version: version}
-			if live != nil {
-				cfg.Progress = func(p fuzz.Progress) { live.Show(p.Line()) }
-			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			rep, runErr := fuzz.Run(ctx, cfg)
-			if live != nil {
-				live.Clear()
-			}
-			if err := fuzz.Write(out, format, rep, verbose); err != nil {
-				return &exitError{code: exitUsageErr, err: fmt.Errorf("write report: %w", err)}
-			}
-			if out != cmd.OutOrStdout() {
-				// The report went to a file: the log still gets the verdict.
-				fmt.Fprintln(errOut, fuzz.VerdictLine(rep, output))
-			}
-			switch {
-			case ctx.Err() != nil:
-				// Interrupted: what was played is reported, but no verdict
-				// rests on a run stopped midway.
-				return &exitError{code: exitUsageErr, err: errors.New("interrupted")}
-			case runErr != nil:
-				return &exitError{code: exitUsageErr, err: runErr}
-			case rep.Failed():
-				return &exitError{code: exitInvalid}
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return s.run(cmd) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&iutLine, "iut", "", "start the implementation under test with `'COMMAND ARGS'` (default: the built-in reference peer)")
-	f.StringVar(&iutPeer, "iut-peer", "", "attach to the peer `ID` already running on --nats-url")
-	addNATSFlags(f, &nats, "", "use this NATS server or cluster (`URL[,URL...]`) instead of an embedded broker")
-	f.StringVar(&workspace, "workspace", "", "workspace id of the run (default a fresh aghcheck-XXXXXXXX)")
-	f.StringVar(&channel, "channel", "conformance", "channel of the run")
-	f.DurationVar(&duration, "duration", fuzz.DefaultDuration, "wall-clock time of the whole run: start-up, fuzzing, then minimizing and confirming the findings in the time left")
-	f.IntVar(&cases, "cases", 0, "stop after this many cases (with --duration too: whichever comes first)")
-	f.Uint64Var(&seed, "seed", 1, "the seed of the generator: the same seed gives the same cases")
-	f.IntVar(&parallel, "parallel", fuzz.DefaultParallel, "cases played at once, each as its own test peer")
-	f.StringVar(&reproDir, "repro-dir", "", "write each finding as a scenario file into `DIR` (replay: run --suite DIR --embedded=false)")
-	f.StringVar(&corpusDir, "corpus", "", "keep interesting cases in `DIR` between runs: played first, added to")
-	f.IntVar(&shrink, "shrink", fuzz.DefaultShrink, "live replays minimizing one finding may take (0: do not minimize)")
-	f.StringVarP(&format, "format", "f", "text", "report `FORMAT`: text or json")
+	f.StringVar(&s.iutLine, "iut", "", "start the implementation under test with `'COMMAND ARGS'` (default: the built-in reference peer)")
+	f.StringVar(&s.iutPeer, "iut-peer", "", "attach to the peer `ID` already running on --nats-url")
+	addNATSFlags(f, &s.nats, "", "use this NATS server or cluster (`URL[,URL...]`) instead of an embedded broker")
+	f.StringVar(&s.workspace, "workspace", "", "workspace id of the run (default a fresh aghcheck-XXXXXXXX)")
+	f.StringVar(&s.channel, "channel", "conformance", "channel of the run")
+	f.DurationVar(&s.duration, "duration", fuzz.DefaultDuration, "wall-clock time of the whole run: start-up, fuzzing, then minimizing and confirming the findings in the time left")
+	f.IntVar(&s.cases, "cases", 0, "stop after this many cases (with --duration too: whichever comes first)")
+	f.Uint64Var(&s.seed, "seed", 1, "the seed of the generator: the same seed gives the same cases")
+	f.IntVar(&s.parallel, "parallel", fuzz.DefaultParallel, "cases played at once, each as its own test peer")
+	f.StringVar(&s.reproDir, "repro-dir", "", "write each finding as a scenario file into `DIR` (replay: run --suite DIR --embedded=false)")
+	f.StringVar(&s.corpusDir, "corpus", "", "keep interesting cases in `DIR` between runs: played first, added to")
+	f.IntVar(&s.shrink, "shrink", fuzz.DefaultShrink, "live replays minimizing one finding may take (0: do not minimize)")
+	f.StringVarP(&s.format, "format", "f", "text", "report `FORMAT`: text or json")
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(fuzz.Formats...))
-	f.StringVarP(&output, "output", "o", "", "write the report to `FILE` instead of stdout")
-	f.BoolVarP(&verbose, "verbose", "v", false, "say why mutants were not played, and list every liveness event")
-	f.DurationVar(&stepTimeout, "step-timeout", fuzz.DefaultStepTimeout, "ceiling of a case's expect step: it ends when its match arrives (not a reply deadline)")
-	f.DurationVar(&greetTimeout, "greet-timeout", harness.DefaultGreetTimeout, "how long to wait for the IUT's greet (also after a restart)")
-	f.IntVar(&maxRestarts, "max-restarts", fuzz.DefaultMaxRestarts, "how often an --iut that died is started again (0: never)")
+	f.StringVarP(&s.output, "output", "o", "", "write the report to `FILE` instead of stdout")
+	f.BoolVarP(&s.verbose, "verbose", "v", false, "say why mutants were not played, and list every liveness event")
+	f.DurationVar(&s.stepTimeout, "step-timeout", fuzz.DefaultStepTimeout, "ceiling of a case's expect step: it ends when its match arrives (not a reply deadline)")
+	f.DurationVar(&s.greetTimeout, "greet-timeout", harness.DefaultGreetTimeout, "how long to wait for the IUT's greet (also after a restart)")
+	f.IntVar(&s.maxRestarts, "max-restarts", fuzz.DefaultMaxRestarts, "how often an --iut that died is started again (0: never)")
 	return cmd
+}
+
+// check refuses flags that cannot go together, one clear line each.
+func (s *fuzzFlags) check(cmd *cobra.Command) error {
+	if err := refuseBlank(cmd, "iut", "iut-peer"); err != nil {
+		return err
+	}
+	if err := positiveDurations(cmd, "step-timeout", "greet-timeout"); err != nil {
+		return err
+	}
+	if s.duration < 0 || s.cases < 0 {
+		return &exitError{code: exitUsageErr, err: errors.New("--duration and --cases may not be negative")}
+	}
+	if s.parallel < 1 {
+		return &exitError{code: exitUsageErr, err: fmt.Errorf("--parallel %d: want 1 or more", s.parallel)}
+	}
+	if err := countFlag("max-restarts", s.maxRestarts, "never"); err != nil {
+		return err
+	}
+	if err := countFlag("shrink", s.shrink, "no minimization"); err != nil {
+		return err
+	}
+	if !cmd.Flags().Changed("duration") && s.cases > 0 {
+		s.duration = 0 // --cases alone: as many as it says, however long that takes
+	}
+	format, err := outputFormat(cmd, s.format, s.output, map[string][]string{".json": {"json"}})
+	if err != nil {
+		return err
+	}
+	s.format = format
+	if s.format != "text" && s.format != "json" {
+		return &exitError{code: exitUsageErr, err: fmt.Errorf("--format %q: want %s", s.format, strings.Join(fuzz.Formats, " or "))}
+	}
+	if s.iutLine != "" && s.iutPeer != "" {
+		return &exitError{code: exitUsageErr, err: errors.New("--iut and --iut-peer are exclusive")}
+	}
+	if s.iutPeer != "" && s.nats.URL == "" {
+		return &exitError{code: exitUsageErr, err: errors.New("--iut-peer needs --nats-url: a running peer cannot be on the embedded broker")}
+	}
+	return nil
+}
+
+// run checks the flags, fuzzes and writes the report.
+func (s *fuzzFlags) run(cmd *cobra.Command) error {
+	if err := s.check(cmd); err != nil {
+		return err
+	}
+	var err error
+	hc := harness.Target{StepTimeout: s.stepTimeout, GreetTimeout: s.greetTimeout, IUTPeer: s.iutPeer,
+		Workspace: s.workspace, Channel: s.channel, Version: version, MaxRestarts: s.maxRestarts}
+	if hc.Command, err = iutArgv(s.iutLine, s.iutPeer); err != nil {
+		return err
+	}
+	if hc.External, err = external(s.nats); err != nil {
+		return err
+	}
+	if err := hc.CheckSettings(); err != nil {
+		return usage(err)
+	}
+	out, closeOut, err := reportOut(cmd.OutOrStdout(), s.output)
+	if err != nil {
+		return err
+	}
+	defer closeOut()
+	errOut := cmd.ErrOrStderr()
+	var live *reporter.LiveLine
+	if f, ok := errOut.(*os.File); ok && isTerminal(f) {
+		live = reporter.NewLiveLine(f)
+		hc.Waiting = reporter.LiveWait(f, termWidth())
+	}
+	hc.Life = func(ev report.LifeEvent) {
+		if live != nil {
+			live.Clear()
+		}
+		fmt.Fprint(errOut, reporter.LifeLines(ev))
+	}
+	cfg := fuzz.Config{Target: hc, Seed: s.seed, Cases: s.cases, Duration: s.duration, Parallel: s.parallel,
+		ReproDir: s.reproDir, CorpusDir: s.corpusDir, Shrink: s.shrink, Version: version}
+	if live != nil {
+		cfg.Progress = func(p fuzz.Progress) { live.Show(p.Line()) }
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rep, runErr := fuzz.Run(ctx, cfg)
+	if live != nil {
+		live.Clear()
+	}
+	if err := fuzz.Write(out, s.format, rep, s.verbose); err != nil {
+		return &exitError{code: exitUsageErr, err: fmt.Errorf("write report: %w", err)}
+	}
+	if out != cmd.OutOrStdout() {
+		// The report went to a file: the log still gets the verdict.
+		fmt.Fprintln(errOut, fuzz.VerdictLine(rep, s.output))
+	}
+	switch {
+	case ctx.Err() != nil:
+		// Interrupted: what was played is reported, but no verdict
+		// rests on a run stopped midway.
+		return &exitError{code: exitUsageErr, err: errors.New("interrupted")}
+	case runErr != nil:
+		return &exitError{code: exitUsageErr, err: runErr}
+	case rep.Failed():
+		return &exitError{code: exitInvalid}
+	}
+	return nil
 }
