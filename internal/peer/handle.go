@@ -290,7 +290,13 @@ func (p *peer) refuse(env map[string]any, reason string, fs []rules.Finding) {
 			r[k] = v
 		}
 	}
-	p.publish(r, p.faults[faultRefusalCopies], nil)
+	if p.faults[faultRefusalChannel] {
+		// A sender defect the work-unit tracker sees: the receipt is
+		// sound on its own, and goes where a receipt should, but names
+		// another channel than the message it refuses.
+		r["channel"] = agh.Str(env, "channel") + "-refusals"
+	}
+	p.publish(r, p.faults[faultRefusalCopies] || p.faults[faultRefusalChannel], nil)
 }
 
 // brokenMembers are the top-level members of env that error findings
