@@ -133,6 +133,7 @@ func TestSenderDefectChargedOnce(t *testing.T) {
 		t.Run(tc.fault, func(t *testing.T) {
 			t.Parallel()
 			rep := runAgainst(t, "peer:"+tc.fault, config{Level: "core"})
+			claimsAgree(t, rep)
 			claims := map[string]report.ClaimResult{}
 			for _, c := range rep.Claims {
 				claims[c.Name] = c

@@ -186,6 +186,10 @@ type Latency struct {
 	Max    Millis `json:"max_ms"`
 }
 
+// UntestedPrefix starts each reason of a claim's Why that names one MUST
+// requirement no scenario exercised.
+const UntestedPrefix = "untested: "
+
 // ClaimResult is one conformance claim and whether it was earned.
 type ClaimResult struct {
 	Name   string `json:"name"`
