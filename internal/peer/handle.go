@@ -186,7 +186,8 @@ func (p *peer) refusal(res agh.Result, env map[string]any) (string, []rules.Find
 		}
 	}
 	all := fs
-	ignoreTrust := p.faults[faultAcceptBadSignature]
+	// A peer without the trust profile owes no refusal for its rules.
+	ignoreTrust := p.faults[faultAcceptBadSignature] || p.cfg.NoTrust
 	ignore := map[string]bool{}
 	if p.faults[faultAcceptExpired] {
 		ignore["expired"] = true
@@ -195,7 +196,7 @@ func (p *peer) refusal(res agh.Result, env map[string]any) (string, []rules.Find
 		ignore["malformed"] = true
 	}
 	overlooked := false
-	if len(p.faults) > 0 {
+	if len(p.faults) > 0 || ignoreTrust {
 		kept := fs[:0:0]
 		for _, f := range fs {
 			if p.faults.overlooks(f.Rule.ID) || (p.faults[faultLenientJSON] && lenient[f.Rule]) {
