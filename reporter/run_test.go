@@ -380,3 +380,62 @@ func TestEveryFormatNamesUnstableScenarios(t *testing.T) {
 		t.Errorf("verdict line %q", line)
 	}
 }
+
+// narrowedFixture is a run narrowed by --run to one scenario of many: the
+// others were not selected, and every claim lists their requirements as
+// untested.
+func narrowedFixture() *report.Report {
+	rep := runFixture()
+	rep.Selection = "lifecycle.work-completes"
+	rep.Passive = report.PassiveResult{Outcome: report.Pass, Envelopes: 6}
+	rep.Scenarios = rep.Scenarios[:1]
+	for i, suite := range []string{"core/delivery", "core/envelope", "core/lifecycle", "transport/nats", "trust/ed25519-jcs"} {
+		for j := range 3 {
+			rep.Scenarios = append(rep.Scenarios, &report.ScenarioResult{ID: fmt.Sprintf("left-out.%d.%d", i, j), Suite: suite, Level: "MUST",
+				Claim: "core-receiver", Requirements: []string{fmt.Sprintf("REQ-%d-%d", i, j)}, Outcome: report.Skip, Message: report.NotSelected})
+		}
+	}
+	rep.Summary = report.Summary{Pass: 1, Skip: 15, Claim: "none", Target: "Full Peer", Passed: true}
+	rep.Requirements = []report.RequirementResult{{ID: "LIFE-CORRELATION", Level: "MUST", Outcome: report.Pass, Scenarios: []string{"lifecycle.work-completes"}},
+		{ID: "REQ-0-0", Level: "MUST", Outcome: report.Skip}}
+	rep.Claims = nil
+	for _, name := range []string{"Core Sender", "Core Receiver", "Core Peer", "Trust Peer", "NATS Peer", "Full Peer", "JetStream (optional)"} {
+		rep.Claims = append(rep.Claims, report.ClaimResult{Name: name, Why: []string{report.UntestedPrefix + "REQ-0-0", report.UntestedPrefix + "REQ-1-0"},
+			Exercised: []string{"LIFE-CORRELATION"}, NotExercised: []report.RequirementGap{{ID: "REQ-0-0", Level: "MUST", Reason: report.NotSelected}}})
+	}
+	return rep
+}
+
+// A narrowed run prints what it played, and one line for what --run left
+// out: no claims table, no per-claim requirements, no suite rows of
+// scenarios nobody asked for. -v prints the whole report.
+func TestRunTextNarrowed(t *testing.T) {
+	rep := narrowedFixture()
+	// As a run writes it: a line for each scenario played, as it ends.
+	var b bytes.Buffer
+	w, err := Run.New("text", &b, Options{Level: "full", Scenarios: len(rep.Scenarios), Selected: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteAll(w, rep.Scenarios[:1], rep); err != nil {
+		t.Fatal(err)
+	}
+	text := b.Bytes()
+	golden.Check(t, filepath.Join("testdata", "run_text_narrowed.golden"), text)
+	out := string(text)
+	for _, absent := range []string{"Claims:", "Requirements exercised, by claim:", "core/delivery", "left-out."} {
+		if strings.Contains(out, absent) {
+			t.Errorf("the narrowed run prints %q:\n%s", absent, out)
+		}
+	}
+	if !strings.Contains(out, "\nLeft out by --run: 15 scenarios, and the requirements of 7 claims they cite") {
+		t.Errorf("no line for what --run left out:\n%s", out)
+	}
+	if n := strings.Count(out, "\n"); n > 25 {
+		t.Errorf("the narrowed run prints %d lines:\n%s", n, out)
+	}
+	verbose := string(writeRun(t, "text", rep, Options{Verbose: true}))
+	if !strings.Contains(verbose, "\nClaims:\n") || !strings.Contains(verbose, "left-out.4.2") {
+		t.Errorf("-v does not print the whole report:\n%s", verbose)
+	}
+}

@@ -204,8 +204,9 @@ func (t *runText) Finish(rep *report.Report) error {
 		}
 	}
 
+	scs, leftOut := t.played(rep)
 	var skipped, bad []*report.ScenarioResult
-	for _, sc := range rep.Scenarios {
+	for _, sc := range scs {
 		switch sc.Outcome {
 		case report.Skip:
 			skipped = append(skipped, sc)
@@ -228,13 +229,31 @@ func (t *runText) Finish(rep *report.Report) error {
 		}
 	}
 
-	t.tables(rep)
+	t.tables(scs)
 
 	fmt.Fprintln(w)
 	writePassive(w, p, rep)
 	writeAdapterOwned(w, p, rep)
 	writeRunBaseline(w, p, rep)
 
+	if t.narrowed(rep) {
+		t.narrowedSummary(rep, leftOut)
+	} else {
+		t.claims(rep)
+		t.exercised(rep)
+	}
+	t.latency(rep)
+	if line := rep.Summary.UnstableLine(); line != "" {
+		// --repeat: whether the verdicts held on every run, in one line.
+		fmt.Fprintf(w, "\n%s\n", line)
+	}
+	fmt.Fprintf(w, "\n%s\n", closingLine(p, rep))
+	return nil
+}
+
+// claims prints each claim, earned or not, with why.
+func (t *runText) claims(rep *report.Report) {
+	w, p, verbose := t.w, t.p, t.o.Verbose
 	fmt.Fprintln(w, "\nClaims:")
 	lastCaveat := ""
 	for _, c := range rep.Claims {
@@ -268,14 +287,6 @@ func (t *runText) Finish(rep *report.Report) error {
 		}
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}
-	t.exercised(rep)
-	t.latency(rep)
-	if line := rep.Summary.UnstableLine(); line != "" {
-		// --repeat: whether the verdicts held on every run, in one line.
-		fmt.Fprintf(w, "\n%s\n", line)
-	}
-	fmt.Fprintf(w, "\n%s\n", closingLine(p, rep))
-	return nil
 }
 
 // closingLine is the text report's last line.
@@ -434,7 +445,7 @@ func writeScenario(w io.Writer, p palette, sc *report.ScenarioResult, verbose bo
 	}
 }
 
-func (t *runText) tables(rep *report.Report) {
+func (t *runText) tables(scs []*report.ScenarioResult) {
 	w, p := t.w, t.p
 	type row struct{ pass, fail, warn, skip, errs int }
 	add := func(r *row, o report.Outcome) {
@@ -453,7 +464,7 @@ func (t *runText) tables(rep *report.Report) {
 	}
 	suites := map[string]*row{}
 	levels := map[string]*row{}
-	for _, sc := range rep.Scenarios {
+	for _, sc := range scs {
 		if suites[sc.Suite] == nil {
 			suites[sc.Suite] = &row{}
 		}
