@@ -25,6 +25,7 @@ const senderClaim = "core-sender"
 func grade(rep *report.Report, cfg config, target string) {
 	rep.Summary = summarize(rep.Scenarios, target)
 	rep.Requirements = requirementTable(rep)
+	explain(rep)
 	rep.Claims = claims(rep, cfg)
 	s := &rep.Summary
 	s.Claim = bestClaim(rep.Claims)
@@ -48,6 +49,24 @@ func grade(rep *report.Report, cfg config, target string) {
 		// A run that could not be carried out earns nothing.
 		s.Passed = false
 		withhold(rep, "the run was not carried out: "+rep.Error)
+	}
+}
+
+// explain gives every finding and requirement of rep what the catalogue
+// says of its rule (catalogue.Text): its clause and source, and the errata
+// readings that change its verdict, so that each report format can point
+// a reader at them.
+func explain(rep *report.Report) {
+	for i := range rep.Requirements {
+		rep.Requirements[i].RuleText = catalogue.Text(rep.Requirements[i].ID)
+	}
+	for i := range rep.Passive.Findings {
+		rep.Passive.Findings[i].RuleText = catalogue.Text(rep.Passive.Findings[i].Rule)
+	}
+	for _, sc := range rep.Scenarios {
+		for i := range sc.SenderFindings {
+			sc.SenderFindings[i].RuleText = catalogue.Text(sc.SenderFindings[i].Rule)
+		}
 	}
 }
 

@@ -476,3 +476,23 @@ func TestClaimsAgreeAcrossSections(t *testing.T) {
 		})
 	}
 }
+
+// Every finding and requirement of a run carries what the catalogue says
+// of its rule: the clause, the source and the errata readings that change
+// its verdict, for every report format to show.
+func TestGradeExplainsFindings(t *testing.T) {
+	rep := gradeFixture(map[string]report.Outcome{"s.greet": report.Pass, "r.terminal": report.Pass, "r.input": report.Pass, "r.dedupe": report.Pass})
+	rep.Passive = report.PassiveResult{Outcome: report.Fail, Envelopes: 3, Invalid: 1,
+		Findings: []report.PassiveFinding{{Rule: "ENV-NULL-OPTIONAL", Level: "MUST", Count: 1, Scenarios: []string{"r.terminal"}}}}
+	rep.Scenarios[1].SenderFindings = []report.PassiveFinding{{Rule: "ENV-NULL-OPTIONAL", Level: "MUST", Count: 1}}
+	grade(rep, config{}, "Core Peer")
+	want := []report.ErratumReading{{Erratum: "erratum 3", Flag: "null-as-absent"}}
+	for _, f := range []report.PassiveFinding{rep.Passive.Findings[0], rep.Scenarios[1].SenderFindings[0]} {
+		if !strings.Contains(f.Clause, "omitted rather than null") || !slices.Equal(f.Errata, want) {
+			t.Errorf("finding %+v: want its clause and erratum 3 (--errata null-as-absent)", f)
+		}
+	}
+	if rr := requirement(rep, "LIFE-TERMINAL-FINAL"); rr.Clause == "" || rr.Source == "" {
+		t.Errorf("requirement %+v: no clause", rr)
+	}
+}

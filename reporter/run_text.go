@@ -317,6 +317,9 @@ func writePassive(w io.Writer, p palette, rep *report.Report) {
 		if len(f.Scenarios) > 0 {
 			fmt.Fprintf(w, "           in the exchange of %s\n", strings.Join(f.Scenarios, ", "))
 		}
+		if c := ClauseLine(f.Level, findingText(f)); c != "" {
+			fmt.Fprintf(w, "           %s\n", p.faint.Sprint(c))
+		}
 	}
 }
 
@@ -425,6 +428,9 @@ func writeScenario(w io.Writer, p palette, sc *report.ScenarioResult, verbose bo
 	}
 	for _, l := range stepEvidence(sc, limit) {
 		fmt.Fprintf(w, "        %s\n", l)
+	}
+	for _, c := range requirementClauses(sc) {
+		fmt.Fprintf(w, "        %s\n", p.faint.Sprint(c))
 	}
 	if len(sc.Exchanged) > 0 {
 		fmt.Fprintln(w, "        exchanged:")
