@@ -54,7 +54,8 @@ type Config struct {
 	// it ends.
 	Start func(s Settings) (stop func(), err error)
 
-	// Level is the claim the run aims at: core, trust or full (default full).
+	// Level is the claim the run aims at: core-sender, core-receiver, core,
+	// trust, nats or full (default full).
 	Level string
 	// Strict makes a SHOULD not met fail its subtest (default: t.Log).
 	Strict bool

@@ -15,7 +15,7 @@ func TestConfigErrors(t *testing.T) {
 	}{
 		"no IUT":        {Config{}, "give exactly one of Config.Command and Config.Start"},
 		"two IUTs":      {Config{Command: peer, Start: func(Settings) (func(), error) { return nil, nil }}, "give exactly one of"},
-		"level":         {Config{Command: peer, Level: "gold"}, `Config.Level: "gold": want core, trust or full`},
+		"level":         {Config{Command: peer, Level: "gold"}, `Config.Level: "gold": want core-sender, core-receiver, core, trust, nats or full`},
 		"run syntax":    {Config{Command: peer, Run: "("}, "Config.Run: error parsing regexp"},
 		"run matching":  {Config{Command: peer, Run: "^lifecyle\\."}, `Config.Run: "^lifecyle\\." matches no scenario id`},
 		"command":       {Config{Command: []string{"no-such-agent-xyz"}}, `Config.Command: "no-such-agent-xyz" is not a command on PATH`},

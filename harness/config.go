@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/aghcheck/aghcheck/internal/agh"
@@ -17,11 +18,26 @@ type level struct {
 	Claims []string
 }
 
-// levels a run can claim, by name.
+// levels a run can claim, by name: each claim of the Conformance Levels
+// page, which a peer may make alone or in any of its combinations (Core
+// Peer with the NATS binding is NATS Peer). Full Peer plays the optional
+// JetStream scenarios too.
 var levels = map[string]level{
-	"core":  {"Core Peer", []string{"core-sender", "core-receiver"}},
-	"trust": {"Trust Peer", []string{"core-sender", "core-receiver", "trust"}},
-	"full":  {"Full Peer", []string{"core-sender", "core-receiver", "trust", "nats", "jetstream"}},
+	"core-sender":   {"Core Sender", []string{"core-sender"}},
+	"core-receiver": {"Core Receiver", []string{"core-receiver"}},
+	"core":          {"Core Peer", []string{"core-sender", "core-receiver"}},
+	"trust":         {"Trust Peer", []string{"core-sender", "core-receiver", "trust"}},
+	"nats":          {"NATS Peer", []string{"core-sender", "core-receiver", "nats"}},
+	"full":          {"Full Peer", []string{"core-sender", "core-receiver", "trust", "nats", "jetstream"}},
+}
+
+// LevelNames are the levels a run can claim, from the least to the most.
+var LevelNames = []string{"core-sender", "core-receiver", "core", "trust", "nats", "full"}
+
+// levelNames says them for an error or a help text: "core-sender,
+// core-receiver, ... or full".
+func levelNames() string {
+	return strings.Join(LevelNames[:len(LevelNames)-1], ", ") + " or " + LevelNames[len(LevelNames)-1]
 }
 
 // defaultFloodBytes is how many bytes of the IUT's messages a run judges
@@ -41,7 +57,7 @@ type config struct {
 	// (Options.Compat, Options.Errata), Errata their envelope reading.
 	Readings []string
 	Errata   agh.Errata
-	Level    string         // core, trust or full (default full)
+	Level    string         // one of LevelNames (default full)
 	Strict   bool           // warnings fail
 	Select   *regexp.Regexp // --run: only scenarios whose id matches
 	Parallel int            // scenarios at once (default: all)
@@ -94,7 +110,7 @@ func (c *config) defaults() {
 func (c *config) level() (level, error) {
 	lv, ok := levels[c.Level]
 	if !ok {
-		return level{}, fmt.Errorf("unknown level %q (core, trust or full)", c.Level)
+		return level{}, fmt.Errorf("unknown level %q (%s)", c.Level, levelNames())
 	}
 	return lv, c.Target.check()
 }

@@ -116,33 +116,53 @@ func TestFailFast(t *testing.T) {
 	}
 }
 
-// A peer that refuses every broken message rightly but copies the broken
-// members into its refusal receipts breaks a sender duty: it earns Core
-// Receiver and fails Core Sender, and each defect is counted once: in the
-// passive verdict, naming the scenario whose exchange caused it, never in
-// that scenario's receiver verdict.
+// A peer that refuses every broken message rightly but whose refusal
+// receipts are broken breaks a sender duty: it earns Core Receiver and
+// fails Core Sender, and each defect is counted once: in the passive
+// verdict, naming the scenario whose exchange caused it, never in that
+// scenario's receiver verdict. So whether the rule engine sees the defect
+// in the receipt alone (refusal-copies-broken: the refused message's
+// broken ext copied) or the work-unit tracker sees it across envelopes
+// (refusal-in-other-channel: LIFE-CORRELATION, a receipt outside the
+// channel of the message it refuses).
 func TestSenderDefectChargedOnce(t *testing.T) {
-	rep := runAgainst(t, "peer:refusal-copies-broken", config{Level: "core"})
-	claims := map[string]report.ClaimResult{}
-	for _, c := range rep.Claims {
-		claims[c.Name] = c
-	}
-	if !claims["Core Receiver"].Earned || claims["Core Sender"].Earned {
-		t.Fatalf("Core Receiver %v, Core Sender %v (%v); want Receiver earned, Sender not", claims["Core Receiver"].Earned,
-			claims["Core Sender"].Earned, claims["Core Sender"].Why)
-	}
-	for _, sc := range rep.Scenarios {
-		if sc.Claim == "core-receiver" && sc.Outcome == report.Fail {
-			t.Errorf("%s failed for what the IUT sent: %s", sc.ID, sc.Message)
-		}
-	}
-	attributed := 0
-	for _, f := range rep.Passive.Findings {
-		if len(f.Scenarios) > 0 {
-			attributed++
-		}
-	}
-	if attributed == 0 || rep.Passive.Charged == 0 || rep.Passive.Outcome != report.Fail {
-		t.Errorf("passive: %s, %d charged, %d findings naming a scenario; want the defects there, attributed", rep.Passive.Outcome, rep.Passive.Charged, attributed)
+	for _, tc := range []struct{ fault, rule string }{
+		{"refusal-copies-broken", "ENV-EXT-OBJECT"},
+		{"refusal-in-other-channel", "LIFE-CORRELATION"},
+	} {
+		t.Run(tc.fault, func(t *testing.T) {
+			t.Parallel()
+			rep := runAgainst(t, "peer:"+tc.fault, config{Level: "core"})
+			claimsAgree(t, rep)
+			claims := map[string]report.ClaimResult{}
+			for _, c := range rep.Claims {
+				claims[c.Name] = c
+			}
+			if !claims["Core Receiver"].Earned || claims["Core Sender"].Earned {
+				t.Fatalf("Core Receiver %v (%v), Core Sender %v (%v); want Receiver earned, Sender not", claims["Core Receiver"].Earned,
+					claims["Core Receiver"].Why, claims["Core Sender"].Earned, claims["Core Sender"].Why)
+			}
+			scenarios, charged := 0, 0
+			for _, sc := range rep.Scenarios {
+				if sc.Claim == "core-receiver" && (sc.Outcome == report.Fail || strings.Contains(sc.Message, tc.rule)) {
+					t.Errorf("%s %s for what the IUT sent: %s", sc.ID, sc.Outcome, sc.Message)
+				}
+				for _, n := range sc.Notes {
+					if strings.Contains(n, tc.rule) && !strings.HasPrefix(n, "charged to Core Sender: ") && sc.Claim != senderClaim {
+						t.Errorf("%s judges %s itself: %s", sc.ID, tc.rule, n)
+					}
+				}
+				if j := slices.IndexFunc(sc.SenderFindings, func(f report.PassiveFinding) bool { return f.Rule == tc.rule }); j >= 0 {
+					scenarios, charged = scenarios+1, charged+sc.SenderFindings[j].Count
+				}
+			}
+			i := slices.IndexFunc(rep.Passive.Findings, func(f report.PassiveFinding) bool { return f.Rule == tc.rule })
+			if i < 0 || len(rep.Passive.Findings[i].Scenarios) == 0 || rep.Passive.Outcome != report.Fail {
+				t.Fatalf("passive: %s, findings %+v; want %s there, naming the scenarios that caused it", rep.Passive.Outcome, rep.Passive.Findings, tc.rule)
+			}
+			if got := rep.Passive.Findings[i]; got.Count != charged || len(got.Scenarios) != scenarios {
+				t.Errorf("passive counts %s %d times in %d scenarios; %d scenarios carry it %d times as a sender finding", tc.rule, got.Count, len(got.Scenarios), scenarios, charged)
+			}
+		})
 	}
 }

@@ -2,13 +2,11 @@ package harness
 
 import (
 	"fmt"
-	"github.com/aghcheck/aghcheck/internal/scenario"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/aghcheck/aghcheck/internal/catalogue"
-	"github.com/aghcheck/aghcheck/internal/control"
 	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/rules"
 )
@@ -27,6 +25,7 @@ const senderClaim = "core-sender"
 func grade(rep *report.Report, cfg config, target string) {
 	rep.Summary = summarize(rep.Scenarios, target)
 	rep.Requirements = requirementTable(rep)
+	explain(rep)
 	rep.Claims = claims(rep, cfg)
 	s := &rep.Summary
 	s.Claim = bestClaim(rep.Claims)
@@ -50,6 +49,24 @@ func grade(rep *report.Report, cfg config, target string) {
 		// A run that could not be carried out earns nothing.
 		s.Passed = false
 		withhold(rep, "the run was not carried out: "+rep.Error)
+	}
+}
+
+// explain gives every finding and requirement of rep what the catalogue
+// says of its rule (catalogue.Text): its clause and source, and the errata
+// readings that change its verdict, so that each report format can point
+// a reader at them.
+func explain(rep *report.Report) {
+	for i := range rep.Requirements {
+		rep.Requirements[i].RuleText = catalogue.Text(rep.Requirements[i].ID)
+	}
+	for i := range rep.Passive.Findings {
+		rep.Passive.Findings[i].RuleText = catalogue.Text(rep.Passive.Findings[i].Rule)
+	}
+	for _, sc := range rep.Scenarios {
+		for i := range sc.SenderFindings {
+			sc.SenderFindings[i].RuleText = catalogue.Text(sc.SenderFindings[i].Rule)
+		}
 	}
 }
 
@@ -79,22 +96,52 @@ func summarize(scs []*report.ScenarioResult, target string) report.Summary {
 	return s
 }
 
-// claimVerdict is what the scenarios of one scenario claim add up to.
+// claimVerdict is what the scenarios of one scenario claim add up to. What
+// its requirements lack is kept apart (gaps): a conformance claim built on
+// several scenario claims joins them, so that a requirement one of them
+// exercised is never untested in a claim that includes it.
 type claimVerdict struct {
-	earned      bool
-	why         []string // why not earned
-	unexercised []string // MUST requirements only control-gated scenarios reach
-	uninitiated []string // MUST requirements only initiator scenarios reach, for an IUT that takes no orders
-	unobserved  []string // MUST requirements only unheard silences checked
-	verdicts    map[string]verdict
+	inLevel bool
+	// failures are its failing scenarios; tail the other reasons it is not
+	// earned (passive validation, no scenario passed).
+	failures, tail []string
+	verdicts       map[string]verdict
+	// gaps are the MUST requirements its scenarios cite that none of its
+	// steps judged, with why.
+	gaps map[string]gap
+}
+
+// gap is why a scenario claim did not judge a MUST requirement its
+// scenarios cite, the strongest first: a claim joining several takes the
+// strongest any of them gives.
+type gap int
+
+const (
+	gapUntested  gap = iota // held against the claim
+	gapFailed               // cited by a failing scenario: named as failing, never as untested
+	gapInitiator            // only initiator scenarios reach it, for an IUT that takes no orders
+	gapControl              // only control-gated scenarios reach it
+	gapUnheard              // only unheard silences checked it
+)
+
+// why is what a scenario claim that is not earned says first and last.
+func (v claimVerdict) why(level string, untested []string) []string {
+	var out []string
+	if !v.inLevel {
+		out = append(out, "not part of level "+level)
+	}
+	out = append(out, v.failures...)
+	for _, id := range untested {
+		out = append(out, report.UntestedPrefix+id)
+	}
+	return append(out, v.tail...)
 }
 
 // judgeClaim grades one scenario claim (core-sender, trust, ...): every
 // MUST requirement its scenarios cite must have been judged by a step.
 func judgeClaim(rep *report.Report, claim string, inLevel bool, controlOnly, initiatorOnly map[string]bool) claimVerdict {
-	var v claimVerdict
-	verdicts := map[string]verdict{}
-	failed := map[string]bool{} // cited by a failing scenario: named as failing, never as untested
+	v := claimVerdict{inLevel: inLevel, verdicts: map[string]verdict{}, gaps: map[string]gap{}}
+	failed := map[string]bool{}
 	played := false
 	for _, sc := range rep.Scenarios {
 		if sc.Claim != claim {
@@ -102,7 +149,7 @@ func judgeClaim(rep *report.Report, claim string, inLevel bool, controlOnly, ini
 		}
 		switch sc.Outcome {
 		case report.Fail, report.Error:
-			v.why = append(v.why, fmt.Sprintf("%s: %s", sc.ID, sc.Outcome))
+			v.failures = append(v.failures, fmt.Sprintf("%s: %s", sc.ID, sc.Outcome))
 			for _, id := range sc.Requirements {
 				failed[id] = sc.Outcome == report.Fail || failed[id]
 			}
@@ -110,49 +157,80 @@ func judgeClaim(rep *report.Report, claim string, inLevel bool, controlOnly, ini
 			played = true
 		}
 		for id, sv := range scenarioVerdicts(sc) {
-			verdicts[id] = verdicts[id].join(sv)
+			v.verdicts[id] = v.verdicts[id].join(sv)
 		}
 	}
-	var untested []string
-	for id, rv := range verdicts {
+	for id, rv := range v.verdicts {
 		if r, ok := catalogue.Lookup(id); !ok || r.Severity != rules.Error || rv.outcome != report.Skip {
 			continue
 		}
 		switch {
 		case initiatorOnly[claim+"/"+id]:
-			v.uninitiated = append(v.uninitiated, id)
+			v.gaps[id] = gapInitiator
 		case controlOnly[claim+"/"+id]:
-			v.unexercised = append(v.unexercised, id)
+			v.gaps[id] = gapControl
 		case rv.unheard:
-			v.unobserved = append(v.unobserved, id)
-		case !failed[id]:
-			untested = append(untested, id)
+			v.gaps[id] = gapUnheard
+		case failed[id]:
+			v.gaps[id] = gapFailed
+		default:
+			v.gaps[id] = gapUntested
 		}
-	}
-	sort.Strings(untested)
-	sort.Strings(v.unexercised)
-	sort.Strings(v.uninitiated)
-	sort.Strings(v.unobserved)
-	for _, id := range untested {
-		v.why = append(v.why, "untested: "+id)
 	}
 	if claim == senderClaim {
 		switch rep.Passive.Outcome {
 		case report.Fail:
-			v.why = append(v.why, passiveWhy(rep.Passive))
+			v.tail = append(v.tail, passiveWhy(rep.Passive))
 		case report.Skip, "":
-			v.why = append(v.why, "passive validation: the IUT published nothing")
+			v.tail = append(v.tail, "passive validation: the IUT published nothing")
 		}
 	}
-	switch {
-	case !inLevel:
-		v.why = append([]string{"not part of level " + rep.Level}, v.why...)
-	case !played:
-		v.why = append(v.why, "no scenario passed")
+	if inLevel && !played {
+		v.tail = append(v.tail, "no scenario passed")
 	}
-	v.earned = inLevel && played && len(v.why) == 0
-	v.verdicts = verdicts
 	return v
+}
+
+// joined is what a conformance claim's scenario claims add up to: every
+// requirement with the verdict of all of them, and the MUST requirements
+// none of them judged (nor passive validation found broken), by why.
+type joined struct {
+	verdicts                                       map[string]verdict
+	untested, unexercised, uninitiated, unobserved []string
+}
+
+func join(v map[string]claimVerdict, passive map[string]bool, parts []string) joined {
+	j := joined{verdicts: map[string]verdict{}}
+	gaps := map[string]gap{}
+	for _, c := range parts {
+		for id, rv := range v[c].verdicts {
+			j.verdicts[id] = j.verdicts[id].join(rv)
+		}
+		for id, g := range v[c].gaps {
+			if old, ok := gaps[id]; !ok || g < old {
+				gaps[id] = g
+			}
+		}
+	}
+	for id, g := range gaps {
+		if j.verdicts[id].outcome != report.Skip || passive[id] {
+			continue // another part judged it
+		}
+		switch g {
+		case gapUntested:
+			j.untested = append(j.untested, id)
+		case gapInitiator:
+			j.uninitiated = append(j.uninitiated, id)
+		case gapControl:
+			j.unexercised = append(j.unexercised, id)
+		case gapUnheard:
+			j.unobserved = append(j.unobserved, id)
+		}
+	}
+	for _, l := range [][]string{j.untested, j.unexercised, j.uninitiated, j.unobserved} {
+		sort.Strings(l)
+	}
+	return j
 }
 
 // passiveWhy says what failed the passive verdict: the rules the invalid
@@ -289,10 +367,35 @@ func scenarioVerdicts(sc *report.ScenarioResult) map[string]verdict {
 	return out
 }
 
+// conformanceClaim is one claim of the Conformance Levels page, built from
+// scenario claims (its parts); on, when set, is the claim it is built on
+// (Trust and NATS Peer on Core Peer), needs the two it takes together
+// (Core Peer, Full Peer).
+type conformanceClaim struct {
+	name  string
+	parts []string
+	on    string
+	needs [2]string
+}
+
+// conformanceClaims in report order. A claim's requirements are those its
+// parts' scenarios cite, judged by all of them at once.
+var conformanceClaims = []conformanceClaim{
+	{name: "Core Sender", parts: []string{senderClaim}},
+	{name: "Core Receiver", parts: []string{"core-receiver"}},
+	{name: "Core Peer", parts: []string{senderClaim, "core-receiver"}, needs: [2]string{"Core Sender", "Core Receiver"}},
+	{name: "Trust Peer", parts: []string{senderClaim, "core-receiver", "trust"}, on: "Core Peer"},
+	{name: "NATS Peer", parts: []string{senderClaim, "core-receiver", "nats"}, on: "Core Peer"},
+	{name: "Full Peer", parts: []string{senderClaim, "core-receiver", "trust", "nats"}, needs: [2]string{"Trust Peer", "NATS Peer"}},
+	{name: "JetStream (optional)", parts: []string{"jetstream"}},
+}
+
 // claims builds the conformance claims from the scenario claims: Core Peer
 // from Core Sender and Core Receiver, Trust and NATS Peer on top of Core
-// Peer, Full Peer from both. A claim inherits the caveats of the claims it
-// is built on.
+// Peer, Full Peer from both. Every section of the report answers from this
+// one model: a claim's untested requirements, its caveats and what it
+// exercised are all taken from its parts joined, so a requirement one
+// claim exercised is never untested in a claim that includes it.
 func claims(rep *report.Report, cfg config) []report.ClaimResult {
 	controlOnly := controlOnlyRequirements(rep, cfg)
 	initiatorOnly := initiatorOnlyRequirements(rep, cfg)
@@ -300,48 +403,38 @@ func claims(rep *report.Report, cfg config) []report.ClaimResult {
 	for _, c := range claimOrder {
 		v[c] = judgeClaim(rep, c, slices.Contains(levels[rep.Level].Claims, c), controlOnly, initiatorOnly)
 	}
-	var out []report.ClaimResult
 	passive := map[string]bool{}
 	for _, f := range rep.Passive.Findings {
 		passive[f.Rule] = true
 	}
-	add := func(name string, earned bool, why []string, parts ...string) {
-		rc := report.ClaimResult{Name: name, Earned: earned}
-		if !earned {
+	earned, untested := map[string]bool{}, map[string][]string{}
+	var out []report.ClaimResult
+	for _, cc := range conformanceClaims {
+		j := join(v, passive, cc.parts)
+		untested[cc.name] = j.untested
+		var why []string
+		switch {
+		case cc.needs[0] != "":
+			why = needs(cc.needs[0], earned[cc.needs[0]], cc.needs[1], earned[cc.needs[1]])
+		case cc.on != "":
+			// The part of its own: what it adds to the claim it is built
+			// on, whose untested requirements that claim names.
+			own := v[cc.parts[len(cc.parts)-1]]
+			why = own.why(rep.Level, slices.DeleteFunc(slices.Clone(j.untested), func(id string) bool { return slices.Contains(untested[cc.on], id) }))
+			if !earned[cc.on] {
+				why = append(why, "needs "+cc.on)
+			}
+		default:
+			why = v[cc.parts[0]].why(rep.Level, j.untested)
+		}
+		earned[cc.name] = len(why) == 0
+		rc := report.ClaimResult{Name: cc.name, Earned: earned[cc.name], Unexercised: j.unexercised, UnexercisedInitiator: j.uninitiated, Unobserved: j.unobserved}
+		if !rc.Earned {
 			rc.Why = why
 		}
-		joined := map[string]verdict{}
-		for _, c := range parts {
-			rc.Unexercised = append(rc.Unexercised, v[c].unexercised...)
-			rc.UnexercisedInitiator = append(rc.UnexercisedInitiator, v[c].uninitiated...)
-			rc.Unobserved = append(rc.Unobserved, v[c].unobserved...)
-			for id, rv := range v[c].verdicts {
-				joined[id] = joined[id].join(rv)
-			}
-		}
-		sort.Strings(rc.Unexercised)
-		sort.Strings(rc.UnexercisedInitiator)
-		sort.Strings(rc.Unobserved)
-		rc.Exercised, rc.NotExercised = exercised(joined, passive)
+		rc.Exercised, rc.NotExercised = exercised(j.verdicts, passive)
 		out = append(out, rc)
 	}
-	core := v["core-sender"].earned && v["core-receiver"].earned
-	onCore := func(c string) []string {
-		why := slices.Clone(v[c].why)
-		if !core {
-			why = append(why, "needs Core Peer")
-		}
-		return why
-	}
-	trustPeer := core && v["trust"].earned
-	natsPeer := core && v["nats"].earned
-	add("Core Sender", v["core-sender"].earned, v["core-sender"].why, "core-sender")
-	add("Core Receiver", v["core-receiver"].earned, v["core-receiver"].why, "core-receiver")
-	add("Core Peer", core, needs("Core Sender", v["core-sender"].earned, "Core Receiver", v["core-receiver"].earned), "core-sender", "core-receiver")
-	add("Trust Peer", trustPeer, onCore("trust"), "core-sender", "core-receiver", "trust")
-	add("NATS Peer", natsPeer, onCore("nats"), "core-sender", "core-receiver", "nats")
-	add("Full Peer", trustPeer && natsPeer, needs("Trust Peer", trustPeer, "NATS Peer", natsPeer), "core-sender", "core-receiver", "trust", "nats")
-	add("JetStream (optional)", v["jetstream"].earned, v["jetstream"].why, "jetstream")
 	return out
 }
 
@@ -452,80 +545,4 @@ func requirementTable(rep *report.Report) []report.RequirementResult {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
-}
-
-// controlOnlyRequirements are the requirements that only scenarios skipped
-// for lack of the aghcheck.control/v1 advertisement cite in this run: a
-// third-party peer cannot be driven into those states by protocol messages
-// alone, so it must not be failed for lacking a test-only extension.
-func controlOnlyRequirements(rep *report.Report, cfg config) map[string]bool {
-	return behindGate(rep, cfg, testGates(rep), 0)
-}
-
-// initiatorOnlyRequirements are the requirements that only initiator
-// scenarios cite, for an IUT that takes no initiation orders: a peer that
-// cannot be asked to open work shows nothing of its initiator's half, and
-// must not be failed for lacking a test-only interface.
-func initiatorOnlyRequirements(rep *report.Report, cfg config) map[string]bool {
-	return behindGate(rep, cfg, testGates(rep), 1)
-}
-
-// testGate is one of the test-only interfaces a scenario may need: whether
-// the IUT offers it, and whether a scenario needs it.
-type testGate struct {
-	open  bool
-	needs func(*scenario.Scenario) bool
-}
-
-// testGates are the control extension (0) and initiation orders (1).
-func testGates(rep *report.Report) [2]testGate {
-	return [2]testGate{
-		{advertises(rep.IUT.Card, "profiles_supported", control.Name), func(sc *scenario.Scenario) bool { return sc.Requires.Profile == control.Name }},
-		{rep.IUT.Initiation != "", (*scenario.Scenario).Initiates},
-	}
-}
-
-// behindGate is onlyReachedBy for gate i of gates: nil when the IUT offers
-// it; the scenarios skipped behind the other closed gate are neutral.
-func behindGate(rep *report.Report, cfg config, gates [2]testGate, i int) map[string]bool {
-	if gates[i].open {
-		return nil
-	}
-	other := gates[1-i]
-	gated, neutral := map[string]bool{}, map[string]bool{}
-	for _, sc := range cfg.Scenarios {
-		switch {
-		case gates[i].needs(sc):
-			gated[sc.ID] = true
-		case !other.open && other.needs(sc):
-			neutral[sc.ID] = true
-		}
-	}
-	return onlyReachedBy(rep, gated, neutral)
-}
-
-// onlyReachedBy are the requirements that only the gated scenarios, skipped
-// in rep, cite, besides the neutral ones (skipped behind the other
-// test-only gate, which names its own requirements).
-func onlyReachedBy(rep *report.Report, gated, neutral map[string]bool) map[string]bool {
-	// Keyed claim/id: a requirement another claim's scenarios reached is
-	// still unreached for this claim.
-	only, reached := map[string]bool{}, map[string]bool{}
-	for _, sc := range rep.Scenarios {
-		if sc.Outcome == report.Skip && neutral[sc.ID] {
-			continue
-		}
-		gatedSkip := sc.Outcome == report.Skip && gated[sc.ID]
-		for _, id := range sc.Requirements {
-			if gatedSkip {
-				only[sc.Claim+"/"+id] = true
-			} else {
-				reached[sc.Claim+"/"+id] = true
-			}
-		}
-	}
-	for key := range reached {
-		delete(only, key)
-	}
-	return only
 }

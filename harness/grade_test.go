@@ -149,6 +149,7 @@ func TestPeerWithoutControlExtensionEarnsClaims(t *testing.T) {
 	if rep.Error != "" {
 		t.Fatalf("harness error: %s", rep.Error)
 	}
+	claimsAgree(t, rep)
 	s := rep.Summary
 	if s.Fail+s.Error+s.Warn > 0 || s.Skip == 0 || !s.Passed || s.Claim != "Full Peer" {
 		t.Fatalf("summary %+v, want a passing Full Peer with the gated scenarios skipped", s)
@@ -393,5 +394,105 @@ func TestClaimNeedsOnlyWhatIsMissing(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("needs(trust %v, nats %v) = %q, want %q", tc.a, tc.b, got, tc.want)
 		}
+	}
+}
+
+// claimsAgree holds every section of rep's claims to one model: a claim
+// that includes another's scenario claims (Trust Peer includes Core
+// Receiver's) never lists as untested, nor as not exercised, what the
+// other exercised; and a claim's untested requirements are among those it
+// lists as not exercised.
+func claimsAgree(t *testing.T, rep *report.Report) {
+	t.Helper()
+	parts := map[string][]string{}
+	for _, cc := range conformanceClaims {
+		parts[cc.name] = cc.parts
+	}
+	untested := func(c report.ClaimResult) []string {
+		var out []string
+		for _, w := range c.Why {
+			if id, ok := strings.CutPrefix(w, report.UntestedPrefix); ok {
+				out = append(out, id)
+			}
+		}
+		return out
+	}
+	gapIDs := func(c report.ClaimResult) []string {
+		var out []string
+		for _, g := range c.NotExercised {
+			out = append(out, g.ID)
+		}
+		return out
+	}
+	for _, b := range rep.Claims {
+		for _, id := range untested(b) {
+			if !slices.Contains(gapIDs(b), id) {
+				t.Errorf("%s: %s untested, but not among the requirements it did not exercise", b.Name, id)
+			}
+		}
+		for _, a := range rep.Claims {
+			includes := len(parts[a.Name]) > 0 && !slices.ContainsFunc(parts[a.Name], func(p string) bool { return !slices.Contains(parts[b.Name], p) })
+			if !includes {
+				continue
+			}
+			for _, id := range a.Exercised {
+				if slices.Contains(untested(b), id) || slices.Contains(gapIDs(b), id) {
+					t.Errorf("%s exercised %s, but %s, which includes it, lists it as untested or not exercised", a.Name, id, b.Name)
+				}
+			}
+		}
+	}
+}
+
+// One claim model answers every section of the report: a requirement Core
+// Receiver exercised (DELIV-MALFORMED-REFUSED, by its own receiver cases)
+// is no untested requirement of Trust Peer, whose trust cases citing it
+// too were not played, whether the trust claim was left out by the level,
+// or played and skipped for a trust mode the IUT does not advertise.
+func TestClaimsAgreeAcrossSections(t *testing.T) {
+	for _, level := range []string{"core", "full"} {
+		t.Run(level, func(t *testing.T) {
+			rep := &report.Report{Level: level, Passive: report.PassiveResult{Outcome: report.Pass, Envelopes: 3}}
+			rep.Scenarios = []*report.ScenarioResult{
+				{ID: "s.greet", Claim: "core-sender", Level: "MUST", Outcome: report.Pass, Requirements: []string{"DISC-GREET-ON-JOIN"}},
+				{ID: "r.malformed", Claim: "core-receiver", Level: "MUST", Outcome: report.Pass, Requirements: []string{"ENV-BODY-OBJECT", "DELIV-MALFORMED-REFUSED"}},
+				{ID: "t.malformed", Claim: "trust", Level: "MUST", Outcome: report.Skip, Message: "claim trust is not part of level core",
+					Requirements: []string{"TRUST-PROOF-OBJECT", "DELIV-MALFORMED-REFUSED"}},
+				{ID: "n.subject", Claim: "nats", Level: "MUST", Outcome: report.Pass, Requirements: []string{"NATS-PUBLISH-SUBJECT"}},
+			}
+			if level == "full" {
+				rep.Scenarios[2].Message = "the IUT does not advertise trust mode agh-network.trust.ed25519-jcs/v1"
+			}
+			grade(rep, config{}, levels[level].Target)
+			claimsAgree(t, rep)
+			trust := claim(rep, "Trust Peer")
+			why := strings.Join(trust.Why, "; ")
+			if trust.Earned || !strings.Contains(why, "untested: TRUST-PROOF-OBJECT") {
+				t.Errorf("Trust Peer %+v, want not earned for TRUST-PROOF-OBJECT", trust)
+			}
+			if !slices.Contains(claim(rep, "Core Receiver").Exercised, "DELIV-MALFORMED-REFUSED") {
+				t.Errorf("Core Receiver %+v did not exercise DELIV-MALFORMED-REFUSED", claim(rep, "Core Receiver"))
+			}
+		})
+	}
+}
+
+// Every finding and requirement of a run carries what the catalogue says
+// of its rule: the clause, the source and the errata readings that change
+// its verdict, for every report format to show.
+func TestGradeExplainsFindings(t *testing.T) {
+	rep := gradeFixture(map[string]report.Outcome{"s.greet": report.Pass, "r.terminal": report.Pass, "r.input": report.Pass, "r.dedupe": report.Pass})
+	rep.Passive = report.PassiveResult{Outcome: report.Fail, Envelopes: 3, Invalid: 1,
+		Findings: []report.PassiveFinding{{Rule: "ENV-NULL-OPTIONAL", Level: "MUST", Count: 1, Scenarios: []string{"r.terminal"}}}}
+	rep.Scenarios[1].SenderFindings = []report.PassiveFinding{{Rule: "ENV-NULL-OPTIONAL", Level: "MUST", Count: 1}}
+	grade(rep, config{}, "Core Peer")
+	want := []report.ErratumReading{{Erratum: "erratum 3", Flag: "null-as-absent"}}
+	for _, f := range []report.PassiveFinding{rep.Passive.Findings[0], rep.Scenarios[1].SenderFindings[0]} {
+		if !strings.Contains(f.Clause, "omitted rather than null") || !slices.Equal(f.Errata, want) {
+			t.Errorf("finding %+v: want its clause and erratum 3 (--errata null-as-absent)", f)
+		}
+	}
+	if rr := requirement(rep, "LIFE-TERMINAL-FINAL"); rr.Clause == "" || rr.Source == "" {
+		t.Errorf("requirement %+v: no clause", rr)
 	}
 }

@@ -208,7 +208,8 @@ func (b *bus) check(m *message, data []byte) {
 	if from, ok := b.impersonates(m); ok {
 		m.findings = append(m.findings, rules.New(requirements.SenderFromSelf, "/from", "the IUT's own Peer ID", from+", a test peer of aghcheck's that did not send it"))
 	}
-	m.findings = append(m.findings, b.track.judge(m)...)
+	tracked, acted := b.track.judge(m)
+	m.findings, m.acted = append(m.findings, tracked...), acted
 }
 
 // receive takes one publication. data is not kept: once judged, what the

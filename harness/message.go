@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -22,13 +23,22 @@ type message struct {
 	kept     []byte
 	env      map[string]any // nil when not a JSON object
 	findings []rules.Finding
-	fromIUT  bool
+	// acted are the findings of the work-unit tracker, among findings,
+	// that show the IUT acted on a message it had to refuse: a receiver's
+	// duty, judged with the scenario whose exchange caused m. Every other
+	// finding is a sender's.
+	acted   []rules.Finding
+	fromIUT bool
 	// charged is set once a scenario's exchange caused m (chargedTo names
 	// it): the passive verdict attributes m's sender findings to it and
-	// leaves out the tracker's, which the scenario judged itself.
+	// leaves out the acted ones, which the scenario judged itself.
 	charged   atomic.Bool
 	chargedTo string
 }
+
+// actedOn reports whether f, one of m's findings, is a receiver's duty
+// (acted).
+func (m *message) actedOn(f rules.Finding) bool { return slices.Contains(m.acted, f) }
 
 func (m *message) kind() string { s, _ := m.env["kind"].(string); return s }
 func (m *message) to() string   { s, _ := m.env["to"].(string); return s }

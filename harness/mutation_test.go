@@ -166,13 +166,15 @@ func liveRequirements(all []*scenario.Scenario) map[string][]*scenario.Scenario 
 }
 
 // sanity is played against every mutant besides the scenarios citing its
-// requirements: plain work, so faults on the work's traces show passively.
-var sanity = []string{"lifecycle.work-completes", "kinds.whois-directed-answered"}
+// requirements: plain work, a whois and a plain refusal, so faults on the
+// work's traces, on whois responses and on refusal receipts show
+// passively.
+var sanity = []string{"lifecycle.work-completes", "kinds.whois-directed-answered", "envelope.malformed-work-refused"}
 
 // Every deliberate fault of the reference peer is caught by a scenario
 // citing a requirement it breaks (fail, or warn for a SHOULD), or by the
 // passive verdict naming that requirement. Each mutant plays only the
-// scenarios citing its requirements plus a sanity pair, several at once:
+// scenarios citing its requirements plus the sanity ones, several at once:
 // the runs mostly wait on silence windows. The correct peer's side (every
 // scenario passes, with and without the control extension) is
 // TestReferencePeerPassesEverything and

@@ -37,7 +37,7 @@ type Options struct {
 	// Run, a regular expression, plays only the scenarios whose id it
 	// matches; it must match at least one.
 	Run   string
-	Level string // core, trust or full (default full)
+	Level string // one of LevelNames (default full)
 	// Compat judges by every reading of a documented erratum that the
 	// runtime named implements ("reference": compozy/agh's, the same
 	// preset as validate --compat reference), Errata by each reading
@@ -135,7 +135,7 @@ func (o Options) Preview() (*Plan, error) {
 		level = "full"
 	}
 	if _, ok := levels[level]; !ok {
-		return nil, optionErr("level", "%q: want core, trust or full", o.Level)
+		return nil, optionErr("level", "%q: want %s", o.Level, levelNames())
 	}
 	var builtin fs.FS
 	if !o.NoBuiltin {

@@ -9,7 +9,6 @@ import (
 	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/requirements"
 	"github.com/aghcheck/aghcheck/internal/rules"
-	"github.com/aghcheck/aghcheck/internal/workunit"
 )
 
 // passive grades everything the IUT published.
@@ -32,8 +31,8 @@ func (r *runner) passive(rep *report.Report) {
 		}
 		bad := false
 		for _, f := range m.findings {
-			if charged && slices.Contains(workunit.Judged, f.Rule) {
-				continue // the scenario that caused it judged it
+			if charged && m.actedOn(f) {
+				continue // the scenario that caused it judged it (a receiver's duty)
 			}
 			pf := byRule[f.Rule.ID]
 			if pf == nil {

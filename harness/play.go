@@ -11,7 +11,6 @@ import (
 	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/scenario"
-	"github.com/aghcheck/aghcheck/internal/workunit"
 )
 
 // player plays one scenario: it runs the steps through a sender and a
@@ -406,10 +405,11 @@ func (p *player) judge() {
 
 // charge records m's findings against the scenario, once (a message
 // already charged, to this scenario or another, is not charged again), and
-// returns them as lines, errors and warnings apart: those of the rule
-// engine (what an envelope is: a sender duty), and those of the work-unit
-// tracker (what the IUT did with the scenario's work: judged with the
-// scenario, as its steps are).
+// returns them as lines, errors and warnings apart: those on what the IUT
+// sent, of the rule engine and the work-unit tracker alike (a sender duty,
+// charged to Core Sender), and those that show it acted on a message it
+// had to refuse (m.acted: a receiver duty, judged with the scenario, as
+// its steps are).
 func (p *player) charge(m *message) (errs, warns, ownErrs, ownWarns []string) {
 	if len(m.findings) == 0 || !m.charged.CompareAndSwap(false, true) {
 		return nil, nil, nil, nil
@@ -418,7 +418,7 @@ func (p *player) charge(m *message) (errs, warns, ownErrs, ownWarns []string) {
 	res := p.res
 	for _, f := range m.findings {
 		s := fmt.Sprintf("IUT %s %s: %s", m.label(), m.id(), f)
-		if slices.Contains(workunit.Judged, f.Rule) {
+		if m.actedOn(f) {
 			if f.Rule.Severity == rules.Error {
 				ownErrs = append(ownErrs, s)
 			} else {
@@ -446,8 +446,8 @@ func (p *player) charge(m *message) (errs, warns, ownErrs, ownWarns []string) {
 // again (nothing is added to SenderFindings).
 func (p *player) shared(m *message) (errs, warns []string) {
 	for _, f := range m.findings {
-		if slices.Contains(workunit.Judged, f.Rule) {
-			continue // the tracker's: judged with the scenario that caused it
+		if m.actedOn(f) {
+			continue // a receiver's: judged with the scenario that caused it
 		}
 		s := fmt.Sprintf("IUT %s %s: %s", m.label(), m.id(), f)
 		if f.Rule.Severity == rules.Error {
@@ -461,7 +461,7 @@ func (p *player) shared(m *message) (errs, warns []string) {
 
 // fold applies charged findings to the scenario's outcome: a Core Sender
 // scenario is judged by them, and so is any scenario by its own (the
-// tracker's); any other only notes a sender defect.
+// tracker's acted findings); any other only notes a sender defect.
 func (p *player) fold(errs, warns []string, own bool) {
 	res := p.res
 	if !own && p.sc.Claim != senderClaim {

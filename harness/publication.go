@@ -13,8 +13,11 @@ import (
 // tracking follows every work unit of a run with the one work-unit tracker
 // (package workunit, also behind aghcheck monitor): what the IUT publishes
 // is judged across envelopes, and its findings join the stateless ones on
-// the message, so they count against the scenario whose peer the message
-// is for, or the passive verdict. What the test peers send only informs the
+// the message. Those on what the IUT sent (a receipt outside its work's
+// container, a for_id that names nothing, ...) are a sender's, charged to
+// Core Sender as the rule engine's are; those showing it acted on what it
+// had to refuse count against the scenario whose peer the message is for.
+// Either counts in the passive verdict when no scenario took the message. What the test peers send only informs the
 // tracker: their envelopes open the work, and are what the IUT's for_id and
 // reply_to must name.
 type tracking struct {
@@ -63,10 +66,13 @@ func (k *tracking) sound(env map[string]any) {
 	k.t.Observe(workunit.Envelope{At: time.Now(), Env: env})
 }
 
-// judge returns what an IUT message breaks across envelopes.
-func (k *tracking) judge(m *message) []rules.Finding {
+// judge returns what an IUT message breaks across envelopes, and of that
+// what shows the IUT acted on a message it had to refuse (a receiver's
+// duty; the rest is a sender's).
+func (k *tracking) judge(m *message) (findings, acted []rules.Finding) {
 	if m.env == nil {
-		return nil
+		return nil, nil
 	}
-	return k.t.Observe(workunit.Envelope{At: time.Now(), Env: m.env, Judged: true}).Findings
+	res := k.t.Observe(workunit.Envelope{At: time.Now(), Env: m.env, Judged: true})
+	return res.Findings, res.Acted
 }

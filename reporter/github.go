@@ -62,7 +62,7 @@ func (r *githubReporter) Item(d *validate.Document) error {
 			title += " [" + strconv.Itoa(d.Index) + "]"
 		}
 		props = append(props, "title="+escapeProperty(title))
-		msg := Detail(f) + "\n" + f.Rule.Severity.Level() + ": " + f.Rule.Clause
+		msg := Detail(f) + "\n" + ruleClause(f.Rule)
 		if d.Source == "<stdin>" {
 			msg = fileLocation(d) + ": " + msg
 		}

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"io"
 
+	"github.com/aghcheck/aghcheck/internal/catalogue"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/validate"
 )
 
@@ -34,6 +36,9 @@ type jsonFinding struct {
 	Message  string `json:"message,omitempty"`
 	Clause   string `json:"clause"`
 	Source   string `json:"source,omitempty"`
+	// Errata are the other readings of an erratum that change the rule's
+	// verdict, with their flags (catalogue.Text).
+	Errata []report.ErratumReading `json:"errata,omitempty"`
 }
 
 // jsonSummary closes --format json.
@@ -79,7 +84,7 @@ func toJSON(d *validate.Document, strict bool) jsonDocument {
 			at = d.At[i]
 		}
 		j.Findings = append(j.Findings, jsonFinding{Rule: f.Rule.ID, Severity: sev.String(), Level: f.Rule.Severity.Level(),
-			Pointer: f.Pointer, Line: at.Line, Column: at.Column, Expected: f.Expected, Found: f.Found, Message: f.Message, Clause: f.Rule.Clause, Source: f.Rule.Source})
+			Pointer: f.Pointer, Line: at.Line, Column: at.Column, Expected: f.Expected, Found: f.Found, Message: f.Message, Clause: f.Rule.Clause, Source: f.Rule.Source, Errata: catalogue.TextOf(f.Rule).Errata})
 	}
 	return j
 }

@@ -173,7 +173,7 @@ func (r *junitReporter) Item(d *validate.Document) error {
 			if first == "" && sev == rules.Error {
 				first = f.Rule.ID
 			}
-			fmt.Fprintf(&text, "%s: %s %s %s\n    %s: %s\n", fileLocation(d), sev, f.Rule.ID, Detail(f), f.Rule.Severity.Level(), f.Rule.Clause)
+			fmt.Fprintf(&text, "%s: %s %s %s\n    %s\n", fileLocation(d), sev, f.Rule.ID, Detail(f), ruleClause(f.Rule))
 		}
 		msg := Plural(errs, "error")
 		if warns > 0 {

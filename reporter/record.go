@@ -49,11 +49,14 @@ type certRecord struct {
 	// Unexercised names each earned claim that rests on duties the run
 	// could not exercise (the initiator's half of an IUT that takes no
 	// initiation orders), with those requirements.
-	Unexercised  []string         `json:"unexercised,omitempty" yaml:"unexercised,omitempty"`
-	Optional     []string         `json:"optional" yaml:"optional"`
-	Deviations   []deviationEntry `json:"deviations" yaml:"deviations"`
-	Date         string           `json:"date" yaml:"date"`
-	ReportSHA256 string           `json:"report_sha256" yaml:"report_sha256"`
+	Unexercised []string         `json:"unexercised,omitempty" yaml:"unexercised,omitempty"`
+	Optional    []string         `json:"optional" yaml:"optional"`
+	Deviations  []deviationEntry `json:"deviations" yaml:"deviations"`
+	// Groups counts, for every group the run played any scenario of, what
+	// it played and passed, and what it did not play.
+	Groups       []groupCount `json:"groups" yaml:"groups"`
+	Date         string       `json:"date" yaml:"date"`
+	ReportSHA256 string       `json:"report_sha256" yaml:"report_sha256"`
 }
 
 // deviationEntry is a --baseline entry the run confirmed: a known shortfall.
@@ -63,9 +66,22 @@ type deviationEntry struct {
 	Reason  string         `json:"reason" yaml:"reason"`
 }
 
-// newRecord builds the record of rep. A group is passed (or, optional,
-// listed under optional) only when the run holds at least one of its
-// scenarios and every one of them was played and passed.
+// groupCount is what a run played of one group.
+type groupCount struct {
+	ID     string `json:"id" yaml:"id"`
+	Played int    `json:"played" yaml:"played"`
+	Passed int    `json:"passed" yaml:"passed"`
+	// NotPlayed are its scenarios the run did not play: outside the
+	// level, behind a requires the IUT did not meet, left out by --run.
+	NotPlayed int `json:"not_played" yaml:"not_played"`
+}
+
+// newRecord builds the record of rep. Every group the run played any
+// scenario of is counted (groups). It is passed (or, optional, listed
+// under optional) when every scenario of it the run played passed and
+// --run left none out: a scenario not played for the level or for a test
+// interface or profile the IUT does not offer does not keep it out, and
+// its count says so.
 func newRecord(rep *report.Report, in RecordInput) (*certRecord, error) {
 	var js bytes.Buffer
 	if err := writeRunJSON(&js, rep); err != nil {
@@ -80,7 +96,7 @@ func newRecord(rep *report.Report, in RecordInput) (*certRecord, error) {
 		Implementation: cmp.Or(rep.IUT.Implementation, report.Unknown),
 		Version:        cmp.Or(rep.IUT.ImplementationVersion, report.Unknown),
 		Claim:          rep.Summary.Claim, Protocol: rep.Protocol,
-		Profiles: []string{}, Passed: []string{}, Optional: []string{}, Deviations: []deviationEntry{},
+		Profiles: []string{}, Passed: []string{}, Optional: []string{}, Deviations: []deviationEntry{}, Groups: []groupCount{},
 		FixtureSuite:    fmt.Sprintf("aghcheck@%s sha256:%s", rep.Version, digest),
 		Readings:        rep.Readings,
 		ScenariosPlayed: played,
@@ -93,24 +109,29 @@ func newRecord(rep *report.Report, in RecordInput) (*certRecord, error) {
 		}
 	}
 	for _, g := range suites.Groups() {
-		held, ran, passed := 0, 0, 0
+		gc, narrowed := groupCount{ID: g.ID}, false
 		for _, sc := range rep.Scenarios {
-			if !g.Holds(sc.Suite) {
-				continue
-			}
-			held++
-			if sc.Outcome != report.Skip {
-				ran++
-			}
-			if sc.Outcome == report.Pass {
-				passed++
+			switch {
+			case !g.Holds(sc.Suite):
+			case sc.Outcome == report.Skip:
+				gc.NotPlayed++
+				narrowed = narrowed || sc.Message == report.NotSelected
+			case sc.Outcome == report.Pass:
+				gc.Played++
+				gc.Passed++
+			default:
+				gc.Played++
 			}
 		}
-		if ran > 0 && g.Profile != "" && !slices.Contains(r.Profiles, g.Profile) {
+		if gc.Played == 0 {
+			continue
+		}
+		r.Groups = append(r.Groups, gc)
+		if g.Profile != "" && !slices.Contains(r.Profiles, g.Profile) {
 			r.Profiles = append(r.Profiles, g.Profile)
 		}
 		switch {
-		case held == 0 || passed < held:
+		case gc.Passed < gc.Played || narrowed:
 		case g.Optional:
 			r.Optional = append(r.Optional, g.ID)
 		default:

@@ -26,8 +26,9 @@ func recordInput(rep *report.Report) RecordInput {
 }
 
 // The fixture run: lifecycle passes, nats fails, delivery only warns and
-// trust was not selected. Only core.lifecycle is passed; the profiles are
-// those of the groups played (nats, not trust); JSON and YAML say the same.
+// trust was not selected. Only core.lifecycle is passed; every group played
+// is counted (trust, not played, is not); the profiles are those of the
+// groups played (nats, not trust); JSON and YAML say the same.
 func TestRecordGolden(t *testing.T) {
 	rep := runFixture()
 	o := Options{Record: recordInput(rep)}
@@ -48,6 +49,7 @@ func TestRecordGolden(t *testing.T) {
 	}
 	want := certRecord{Implementation: "my-agent", Version: "1.2.3", Claim: "Core Receiver", Protocol: "agh-network/v0",
 		Profiles: []string{"agh-network.nats/v0"}, Passed: []string{"core.lifecycle"}, Optional: []string{}, Deviations: []deviationEntry{},
+		Groups:          []groupCount{{ID: "core.lifecycle", Played: 1, Passed: 1}, {ID: "core.delivery", Played: 1}, {ID: "transport.nats", Played: 1}},
 		ScenariosPlayed: 3, Date: "2026-04-16T12:00:00Z"}
 	got := fromJSON
 	got.FixtureSuite, got.ReportSHA256 = "", ""
@@ -73,6 +75,35 @@ func TestRecordGolden(t *testing.T) {
 	// A played scenario without its definition cannot be digested.
 	if _, err := newRecord(rep, RecordInput{}); err == nil {
 		t.Error("no definitions: no error")
+	}
+}
+
+// A group counts what was played: one whose played scenarios all passed is
+// passed though others were not played for a test interface the IUT does
+// not offer (a peer without aghcheck.control/v1) or for the level; one that
+// --run narrowed is counted but not passed.
+func TestRecordGroupsCountWhatWasPlayed(t *testing.T) {
+	sc := func(id, suite string, o report.Outcome, msg string) *report.ScenarioResult {
+		return &report.ScenarioResult{ID: id, Suite: suite, Level: "MUST", Claim: "core-receiver", Outcome: o, Message: msg}
+	}
+	rep := &report.Report{Protocol: "agh-network/v0", Summary: report.Summary{Claim: "Core Receiver"}, Scenarios: []*report.ScenarioResult{
+		sc("lifecycle.container-binding-unscripted", "core/lifecycle", report.Pass, ""),
+		sc("lifecycle.non-participant-unscripted", "core/lifecycle", report.Pass, ""),
+		sc("lifecycle.cancel-idempotent", "core/lifecycle", report.Skip, "the IUT does not advertise profile aghcheck.control/v1"),
+		sc("nats.large-envelope", "transport/nats", report.Skip, "claim nats is not part of level core"),
+		sc("delivery.expired-refused", "core/delivery", report.Pass, ""),
+		sc("delivery.duplicate-id", "core/delivery", report.Skip, report.NotSelected),
+	}}
+	r, err := newRecord(rep, recordInput(rep))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"core.lifecycle"}; !reflect.DeepEqual(r.Passed, want) {
+		t.Errorf("passed %v, want %v", r.Passed, want)
+	}
+	want := []groupCount{{ID: "core.lifecycle", Played: 2, Passed: 2, NotPlayed: 1}, {ID: "core.delivery", Played: 1, Passed: 1, NotPlayed: 1}}
+	if !reflect.DeepEqual(r.Groups, want) {
+		t.Errorf("groups %+v, want %+v", r.Groups, want)
 	}
 }
 

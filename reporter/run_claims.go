@@ -56,7 +56,7 @@ func exercisedLine(c report.ClaimResult, limit int) string {
 
 // untestedPrefix starts each reason of a claim's Why that names one MUST
 // requirement no scenario exercised.
-const untestedPrefix = "untested: "
+const untestedPrefix = report.UntestedPrefix
 
 // whyLine says in one line why a claim was not earned: its reasons, the
 // untested requirements gathered into one of them ("untested: A, B, … 78

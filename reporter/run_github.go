@@ -65,7 +65,11 @@ func writeRunGitHub(w io.Writer, rep *report.Report) error {
 		case f.Level != "MUST" && !isNew[baseline.PassivePrefix+f.Rule]:
 			cmd = "warning"
 		}
-		b.WriteString(Annotation(cmd, "passive "+f.Rule, fmt.Sprintf("%s broke %s (%s)%s, e.g. %s", Plural(f.Count, "IUT envelope"), f.Rule, f.Level, why, f.Example)) + "\n")
+		msg := fmt.Sprintf("%s broke %s (%s)%s, e.g. %s", Plural(f.Count, "IUT envelope"), f.Rule, f.Level, why, f.Example)
+		if c := ClauseLine(f.Level, findingText(f)); c != "" {
+			msg += "\n" + c
+		}
+		b.WriteString(Annotation(cmd, "passive "+f.Rule, msg) + "\n")
 	}
 	if rep.Baseline != nil {
 		marks := map[string]*report.BaselineMark{}
@@ -141,6 +145,9 @@ func githubDetail(sc *report.ScenarioResult) string {
 	}
 	for _, l := range stepEvidence(sc, evidenceClip) {
 		b.WriteString("\n" + l)
+	}
+	for _, c := range requirementClauses(sc) {
+		b.WriteString("\n" + c)
 	}
 	b.WriteString("\nrequirements: " + strings.Join(sc.Requirements, ", "))
 	return b.String()

@@ -25,13 +25,15 @@ import (
 var runHTMLSource string
 
 var runHTMLTemplate = template.Must(template.New("run").Funcs(template.FuncMap{
-	"dur":    runDur,
-	"upper":  func(o report.Outcome) string { return strings.ToUpper(string(o)) },
-	"clipAt": func() string { return thousands(htmlClip) },
-	"bytes":  thousands,
-	"plural": Plural,
-	"gaps":   gapGroups,
-	"add":    func(a, b int) int { return a + b },
+	"dur":         runDur,
+	"upper":       func(o report.Outcome) string { return strings.ToUpper(string(o)) },
+	"clipAt":      func() string { return thousands(htmlClip) },
+	"bytes":       thousands,
+	"plural":      Plural,
+	"gaps":        gapGroups,
+	"add":         func(a, b int) int { return a + b },
+	"clause":      ClauseLine,
+	"findingText": findingText,
 }).Parse(runHTMLSource))
 
 // thousands renders n with thousands separators (1,048,576).
@@ -118,6 +120,9 @@ type htmlScenario struct {
 	Steps     []htmlStep
 	Exchanged []htmlEntry
 	Peers     []string
+	// Clauses are the requirements the steps that did not pass check,
+	// each with its ClauseLine.
+	Clauses []string
 }
 
 type htmlStep struct {
@@ -239,7 +244,7 @@ func htmlRequirements(list []report.RequirementResult, targets map[string]string
 	for _, r := range list {
 		h := htmlReq{RequirementResult: r}
 		if rule, ok := catalogue.Lookup(r.ID); ok {
-			h.Clause = rule.Clause
+			h.Clause = rule.Clause + errataText(catalogue.TextOf(rule))
 		}
 		for _, id := range r.Scenarios {
 			l := htmlLink{ID: id, Anchor: targets[id]}
@@ -265,7 +270,7 @@ func htmlRequirements(list []report.RequirementResult, targets map[string]string
 }
 
 func htmlDetails(sc *report.ScenarioResult, iutID string) htmlScenario {
-	h := htmlScenario{ScenarioResult: sc, Anchor: anchor(sc.ID)}
+	h := htmlScenario{ScenarioResult: sc, Anchor: anchor(sc.ID), Clauses: requirementClauses(sc)}
 	for _, n := range sc.Notes {
 		if n != sc.Message {
 			h.Notes = append(h.Notes, n)

@@ -91,6 +91,9 @@ func writeRunJUnit(w io.Writer, rep *report.Report) error {
 	var lines []string
 	for _, f := range rep.Passive.Findings {
 		lines = append(lines, fmt.Sprintf("%s %s x%d: %s", f.Level, f.Rule, f.Count, f.Example))
+		if c := ClauseLine(f.Level, findingText(f)); c != "" {
+			lines = append(lines, "    "+c)
+		}
 	}
 	switch rep.Passive.Outcome {
 	case report.Fail:
@@ -172,6 +175,9 @@ func junitDetail(sc *report.ScenarioResult) string {
 		for _, a := range st.Arrived {
 			fmt.Fprintf(&b, "  arrived:  %s\n", a)
 		}
+	}
+	for _, c := range requirementClauses(sc) {
+		fmt.Fprintf(&b, "%s\n", c)
 	}
 	for _, e := range sc.Exchanged {
 		body := string(e.Envelope)

@@ -32,7 +32,7 @@ func runFixture() *report.Report {
 			{ID: "nats.directed-replies-on-peer-subject", Title: "Replies on the peer subject", Suite: "transport/nats", File: "embedded:transport/nats/binding.yaml",
 				Level: "MUST", Claim: "nats", Requirements: []string{"NATS-PUBLISH-SUBJECT"}, Outcome: report.Fail, Duration: ms(9),
 				Message: "step 2 (expect): the expected receipt(accepted) arrived on agh.network.v0.aghcheck-0001.conformance.broadcast, not on agh.network.v0.aghcheck-0001.conformance.peer.abc",
-				Steps: []report.StepResult{{Index: 2, Kind: "expect", Outcome: report.Fail, Expected: []map[string]any{{"kind": "receipt"}},
+				Steps: []report.StepResult{{Index: 2, Kind: "expect", Outcome: report.Fail, Checks: []string{"NATS-PUBLISH-SUBJECT"}, Expected: []map[string]any{{"kind": "receipt"}},
 					Arrived: []string{"receipt(accepted) msg_1 from iut.0001 on agh.network.v0.aghcheck-0001.conformance.broadcast"}}},
 				Exchanged: []*report.ExchangedEntry{
 					{At: ms(100), Direction: "sent", Peer: "alice", Subject: "agh.network.v0.aghcheck-0001.conformance.peer.def", Envelope: json.RawMessage(`{"kind":"say"}`)},
@@ -378,5 +378,103 @@ func TestEveryFormatNamesUnstableScenarios(t *testing.T) {
 	}
 	if line := VerdictLine(rep); !strings.Contains(line, "unstable: 1 scenario") {
 		t.Errorf("verdict line %q", line)
+	}
+}
+
+// narrowedFixture is a run narrowed by --run to one scenario of many: the
+// others were not selected, and every claim lists their requirements as
+// untested.
+func narrowedFixture() *report.Report {
+	rep := runFixture()
+	rep.Selection = "lifecycle.work-completes"
+	rep.Passive = report.PassiveResult{Outcome: report.Pass, Envelopes: 6}
+	rep.Scenarios = rep.Scenarios[:1]
+	for i, suite := range []string{"core/delivery", "core/envelope", "core/lifecycle", "transport/nats", "trust/ed25519-jcs"} {
+		for j := range 3 {
+			rep.Scenarios = append(rep.Scenarios, &report.ScenarioResult{ID: fmt.Sprintf("left-out.%d.%d", i, j), Suite: suite, Level: "MUST",
+				Claim: "core-receiver", Requirements: []string{fmt.Sprintf("REQ-%d-%d", i, j)}, Outcome: report.Skip, Message: report.NotSelected})
+		}
+	}
+	rep.Summary = report.Summary{Pass: 1, Skip: 15, Claim: "none", Target: "Full Peer", Passed: true}
+	rep.Requirements = []report.RequirementResult{{ID: "LIFE-CORRELATION", Level: "MUST", Outcome: report.Pass, Scenarios: []string{"lifecycle.work-completes"}},
+		{ID: "REQ-0-0", Level: "MUST", Outcome: report.Skip}}
+	rep.Claims = nil
+	for _, name := range []string{"Core Sender", "Core Receiver", "Core Peer", "Trust Peer", "NATS Peer", "Full Peer", "JetStream (optional)"} {
+		rep.Claims = append(rep.Claims, report.ClaimResult{Name: name, Why: []string{report.UntestedPrefix + "REQ-0-0", report.UntestedPrefix + "REQ-1-0"},
+			Exercised: []string{"LIFE-CORRELATION"}, NotExercised: []report.RequirementGap{{ID: "REQ-0-0", Level: "MUST", Reason: report.NotSelected}}})
+	}
+	return rep
+}
+
+// A narrowed run prints what it played, and one line for what --run left
+// out: no claims table, no per-claim requirements, no suite rows of
+// scenarios nobody asked for. -v prints the whole report.
+func TestRunTextNarrowed(t *testing.T) {
+	rep := narrowedFixture()
+	// As a run writes it: a line for each scenario played, as it ends.
+	var b bytes.Buffer
+	w, err := Run.New("text", &b, Options{Level: "full", Scenarios: len(rep.Scenarios), Selected: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteAll(w, rep.Scenarios[:1], rep); err != nil {
+		t.Fatal(err)
+	}
+	text := b.Bytes()
+	golden.Check(t, filepath.Join("testdata", "run_text_narrowed.golden"), text)
+	out := string(text)
+	for _, absent := range []string{"Claims:", "Requirements exercised, by claim:", "core/delivery", "left-out."} {
+		if strings.Contains(out, absent) {
+			t.Errorf("the narrowed run prints %q:\n%s", absent, out)
+		}
+	}
+	if !strings.Contains(out, "\nLeft out by --run: 15 scenarios, and the requirements of 7 claims they cite") {
+		t.Errorf("no line for what --run left out:\n%s", out)
+	}
+	if n := strings.Count(out, "\n"); n > 25 {
+		t.Errorf("the narrowed run prints %d lines:\n%s", n, out)
+	}
+	verbose := string(writeRun(t, "text", rep, Options{Verbose: true}))
+	if !strings.Contains(verbose, "\nClaims:\n") || !strings.Contains(verbose, "left-out.4.2") {
+		t.Errorf("-v does not print the whole report:\n%s", verbose)
+	}
+}
+
+// Every run finding carries its rule's clause and, where an erratum covers
+// the rule, the erratum and the flag of its other reading, in every format:
+// a sender that follows the trust page's example ("reply_to": null) learns
+// of docs/errata.md and --errata null-as-absent where it fails. So does a
+// scenario that fails on a step checking such a rule.
+func TestRunFindingsNameClauseAndErratum(t *testing.T) {
+	rep := runFixture()
+	f := report.PassiveFinding{Rule: "ENV-NULL-OPTIONAL", Level: "MUST", Count: 1,
+		Example: "error ENV-NULL-OPTIONAL at /reply_to (expected absent or a non-empty string, found null)"}
+	rep.Passive.Findings = []report.PassiveFinding{f}
+	sc := rep.Scenarios[1]
+	sc.Requirements = append(sc.Requirements, "ENV-UNKNOWN-FIELD")
+	sc.Steps[0].Checks = []string{"ENV-UNKNOWN-FIELD"}
+	clause := "reply_to, trace_id, causation_id and expires_at MUST be omitted rather than null"
+	for _, format := range []string{"text", "html", "junit", "github"} {
+		out := string(writeRun(t, format, rep, Options{}))
+		if format == "github" {
+			out = strings.ReplaceAll(out, "%0A", "\n")
+		}
+		for _, want := range []string{clause, "erratum 3, read otherwise: --errata null-as-absent (docs/errata.md)",
+			"erratum 4, read otherwise: --errata allow-unknown-fields (docs/errata.md)"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: no %q in\n%s", format, want, out)
+			}
+		}
+	}
+	// JSON carries what the run recorded of the rule (harness: explain).
+	rep.Passive.Findings[0].RuleText = report.RuleText{Clause: clause, Source: "AGH Envelope §JSON schema; erratum 3",
+		Errata: []report.ErratumReading{{Erratum: "erratum 3", Flag: "null-as-absent"}}}
+	js := string(writeRun(t, "json", rep, Options{}))
+	if !strings.Contains(js, `"errata": [
+          {
+            "erratum": "erratum 3",
+            "flag": "null-as-absent"
+          }`) || !strings.Contains(js, `"clause": "`+clause) {
+		t.Errorf("json: no clause and erratum on the finding:\n%s", js)
 	}
 }

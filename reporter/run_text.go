@@ -204,8 +204,9 @@ func (t *runText) Finish(rep *report.Report) error {
 		}
 	}
 
+	scs, leftOut := t.played(rep)
 	var skipped, bad []*report.ScenarioResult
-	for _, sc := range rep.Scenarios {
+	for _, sc := range scs {
 		switch sc.Outcome {
 		case report.Skip:
 			skipped = append(skipped, sc)
@@ -228,13 +229,31 @@ func (t *runText) Finish(rep *report.Report) error {
 		}
 	}
 
-	t.tables(rep)
+	t.tables(scs)
 
 	fmt.Fprintln(w)
 	writePassive(w, p, rep)
 	writeAdapterOwned(w, p, rep)
 	writeRunBaseline(w, p, rep)
 
+	if t.narrowed(rep) {
+		t.narrowedSummary(rep, leftOut)
+	} else {
+		t.claims(rep)
+		t.exercised(rep)
+	}
+	t.latency(rep)
+	if line := rep.Summary.UnstableLine(); line != "" {
+		// --repeat: whether the verdicts held on every run, in one line.
+		fmt.Fprintf(w, "\n%s\n", line)
+	}
+	fmt.Fprintf(w, "\n%s\n", closingLine(p, rep))
+	return nil
+}
+
+// claims prints each claim, earned or not, with why.
+func (t *runText) claims(rep *report.Report) {
+	w, p, verbose := t.w, t.p, t.o.Verbose
 	fmt.Fprintln(w, "\nClaims:")
 	lastCaveat := ""
 	for _, c := range rep.Claims {
@@ -268,14 +287,6 @@ func (t *runText) Finish(rep *report.Report) error {
 		}
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}
-	t.exercised(rep)
-	t.latency(rep)
-	if line := rep.Summary.UnstableLine(); line != "" {
-		// --repeat: whether the verdicts held on every run, in one line.
-		fmt.Fprintf(w, "\n%s\n", line)
-	}
-	fmt.Fprintf(w, "\n%s\n", closingLine(p, rep))
-	return nil
 }
 
 // closingLine is the text report's last line.
@@ -305,6 +316,9 @@ func writePassive(w io.Writer, p palette, rep *report.Report) {
 		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("    %-6s %-28s ×%-4d %s", f.Level, f.Rule, f.Count, firstLine(f.Example)), " "))
 		if len(f.Scenarios) > 0 {
 			fmt.Fprintf(w, "           in the exchange of %s\n", strings.Join(f.Scenarios, ", "))
+		}
+		if c := ClauseLine(f.Level, findingText(f)); c != "" {
+			fmt.Fprintf(w, "           %s\n", p.faint.Sprint(c))
 		}
 	}
 }
@@ -415,6 +429,9 @@ func writeScenario(w io.Writer, p palette, sc *report.ScenarioResult, verbose bo
 	for _, l := range stepEvidence(sc, limit) {
 		fmt.Fprintf(w, "        %s\n", l)
 	}
+	for _, c := range requirementClauses(sc) {
+		fmt.Fprintf(w, "        %s\n", p.faint.Sprint(c))
+	}
 	if len(sc.Exchanged) > 0 {
 		fmt.Fprintln(w, "        exchanged:")
 		for _, e := range sc.Exchanged {
@@ -434,7 +451,7 @@ func writeScenario(w io.Writer, p palette, sc *report.ScenarioResult, verbose bo
 	}
 }
 
-func (t *runText) tables(rep *report.Report) {
+func (t *runText) tables(scs []*report.ScenarioResult) {
 	w, p := t.w, t.p
 	type row struct{ pass, fail, warn, skip, errs int }
 	add := func(r *row, o report.Outcome) {
@@ -453,7 +470,7 @@ func (t *runText) tables(rep *report.Report) {
 	}
 	suites := map[string]*row{}
 	levels := map[string]*row{}
-	for _, sc := range rep.Scenarios {
+	for _, sc := range scs {
 		if suites[sc.Suite] == nil {
 			suites[sc.Suite] = &row{}
 		}

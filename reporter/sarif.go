@@ -143,11 +143,7 @@ func (r *sarifReporter) start() error {
 
 func toSARIFRule(rule *rules.Rule) sarifRule {
 	s := sarifRule{ID: rule.ID, ShortDescription: sarifText{rule.Clause}}
-	level := rule.Severity.Level()
-	full := level + ": " + rule.Clause
-	if rule.Source != "" {
-		full += " [" + rule.Source + "]"
-	}
+	full := ruleClause(rule)
 	s.FullDescription = sarifText{full}
 	help := full
 	if rule.Reason != "" {
@@ -156,7 +152,7 @@ func toSARIFRule(rule *rules.Rule) sarifRule {
 	s.Help = sarifText{help}
 	s.Default.Level = rule.Severity.String()
 	s.Properties.Profile, s.Properties.Source, s.Properties.Reason = rule.Profile, rule.Source, rule.Reason
-	s.Properties.Tags = []string{rule.Profile, level}
+	s.Properties.Tags = []string{rule.Profile, rule.Severity.Level()}
 	return s
 }
 

@@ -92,11 +92,7 @@ func (t *textReporter) Item(d *validate.Document) error {
 			label = t.p.yellow.Sprint("warning")
 		}
 		fmt.Fprintf(t.w, "%s: %s %s %s\n", t.p.bold.Sprint(loc), label, t.p.bold.Sprint(f.Rule.ID), Detail(f))
-		clause := f.Rule.Severity.Level() + ": " + f.Rule.Clause
-		if f.Rule.Source != "" {
-			clause += " [" + f.Rule.Source + "]"
-		}
-		fmt.Fprintf(t.w, "    %s\n", t.p.faint.Sprint(clause))
+		fmt.Fprintf(t.w, "    %s\n", t.p.faint.Sprint(ruleClause(f.Rule)))
 	}
 	return nil
 }

@@ -27,6 +27,7 @@ func newPeerCmd() *cobra.Command {
 		faults                     []string
 		listFaults, verbose        bool
 		noControl, noDiscovery     bool
+		noTrust                    bool
 		noOrders                   bool
 	)
 	cmd := &cobra.Command{
@@ -100,6 +101,8 @@ takes expired work.`,
 				}
 			}
 			switch {
+			case noTrust && (keyFile != "" || seed != ""):
+				return &exitError{code: exitUsageErr, err: errors.New("--no-trust: a peer without the trust profile cannot sign; leave out --key and --seed")}
 			case keyFile != "" && seed != "":
 				return &exitError{code: exitUsageErr, err: errors.New("--key and --seed are alternatives; give one")}
 			case keyFile != "":
@@ -121,6 +124,7 @@ takes expired work.`,
 			cfg.NoControl = noControl
 			cfg.NoCapabilityDiscovery = noDiscovery
 			cfg.NoOrders = noOrders
+			cfg.NoTrust = noTrust
 			level := slog.LevelInfo
 			if verbose {
 				level = slog.LevelDebug
@@ -163,6 +167,7 @@ takes expired work.`,
 	f.BoolVar(&listFaults, "list-faults", false, "list the deliberate faults and exit")
 	f.BoolVar(&noControl, "no-control", false, "behave like a third-party peer: neither advertise nor honour the aghcheck.control/v1 test extension")
 	f.BoolVar(&noOrders, "no-orders", false, "take no initiation orders at start-up: neither advertise aghcheck.initiate/v1 nor read AGH_INITIATE (with --no-control, a peer the initiator scenarios cannot play, as most third-party peers are)")
+	f.BoolVar(&noTrust, "no-trust", false, "behave like a peer without the trust profile: neither list agh-network.trust.ed25519-jcs/v1 nor the verified mode in its Peer Card, and take a message whatever its proof (no --key or --seed)")
 	f.BoolVar(&noDiscovery, "no-capability-discovery", false, "behave like a peer with neither brief nor rich capability discovery: no capabilities in its Peer Card, no catalog in a whois answer (docs/errata.md, erratum 12)")
 	f.BoolVarP(&verbose, "verbose", "v", false, "log every envelope received and sent")
 	return cmd

@@ -42,7 +42,7 @@ func (s *suiteFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringArrayVar(&s.dirs, "suite", nil, "also load scenario files (*.yaml, *.yml, *.json) from `DIR` (repeatable)")
 	f.StringVar(&s.runRe, "run", "", "only run scenarios whose id matches `REGEX`")
-	f.StringVar(&s.level, "level", "full", "claimed level: core, trust or full")
+	f.StringVar(&s.level, "level", "full", "claimed level, the claim a CI gate names: "+strings.Join(harness.LevelNames, ", ")+" (see below)")
 	f.BoolVar(&s.embedded, "embedded", true, "include the built-in suites (--embedded=false plays only --suite files)")
 	f.StringArrayVar(&s.errata, "errata", nil, "judge by the other reading `NAME` of a documented erratum (repeatable; known: "+readingNames()+"; see docs/errata.md)")
 	f.StringVar(&s.compat, "compat", "", "judge by every reading of a documented erratum that `RUNTIME` implements: reference (compozy/agh; validate --compat's preset)")
@@ -192,8 +192,15 @@ embedded broker the IUT's user and password are its own, confined to the
 run's subjects (agh.network.v0.<workspace>.> and _INBOX.>): no JetStream
 API, no $SYS; what the broker refused it is in the report. On --nats-url its permissions are the broker's to enforce.
 
-Exit status: 0 when the claimed --level passes, 1 when it does not, 2 for
-usage or harness errors (including an IUT that never greets). With
+--level names the claim of the Conformance Levels page the run targets,
+alone or in a combination the page allows: core-sender (Core Sender),
+core-receiver (Core Receiver), core (Core Peer: both), trust (Trust Peer:
+Core Peer and the trust profile), nats (NATS Peer: Core Peer and the NATS
+binding), full (Full Peer: both, with the optional JetStream scenarios).
+Scenarios outside the claim are not played ("skip (level)").
+
+Exit status: 0 when the claim --level names is earned, 1 when it is not,
+2 for usage or harness errors (including an IUT that never greets). With
 --baseline FILE (known deviations), 0 when the run matches it: no failure
 outside it, no stale entry.
 
@@ -219,6 +226,7 @@ of the harness, not a pass or fail of the IUT, with one line naming them
 the exit status 1; --deadline covers all N runs.`,
 		Example: `  aghcheck run
   aghcheck run --iut './my-agent --join' --level core
+  aghcheck run --iut './my-agent --join' --level nats
   aghcheck run --iut 'aghcheck peer --fault accept-expired' --run 'delivery\.'
   aghcheck run --nats-url nats://nats.internal:4222 --nats-creds ci.creds --iut-peer reviewer.sess-1
   aghcheck run --iut 'node peer.js' --repeat 5

@@ -46,6 +46,9 @@ type Errata struct {
 type ErrataInfo struct {
 	Name        string
 	Description string
+	// Rules are the rules whose verdict the reading changes: a finding on
+	// one of them points at the flag (run and validate reports).
+	Rules []string
 }
 
 type errataFlag struct {
@@ -55,25 +58,25 @@ type errataFlag struct {
 }
 
 var errataFlags = []errataFlag{
-	{ErrataInfo{"skip-direct-id-derivation", "erratum 1: do not check that direct_id is derived from (workspace_id, channel, from, to)"}, false,
+	{ErrataInfo{"skip-direct-id-derivation", "erratum 1: do not check that direct_id is derived from (workspace_id, channel, from, to)", []string{"ENV-DIRECT-ID-DERIVATION"}}, false,
 		func(e *Errata) *bool { return &e.SkipDirectIDDerivation }},
-	{ErrataInfo{"skip-capability-digest", "erratum 2: do not check capability.digest against the canonical digest (nor its sha256:hex shape)"}, false,
+	{ErrataInfo{"skip-capability-digest", "erratum 2: do not check capability.digest against the canonical digest (nor its sha256:hex shape)", []string{"CAP-DIGEST"}}, false,
 		func(e *Errata) *bool { return &e.SkipCapabilityDigest }},
-	{ErrataInfo{"null-as-absent", "erratum 3: accept null reply_to, trace_id, causation_id and expires_at as absent"}, true,
+	{ErrataInfo{"null-as-absent", "erratum 3: accept null reply_to, trace_id, causation_id and expires_at as absent", []string{"ENV-NULL-OPTIONAL"}}, true,
 		func(e *Errata) *bool { return &e.NullAsAbsent }},
-	{ErrataInfo{"allow-unknown-fields", "erratum 4: ignore unknown top-level fields (interaction_id is still refused)"}, true,
+	{ErrataInfo{"allow-unknown-fields", "erratum 4: ignore unknown top-level fields (interaction_id is still refused)", []string{"ENV-UNKNOWN-FIELD"}}, true,
 		func(e *Errata) *bool { return &e.AllowUnknownFields }},
-	{ErrataInfo{"reference-work-id", "erratum 5: accept any work_id without '/', '\\' or control characters, up to 128 chars"}, true,
+	{ErrataInfo{"reference-work-id", "erratum 5: accept any work_id without '/', '\\' or control characters, up to 128 chars", []string{"ENV-WORK-ID-GRAMMAR"}}, true,
 		func(e *Errata) *bool { return &e.ReferenceWorkID }},
-	{ErrataInfo{"reference-thread-id", "erratum 6: require thread_id to match ^thread_[a-z0-9][a-z0-9_-]{2,95}$"}, true,
+	{ErrataInfo{"reference-thread-id", "erratum 6: require thread_id to match ^thread_[a-z0-9][a-z0-9_-]{2,95}$", []string{"ENV-THREAD-ID-GRAMMAR"}}, true,
 		func(e *Errata) *bool { return &e.ReferenceThreadID }},
-	{ErrataInfo{"capability-requires-work-id", "erratum 7: require work_id on every capability envelope"}, true,
+	{ErrataInfo{"capability-requires-work-id", "erratum 7: require work_id on every capability envelope", []string{"KIND-WORK-ID-REQUIRED"}}, true,
 		func(e *Errata) *bool { return &e.CapabilityRequiresWorkID }},
-	{ErrataInfo{"reject-future-ts", "erratum 11: refuse a ts more than the replay age in the future (needs --now)"}, true,
+	{ErrataInfo{"reject-future-ts", "erratum 11: refuse a ts more than the replay age in the future (needs --now)", []string{"ENV-TS-FUTURE"}}, true,
 		func(e *Errata) *bool { return &e.RejectFutureTS }},
-	{ErrataInfo{"reject-secret-keys", "erratum 11: refuse body, proof or ext members whose keys name raw secrets"}, true,
+	{ErrataInfo{"reject-secret-keys", "erratum 11: refuse body, proof or ext members whose keys name raw secrets", []string{"ENV-SECRET-MATERIAL"}}, true,
 		func(e *Errata) *bool { return &e.RejectSecretKeys }},
-	{ErrataInfo{"plain-times", "integral times: refuse a ts or expires_at not written as a plain integer that fits in int64 (1.0, 1e9, 1e+30), as typed decoders do"}, false,
+	{ErrataInfo{"plain-times", "integral times: refuse a ts or expires_at not written as a plain integer that fits in int64 (1.0, 1e9, 1e+30), as typed decoders do", []string{"ENV-TS-LITERAL"}}, false,
 		func(e *Errata) *bool { return &e.PlainTimes }},
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/internal/olympus"
 	"github.com/aghcheck/aghcheck/internal/redkey"
+	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/requirements"
 	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/trust"
@@ -43,3 +44,23 @@ func Lookup(id string) (*rules.Rule, bool) { return std.Lookup(id) }
 
 // All returns every rule ordered by profile, then id.
 func All() []*rules.Rule { return std.All() }
+
+// Text is what every report says of rule id (report.RuleText): its clause
+// and source, and the other readings of an erratum that change its
+// verdict, with their flags. Zero for an id the catalogue does not hold.
+func Text(id string) report.RuleText {
+	r, ok := Lookup(id)
+	if !ok {
+		return report.RuleText{}
+	}
+	return TextOf(r)
+}
+
+// TextOf is Text for a rule in hand (a finding's).
+func TextOf(r *rules.Rule) report.RuleText {
+	t := report.RuleText{Clause: r.Clause, Source: r.Source}
+	for _, rd := range requirements.ReadingsFor(r.ID) {
+		t.Errata = append(t.Errata, report.ErratumReading{Erratum: rd.Erratum(), Flag: rd.Name})
+	}
+	return t
+}

@@ -3,10 +3,13 @@ package catalogue
 import (
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/aghcheck/aghcheck/fixtures"
+	"github.com/aghcheck/aghcheck/internal/report"
+	"github.com/aghcheck/aghcheck/internal/requirements"
 	"github.com/aghcheck/aghcheck/internal/rules"
 )
 
@@ -69,5 +72,33 @@ func TestFixtureNamesAreCatalogueRules(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatalf("no named fixtures under %s", root)
+	}
+}
+
+// Every rule an erratum's other reading changes is in the catalogue, and
+// what a report says of it points at the erratum and its flag: a sender
+// that follows the trust page's example ("reply_to": null) learns of
+// docs/errata.md and --errata null-as-absent.
+func TestTextNamesTheErratum(t *testing.T) {
+	for _, rd := range requirements.Readings() {
+		if len(rd.Rules) == 0 && !rd.Forms {
+			t.Errorf("reading %s names no rule it changes", rd.Name)
+		}
+		for _, id := range rd.Rules {
+			if _, ok := Lookup(id); !ok {
+				t.Errorf("reading %s changes %s, which is not in the catalogue", rd.Name, id)
+			}
+			if !slices.Contains(Text(id).Errata, report.ErratumReading{Erratum: rd.Erratum(), Flag: rd.Name}) {
+				t.Errorf("Text(%s) = %+v does not point at %s", id, Text(id), rd.Name)
+			}
+		}
+	}
+	got := Text("ENV-NULL-OPTIONAL")
+	if !strings.Contains(got.Clause, "MUST be omitted rather than null") || !strings.Contains(got.Source, "erratum 3") ||
+		!slices.Equal(got.Errata, []report.ErratumReading{{Erratum: "erratum 3", Flag: "null-as-absent"}}) {
+		t.Errorf("Text(ENV-NULL-OPTIONAL) = %+v", got)
+	}
+	if got := Text("ENV-CHANNEL-GRAMMAR"); got.Clause == "" || len(got.Errata) != 0 {
+		t.Errorf("Text(ENV-CHANNEL-GRAMMAR) = %+v: want its clause and no erratum", got)
 	}
 }

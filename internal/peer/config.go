@@ -58,6 +58,12 @@ type Config struct {
 	// peer is correct under erratum 12's default reading (docs/errata.md)
 	// and fails under --errata capability-catalog-required.
 	NoCapabilityDiscovery bool
+	// NoTrust makes the peer one without the trust profile
+	// (agh-network.trust.ed25519-jcs/v1): it does not list the profile
+	// nor the verified trust mode in its Peer Card, and takes a message
+	// whatever its proof, as a receiver that does not take the profile
+	// may (agh.Owed). It cannot sign: no Key.
+	NoTrust bool
 	// NoOrders makes the peer one that cannot be asked to open work at
 	// start-up: it does not list aghcheck.initiate/v1 and ignores its
 	// orders file (with NoControl, it takes no initiation orders at all).
@@ -189,6 +195,9 @@ func (c *Config) normalize() error {
 	}
 	if c.DisplayName == "" {
 		c.DisplayName = DefaultDisplayName
+	}
+	if c.Key != nil && c.NoTrust {
+		return fmt.Errorf("%w: a peer without the trust profile cannot sign (a key and NoTrust)", ErrConfig)
 	}
 	if c.Key != nil {
 		if len(c.Key) != ed25519.PrivateKeySize {

@@ -48,8 +48,11 @@ func (p *peer) peerCard() map[string]any {
 	// lists the trust profile and takes verified senders as well as
 	// unverified ones (the Peer Card signalling of the trust pages: the
 	// profile id in profiles_supported, the modes in trust_modes_supported).
-	profiles = append(profiles, trust.ProfileID)
-	modes := []any{"verified", "unverified"}
+	modes := []any{"unverified"}
+	if !p.cfg.NoTrust {
+		profiles = append(profiles, trust.ProfileID)
+		modes = []any{"verified", "unverified"}
+	}
 	caps := make([]any, 0, len(p.catalog))
 	brief := make([]any, 0, len(p.catalog))
 	for _, c := range p.catalog {

@@ -49,6 +49,7 @@ const (
 	faultOneFailureClass = "one-failure-class"
 	faultLenientJSON     = "lenient-json"
 	faultRefusalCopies   = "refusal-copies-broken"
+	faultRefusalChannel  = "refusal-in-other-channel"
 	faultRequireProof    = "require-proof"
 	faultShunOdd         = "shun-odd-sender"
 	// Allowed variants (GroupAllowed).
@@ -181,6 +182,7 @@ var faultList = []Fault{
 	{faultShunOdd, "receiver", "survives odd input but stops serving its sender: after a message it may take or refuse (anything the rule engine finds, a ts ahead of its clock) it ignores everything more from that sender", []string{"PEER-SURVIVES-INPUT"}},
 	{faultRequireProof, "envelope", "takes the trust profile as a condition: refuses every message without a proof with verification_failed", []string{"ENV-PROOF-NOT-REQUIRED"}},
 	{faultRefusalCopies, "sender", "refuses every broken message rightly, but its refusal receipts copy the refused envelope's broken members (ext, expires_at, trace_id, ...) as they came", []string{"ENV-EXT-OBJECT"}},
+	{faultRefusalChannel, "sender", "refuses every broken message rightly, but its refusal receipts name another channel (the refused message's, with -refusals appended) while going to the sender's peer subject: outside the container of the message they answer", []string{"LIFE-CORRELATION", "NATS-PUBLISH-SUBJECT"}},
 	{faultRefuseSilent, "receiver", "refuses every broken message in silence, never with the refusal receipt a message with usable work context should get", []string{"DELIV-REFUSAL-RECEIPT"}},
 	{faultReferenceReadings, "receiver", "judges what it receives by the reference runtime's readings (--compat reference: a thread_id grammar, no future ts, no secret-looking member names, ...) and deduplicates by id across senders: valid messages refused as malformed, expired or duplicate (errata 3-7, 10, 11)", []string{"DELIV-FAILURE-CLASSES", "EXT-UNKNOWN-IGNORED", "DELIV-DEDUPE"}},
 	{faultOneFailureClass, "receiver", "refuses every broken message with reason malformed, whatever its failure class (a bad digest or signature, an unsupported protocol or kind)", []string{"DELIV-FAILURE-CLASSES"}},

@@ -280,6 +280,21 @@ func TestFaultsChangeBehaviour(t *testing.T) {
 				t.Errorf("the refusal receipt does not copy the broken ext: %v", rc["ext"])
 			}
 		}},
+		{faultRefusalChannel, nil, func(t *testing.T, r *rig) {
+			w := r.work("")
+			w["body"] = map[string]any{"intent": "request"}
+			r.send(w)
+			rc := r.expect("receipt")
+			wantReceipt(t, rc, w, "rejected", "malformed")
+			if rc["channel"] == w["channel"] {
+				t.Errorf("the refusal receipt names the refused message's channel %v", rc["channel"])
+			}
+			ok := r.work("fine")
+			r.send(ok)
+			if rc := r.expect("receipt"); rc["channel"] != ok["channel"] {
+				t.Errorf("an accepted receipt names channel %v, want the message's %v", rc["channel"], ok["channel"])
+			}
+		}},
 		{faultRejectVerified, []rigOpt{withTesterKey(testKey(0))}, func(t *testing.T, r *rig) {
 			w := r.work("signed")
 			r.send(w)

@@ -186,7 +186,8 @@ func (p *peer) refusal(res agh.Result, env map[string]any) (string, []rules.Find
 		}
 	}
 	all := fs
-	ignoreTrust := p.faults[faultAcceptBadSignature]
+	// A peer without the trust profile owes no refusal for its rules.
+	ignoreTrust := p.faults[faultAcceptBadSignature] || p.cfg.NoTrust
 	ignore := map[string]bool{}
 	if p.faults[faultAcceptExpired] {
 		ignore["expired"] = true
@@ -195,7 +196,7 @@ func (p *peer) refusal(res agh.Result, env map[string]any) (string, []rules.Find
 		ignore["malformed"] = true
 	}
 	overlooked := false
-	if len(p.faults) > 0 {
+	if len(p.faults) > 0 || ignoreTrust {
 		kept := fs[:0:0]
 		for _, f := range fs {
 			if p.faults.overlooks(f.Rule.ID) || (p.faults[faultLenientJSON] && lenient[f.Rule]) {
@@ -290,7 +291,13 @@ func (p *peer) refuse(env map[string]any, reason string, fs []rules.Finding) {
 			r[k] = v
 		}
 	}
-	p.publish(r, p.faults[faultRefusalCopies], nil)
+	if p.faults[faultRefusalChannel] {
+		// A sender defect the work-unit tracker sees: the receipt is
+		// sound on its own, and goes where a receipt should, but names
+		// another channel than the message it refuses.
+		r["channel"] = agh.Str(env, "channel") + "-refusals"
+	}
+	p.publish(r, p.faults[faultRefusalCopies] || p.faults[faultRefusalChannel], nil)
 }
 
 // brokenMembers are the top-level members of env that error findings

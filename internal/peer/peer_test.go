@@ -7,6 +7,7 @@ import (
 
 	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/internal/control"
+	"github.com/aghcheck/aghcheck/internal/trust"
 )
 
 func TestGreetOnJoin(t *testing.T) {
@@ -26,6 +27,22 @@ func TestGreetOnJoin(t *testing.T) {
 	if g["id"] == r.greet["id"] {
 		t.Error("periodic greet reuses the first greet's id")
 	}
+}
+
+// A peer without the trust profile (--no-trust) does not list it nor the
+// verified mode, and takes a signed message whatever its proof: a receiver
+// that does not take the profile owes no refusal for its rules.
+func TestNoTrust(t *testing.T) {
+	r := newRig(t, withConfig(func(c *Config) { c.NoTrust = true }), withTesterKey(testKey(0)))
+	card := body(r.greet)["peer_card"].(map[string]any)
+	if slices.Contains(card["profiles_supported"].([]any), any(trust.ProfileID)) || slices.Contains(card["trust_modes_supported"].([]any), any("verified")) {
+		t.Errorf("a peer without the trust profile advertises it: %v, %v", card["profiles_supported"], card["trust_modes_supported"])
+	}
+	w := r.work("signed")
+	r.signed(w)
+	w["body"].(map[string]any)["text"] = "tampered"
+	r.toPeer(mustJSON(w))
+	wantReceipt(t, r.expect("receipt"), w, "accepted", "")
 }
 
 func TestWhois(t *testing.T) {

@@ -186,6 +186,10 @@ type Latency struct {
 	Max    Millis `json:"max_ms"`
 }
 
+// UntestedPrefix starts each reason of a claim's Why that names one MUST
+// requirement no scenario exercised.
+const UntestedPrefix = "untested: "
+
 // ClaimResult is one conformance claim and whether it was earned.
 type ClaimResult struct {
 	Name   string `json:"name"`
@@ -253,6 +257,7 @@ type RequirementResult struct {
 	// Adapter, when set, says why the verdict is the adapter's own code's,
 	// not the implementation's (Report.AdapterOwned).
 	Adapter string `json:"adapter,omitempty"`
+	RuleText
 }
 
 // AdapterWhy is why requirement id's verdict is the adapter's ("" when it
@@ -283,6 +288,24 @@ type PassiveResult struct {
 	Samples  []*ExchangedEntry `json:"samples,omitempty"` // the first offending messages
 }
 
+// RuleText is what every report says of a rule a finding or a failing step
+// names: its clause, where the pages state it, and the other readings of
+// an erratum (docs/errata.md) that change its verdict, by --errata flag
+// (catalogue.Text gives it, from the one catalogue).
+type RuleText struct {
+	Clause string           `json:"clause,omitempty"`
+	Source string           `json:"source,omitempty"`
+	Errata []ErratumReading `json:"errata,omitempty"`
+}
+
+// ErratumReading is the other reading of an erratum that changes a rule's
+// verdict: the erratum ("erratum 3") and the flag that applies the
+// reading (--errata null-as-absent).
+type ErratumReading struct {
+	Erratum string `json:"erratum"`
+	Flag    string `json:"flag"`
+}
+
 // PassiveFinding is one broken rule, counted over every IUT envelope.
 type PassiveFinding struct {
 	Rule    string `json:"rule"`
@@ -298,6 +321,7 @@ type PassiveFinding struct {
 	Scenarios []string `json:"scenarios,omitempty"`
 	// Baseline is the --baseline entry naming this rule (passive:RULE).
 	Baseline *BaselineMark `json:"baseline,omitempty"`
+	RuleText
 }
 
 // ScenarioResult is one scenario's outcome with everything needed to see why.

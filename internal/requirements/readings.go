@@ -52,6 +52,17 @@ type Reading struct {
 	// their own (readings: NAME in the suites), neither swapping a
 	// requirement nor reading envelopes otherwise (erratum 13).
 	Forms bool
+	// Rules are the rules whose verdict the reading changes (an envelope
+	// reading's, from agh; a live reading's, those it swaps): a finding on
+	// one of them points at the reading (ReadingsFor).
+	Rules []string
+}
+
+// Erratum is the erratum a reading belongs to, as its description names
+// it ("erratum 3", "integral times").
+func (r Reading) Erratum() string {
+	e, _, _ := strings.Cut(r.Description, ":")
+	return e
 }
 
 // live are the readings about what a live peer must do, which validate
@@ -74,9 +85,27 @@ func Readings() []Reading {
 		if err := e.Set(info.Name); err != nil {
 			panic(err) // agh lists only names it sets
 		}
-		out = append(out, Reading{Name: info.Name, Description: info.Description, Envelope: e})
+		out = append(out, Reading{Name: info.Name, Description: info.Description, Envelope: e, Rules: info.Rules})
+	}
+	for i := range out {
+		for from, to := range out[i].Swap {
+			out[i].Rules = append(out[i].Rules, from, to)
+		}
+		slices.Sort(out[i].Rules)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// ReadingsFor are the readings that change the verdict of rule id, by
+// name: what a report of a finding on it points at.
+func ReadingsFor(id string) []Reading {
+	var out []Reading
+	for _, r := range Readings() {
+		if slices.Contains(r.Rules, id) {
+			out = append(out, r)
+		}
+	}
 	return out
 }
 

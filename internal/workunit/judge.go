@@ -40,6 +40,7 @@ type obs struct {
 	surface, container, replyTo      string
 	cont                             uint32
 	out                              []rules.Finding
+	acted                            []rules.Finding // of out, a receiver's duty (Result.Acted)
 	// flagged: a finding already blames this envelope for changing work it
 	// must not change, so the state machine does not blame it twice.
 	flagged bool
@@ -72,6 +73,15 @@ func (o *obs) signature() uint32 {
 func (o *obs) add(r *rules.Rule, pointer, expected, found string) {
 	if o.judged {
 		o.out = append(o.out, rules.Finding{Rule: r, Pointer: pointer, Expected: expected, Found: found})
+	}
+}
+
+// act is add for a finding that shows the peer acted on a message it
+// received and had to refuse or leave alone (Result.Acted).
+func (o *obs) act(r *rules.Rule, pointer, expected, found string) {
+	o.add(r, pointer, expected, found)
+	if o.judged {
+		o.acted = append(o.acted, o.out[len(o.out)-1])
 	}
 }
 
@@ -234,12 +244,12 @@ func (o *obs) report() {
 	if hasCause && !refusal {
 		for _, f := range forbidRules {
 			if cause.flags&f.flag != 0 {
-				o.add(f.rule, "", "a refusal, or no reply, to "+f.why, article(o.describe())+" acting on it")
+				o.act(f.rule, "", "a refusal, or no reply, to "+f.why, article(o.describe())+" acting on it")
 				o.flagged = true
 			}
 		}
 		if cause.flags&hasWork == 0 && o.work != "" && (cause.kind == kindCodes["say"] || cause.kind == kindCodes["capability"]) {
-			o.add(requirements.LifeNoInvention, "/work_id", "no work for a "+kindName(cause.kind)+" without work_id", o.work)
+			o.act(requirements.LifeNoInvention, "/work_id", "no work for a "+kindName(cause.kind)+" without work_id", o.work)
 			o.flagged = true
 		}
 	}
@@ -328,7 +338,7 @@ func (o *obs) move(u *unit, next string) {
 		// TRACE-STATE judges it, one envelope at a time.
 	case cur == agh.StateCanceled && next == agh.StateCanceled:
 		if !o.flagged {
-			o.add(requirements.LifeCancelIdempotent, "/body/state", "no second cancellation of canceled work", next)
+			o.act(requirements.LifeCancelIdempotent, "/body/state", "no second cancellation of canceled work", next)
 		}
 	case agh.IsTerminal(cur):
 		if !o.flagged {

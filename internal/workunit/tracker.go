@@ -132,6 +132,12 @@ type Result struct {
 	// Findings: what the envelope breaks in the light of everything seen
 	// before (none for an unjudged envelope).
 	Findings []rules.Finding
+	// Acted: of Findings, those that show the peer acted on a message a
+	// receiver must refuse or leave alone (work from another container, a
+	// continuation of terminal work, a say without work_id taken as work,
+	// a second cancellation): a receiver's duty, seen in what it sent. The
+	// rest are about what it sent itself (a sender's duty).
+	Acted []rules.Finding
 	// Repeat: the sender already sent this id with the same content within
 	// the window (a retry, or a duplicate delivery); it was not applied again.
 	Repeat bool
@@ -182,7 +188,7 @@ func (t *Tracker) Observe(e Envelope) Result {
 		o.report()
 	}
 	t.cur.seen[sk] = rec
-	return Result{Findings: o.out}
+	return Result{Findings: o.out, Acted: o.acted}
 }
 
 // Expire advances the tracker's clock to now without traffic, forgetting

@@ -41,6 +41,9 @@ type step struct {
 	Judged                   *bool // default true
 	Refused                  bool  // a receiver must refuse it
 	Expect                   []string
+	// Acted are the rules of Expect whose finding shows the peer acted
+	// on a message it had to refuse (Result.Acted, a receiver's duty).
+	Acted []string
 	// ExpectFound, when set, is what a finding's found says (the member
 	// that decides, named as such).
 	ExpectFound string `yaml:"expect_found"`
@@ -146,6 +149,9 @@ func TestSequences(t *testing.T) {
 					}
 					if got := ruleIDs(fs); !slices.Equal(got, sorted(st.Expect)) {
 						t.Errorf("step %d (%s %s from %s): findings %v, want %v\n%v", i+1, st.Kind, st.ID, st.From, got, sorted(st.Expect), fs)
+					}
+					if got := ruleIDs(res.Acted); !slices.Equal(got, sorted(st.Acted)) {
+						t.Errorf("step %d (%s %s from %s): acted %v, want %v", i+1, st.Kind, st.ID, st.From, got, sorted(st.Acted))
 					}
 					if st.ExpectFound != "" && !slices.ContainsFunc(fs, func(f rules.Finding) bool { return f.Found == st.ExpectFound }) {
 						t.Errorf("step %d (%s %s from %s): no finding found %q: %v", i+1, st.Kind, st.ID, st.From, st.ExpectFound, fs)
