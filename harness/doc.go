@@ -9,7 +9,8 @@
 //
 // # Public names
 //
-// For aghcheck run and aghtest: Options, Plan, Target (with the Default
+// For aghcheck run and aghtest: Options, Plan (and LevelNames, the
+// levels a run can claim), Target (with the Default
 // durations and DefaultMaxRestarts it takes when left zero), Credentials
 // (and the EnvNATS variables it reads), Wait (how the wait for the IUT
 // goes), HarnessError and OptionError. For aghcheck fuzz, which plays
