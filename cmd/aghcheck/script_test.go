@@ -16,6 +16,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/aghcheck/aghcheck/internal/golden"
 	"github.com/aghcheck/aghcheck/internal/proctest"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/internal/schematest"
@@ -104,6 +105,10 @@ func TestScripts(t *testing.T) {
 			"digestof": digestOf,
 		},
 	})
+	if t.Failed() {
+		// A cmp against an archive's expected output is a golden file too.
+		t.Logf("where a script's cmp of an expected output in the archive failed: run `make regen` (or: %s), then review the diff", golden.Direct(t, "-update-scripts"))
+	}
 }
 
 // genBad KIND FILE [SIZE_MB] writes hostile input that a txtar archive
