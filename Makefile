@@ -10,7 +10,7 @@ BIN       ?= bin/aghcheck
 # git checkout).
 VERSION   ?= $(shell git describe --tags --match 'v*' --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build test stability bench bench-compare bench-process bench-run bench-monitor html-check fuzz lint docs reference reference-gotest reference-matrix example-peer clean
+.PHONY: all build test stability bench bench-compare bench-process bench-run bench-monitor html-check fuzz lint docs regen regen-fast reference reference-gotest reference-matrix example-peer clean
 
 all: build
 
@@ -53,9 +53,10 @@ bench-process: build
 bench-run:
 	./scripts/bench-run.sh
 
-## bench-monitor: aghcheck monitor judging 1,000,000 envelopes published flat out on an embedded broker.
+## bench-monitor: aghcheck monitor judging MONITOR_N (1,000,000) envelopes published flat out on an embedded broker.
+MONITOR_N ?= 1000000
 bench-monitor:
-	$(GO) test -run='^$$' -bench=Monitor -benchtime=1000000x ./monitor
+	$(GO) test -run='^$$' -bench=Monitor -benchtime=$(MONITOR_N)x ./internal/monitor
 
 ## html-check: the HTML report of a failing run, rendered and checked in headless Chromium (apt-get install -y chromium).
 html-check:
@@ -94,9 +95,24 @@ lint:
 	$(GO) vet $(PKGS)
 
 ## docs: regenerate docs/rules.md from the rule catalogue and docs/coverage.md from the clause inventory.
+# Each page is written to a temporary file and renamed into place: a failed
+# command leaves the page as it was, never empty.
 docs: build
-	$(BIN) rules --format markdown > docs/rules.md
-	$(BIN) rules --coverage --format markdown > docs/coverage.md
+	$(BIN) rules --format markdown > docs/.rules.md.tmp || { rm -f docs/.rules.md.tmp; exit 1; }
+	mv docs/.rules.md.tmp docs/rules.md
+	$(BIN) rules --coverage --format markdown > docs/.coverage.md.tmp || { rm -f docs/.coverage.md.tmp; exit 1; }
+	mv docs/.coverage.md.tmp docs/coverage.md
+
+## regen: rewrite everything generated (fixtures, the mutation matrix, docs/rules.md and
+## coverage.md, every golden file and generated region of the docs; scripts/regen.sh says
+## what, in order). On a clean checkout it changes nothing. The mutation matrix plays every
+## fault (minutes): regen-fast (REGEN_MATRIX=0) skips it.
+regen:
+	@GO="$(GO)" MAKE="$(MAKE)" REGEN_MATRIX="$(or $(REGEN_MATRIX),1)" ./scripts/regen.sh
+
+## regen-fast: make regen without the mutation matrix (harness/proven.yaml, docs/mutation.md).
+regen-fast:
+	@GO="$(GO)" MAKE="$(MAKE)" REGEN_MATRIX=0 ./scripts/regen.sh
 
 clean:
 	rm -rf bin
