@@ -15,7 +15,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
-MAKE=${MAKE:-make}
+MAKE=make
 REGEN_MATRIX=${REGEN_MATRIX:-1}
 
 say() { printf 'regen: %s\n' "$*" >&2; }
