@@ -128,7 +128,7 @@ DOC_TESTS = ^(TestGeneratedDocs|TestShippedSuitesTable|TestProtocolDocRules|Test
 ## correct peer passes it, aghcheck peer --fault overlook:ID does not).
 check-rule: build
 	@test -n "$(RULE)" || { echo "check-rule: give RULE=ID"; exit 2; }
-	$(GO) test ./internal/agh ./internal/catalogue ./internal/coverage ./internal/scenario
+	$(GO) test -short ./internal/agh ./internal/catalogue ./internal/coverage ./internal/scenario
 	$(GO) test -run '$(DOC_TESTS)' ./cmd/aghcheck
 	@$(MAKE) -s --no-print-directory check-play RUN='^receiver\.$(RULE)\.' FAULT='overlook:$(RULE)'
 

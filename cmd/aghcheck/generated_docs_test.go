@@ -99,6 +99,13 @@ func fillRegions(doc string, gen func(name string) (string, error)) (string, []s
 			b.WriteString(doc)
 			return b.String(), names, nil
 		}
+		if i > 0 && doc[i-1] == '`' {
+			// A marker quoted in code (a page telling how regions are
+			// written) is no region.
+			b.WriteString(doc[:i+len(regionOpen)])
+			doc = doc[i+len(regionOpen):]
+			continue
+		}
 		end := strings.Index(doc[i:], "-->")
 		if end < 0 {
 			return "", nil, fmt.Errorf("an unclosed %q comment", regionOpen)

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/aghcheck/aghcheck/internal/iut"
@@ -145,6 +146,9 @@ func runIn(t *testing.T, dir, name string, args ...string) (string, int) {
 	cmd.Dir = dir
 	cmd.Env = toolEnv()
 	out, err := cmd.CombinedOutput()
+	if cmd.ProcessState != nil {
+		cpuSpent.Add(int64(cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()))
+	}
 	if err != nil {
 		if ee, ok := err.(*exec.ExitError); ok {
 			return string(out), ee.ExitCode()
@@ -153,6 +157,10 @@ func runIn(t *testing.T, dir, name string, args ...string) (string, int) {
 	}
 	return string(out), 0
 }
+
+// cpuSpent is the CPU time of every command run so far (and of their
+// children): what this package costs make test, whatever the load.
+var cpuSpent atomic.Int64
 
 // toolEnv is the environment of the tools a test here runs: this
 // process's, without what a calling make passes down, with -trimpath.
