@@ -301,3 +301,46 @@ func testFuncs(t *testing.T, dir string) []string {
 	}
 	return out
 }
+
+// make docs never leaves a page half-written: when aghcheck rules fails
+// (here: a BIN that prints half a page and exits 1), the pages stay as
+// they were and no temporary file is left. It runs in a copy of the
+// Makefile and docs/, with the build taken as done (-o build).
+func TestMakeDocsKeepsPagesWhole(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("no make")
+	}
+	dir := t.TempDir()
+	for _, f := range []string{"Makefile", "docs/rules.md", "docs/coverage.md"} {
+		b, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := filepath.Join(dir, "broken-aghcheck")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\necho '# half a page'\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(filepath.Join(dir, "docs/rules.md"))
+	out, code := runIn(t, dir, "make", "--no-print-directory", "-o", "build", "docs", "BIN="+bin)
+	if code == 0 {
+		t.Fatalf("make docs with a failing aghcheck succeeded:\n%s", out)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "docs/rules.md")); !bytes.Equal(before, after) {
+		t.Errorf("a failed make docs changed docs/rules.md to %q", after)
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, "docs"))
+	if len(entries) != 2 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("a failed make docs left %v in docs/, want rules.md and coverage.md", names)
+	}
+}
