@@ -23,6 +23,9 @@ import (
 // costs make test little; RECIPES_EACH=1 applies each recipe to a copy of
 // its own and logs the files it touched.
 func TestRecipes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("applies every recipe to a copy of the tree and checks it: seconds of CPU")
+	}
 	for _, tool := range []string{"make", "git", "python3"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("no %s: make regen needs it", tool)
