@@ -10,7 +10,7 @@ BIN       ?= bin/aghcheck
 # git checkout).
 VERSION   ?= $(shell git describe --tags --match 'v*' --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build test stability bench bench-compare bench-process bench-run bench-monitor html-check fuzz lint docs reference reference-gotest reference-matrix example-peer clean
+.PHONY: all build test stability bench bench-compare bench-process bench-run bench-monitor html-check fuzz lint docs regen regen-fast check-rule check-scenario check-format check-fault check-play reference reference-gotest reference-matrix example-peer clean
 
 all: build
 
@@ -53,9 +53,10 @@ bench-process: build
 bench-run:
 	./scripts/bench-run.sh
 
-## bench-monitor: aghcheck monitor judging 1,000,000 envelopes published flat out on an embedded broker.
+## bench-monitor: aghcheck monitor judging MONITOR_N (1,000,000) envelopes published flat out on an embedded broker.
+MONITOR_N ?= 1000000
 bench-monitor:
-	$(GO) test -run='^$$' -bench=Monitor -benchtime=1000000x ./monitor
+	$(GO) test -run='^$$' -bench=Monitor -benchtime=$(MONITOR_N)x ./internal/monitor
 
 ## html-check: the HTML report of a failing run, rendered and checked in headless Chromium (apt-get install -y chromium).
 html-check:
@@ -94,9 +95,85 @@ lint:
 	$(GO) vet $(PKGS)
 
 ## docs: regenerate docs/rules.md from the rule catalogue and docs/coverage.md from the clause inventory.
+# Each page is written to a temporary file and renamed into place: a failed
+# command leaves the page as it was, never empty.
 docs: build
-	$(BIN) rules --format markdown > docs/rules.md
-	$(BIN) rules --coverage --format markdown > docs/coverage.md
+	$(BIN) rules --format markdown > docs/.rules.md.tmp || { rm -f docs/.rules.md.tmp; exit 1; }
+	mv docs/.rules.md.tmp docs/rules.md
+	$(BIN) rules --coverage --format markdown > docs/.coverage.md.tmp || { rm -f docs/.coverage.md.tmp; exit 1; }
+	mv docs/.coverage.md.tmp docs/coverage.md
+
+## regen: rewrite everything generated (fixtures, the mutation matrix, docs/rules.md and
+## coverage.md, every golden file and generated region of the docs; scripts/regen.sh says
+## what, in order). On a clean checkout it changes nothing. The mutation matrix plays every
+## fault (minutes): regen-fast (REGEN_MATRIX=0) skips it.
+regen:
+	@GO="$(GO)" REGEN_MATRIX="$(or $(REGEN_MATRIX),1)" ./scripts/regen.sh
+
+## regen-fast: make regen without the mutation matrix (harness/proven.yaml, docs/mutation.md).
+regen-fast:
+	@GO="$(GO)" REGEN_MATRIX=0 ./scripts/regen.sh
+
+# The checks of CONTRIBUTING.md's recipes, one per kind of change, each run after make
+# regen. Each is targeted (the packages and tests a change of that kind can break, and
+# the changed scenarios played), so it takes seconds; make test runs everything.
+#
+# DOC_TESTS: the tests of cmd/aghcheck that hold the docs to the code and data (generated
+# regions, the rule and clause pages, the protocol page, the table of shipped suites, the
+# fixture READMEs, the scenario example).
+DOC_TESTS = ^(TestGeneratedDocs|TestShippedSuitesTable|TestProtocolDocRules|TestProtocolDocVectors|TestRulesDocUpToDate|TestRulesCoverage|TestInvalidFixturesFailAsDocumented|TestScenarioDocExampleLints)$$
+
+## check-rule RULE=ID: a new rule: the engine with its fast path and fixtures, the catalogue,
+## the clause inventory, its receiver cases, the docs; then its live case is played (the
+## correct peer passes it, aghcheck peer --fault overlook:ID does not).
+check-rule: build
+	@test -n "$(RULE)" || { echo "check-rule: give RULE=ID"; exit 2; }
+	$(GO) test -short ./internal/agh ./internal/catalogue ./internal/coverage ./internal/scenario
+	$(GO) test -run '$(DOC_TESTS)' ./cmd/aghcheck
+	@$(MAKE) -s --no-print-directory check-play RUN='^receiver\.$(RULE)\.' FAULT='overlook:$(RULE)'
+
+## check-scenario RUN=REGEX FAULT=NAME: new scenarios: lint, the loader and the suites, the
+## docs; then the scenarios RUN selects are played (the correct peer passes them, aghcheck
+## peer --fault NAME does not).
+check-scenario: build
+	$(BIN) lint-suite --embedded
+	$(GO) test ./internal/scenario ./suites
+	$(GO) test -run '$(DOC_TESTS)' ./cmd/aghcheck
+	@$(MAKE) -s --no-print-directory check-play
+
+## check-format CMD=run|validate|rules FORMAT=NAME [EXT=.ext]: a new report format: the
+## reporter, every format fed hostile strings, then the command writes it (to -o
+## report.EXT without --format, when EXT maps to it).
+check-format: build
+	@test -n "$(FORMAT)" || { echo "check-format: give CMD=run|validate|rules FORMAT=NAME"; exit 2; }
+	$(GO) test ./reporter
+	$(GO) test -run '^TestHostileStringsEveryFormat$$|$(DOC_TESTS)' ./cmd/aghcheck
+	@out=$$(mktemp -d); trap 'rm -rf "$$out"' EXIT; case "$(CMD)" in \
+	run) $(BIN) run --run '^kinds\.whois-directed-answered$$' --format '$(FORMAT)' >"$$out/report" ;; \
+	validate) $(BIN) validate --format '$(FORMAT)' fixtures/agh/valid >"$$out/report" ;; \
+	rules) $(BIN) rules --format '$(FORMAT)' >"$$out/report" ;; \
+	*) echo "check-format: give CMD=run, validate or rules"; exit 2 ;; esac; \
+	test -s "$$out/report" || { echo "check-format: $(CMD) --format $(FORMAT) wrote nothing"; exit 1; }; \
+	if [ -n "$(EXT)" ]; then $(BIN) run --run '^kinds\.whois-directed-answered$$' -o "$$out/report$(EXT)" && \
+	cmp -s "$$out/report" "$$out/report$(EXT)" || { echo "check-format: -o report$(EXT) does not hold --format $(FORMAT)"; exit 1; }; fi
+
+## check-fault FAULT=NAME RUN=REGEX: a new fault of aghcheck peer: its behaviour test and the
+## fault list, the docs; then the scenarios RUN selects are played (the correct peer passes
+## them, aghcheck peer --fault NAME does not).
+check-fault: build
+	@test -n "$(FAULT)" || { echo "check-fault: give FAULT=NAME RUN=REGEX"; exit 2; }
+	$(GO) test -run '^(TestFaultsChangeBehaviour|TestFaultList)$$' ./internal/peer
+	$(GO) test -run '$(DOC_TESTS)' ./cmd/aghcheck
+	@$(MAKE) -s --no-print-directory check-play
+
+## check-play RUN=REGEX FAULT=NAME: the scenarios RUN selects pass against aghcheck peer
+## (warnings count: --strict) and do not pass against aghcheck peer --fault NAME.
+check-play: build
+	@test -n "$(RUN)" -a -n "$(FAULT)" || { echo "check-play: give RUN=REGEX and FAULT=NAME"; exit 2; }
+	@$(BIN) run --strict --run '$(RUN)' >/dev/null || { echo "check-play: the correct peer does not pass $(RUN): $(BIN) run --strict --run '$(RUN)'"; exit 1; }
+	@s=0; $(BIN) run --strict --run '$(RUN)' --iut '$(BIN) peer --fault $(FAULT)' >/dev/null 2>&1 || s=$$?; \
+	[ $$s = 1 ] || { echo "check-play: aghcheck peer --fault $(FAULT) gets exit $$s on $(RUN), want 1 (not passed): $(BIN) run --strict --run '$(RUN)' --iut '$(BIN) peer --fault $(FAULT)'"; exit 1; }
+	@echo "check-play: $(RUN): the correct peer passes, --fault $(FAULT) does not"
 
 clean:
 	rm -rf bin

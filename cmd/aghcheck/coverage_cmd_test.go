@@ -37,6 +37,6 @@ func TestRulesCoverage(t *testing.T) {
 		t.Fatal(err)
 	}
 	if string(doc) != md {
-		t.Error("docs/coverage.md is out of date with the clause inventory: run `make docs`")
+		t.Error("docs/coverage.md is out of date with the clause inventory: run `make regen` (or: make docs)")
 	}
 }

@@ -124,12 +124,12 @@ func TestProtocolDocRules(t *testing.T) {
 		return
 	}
 	if golden.Updating() {
-		if err := os.WriteFile(protocolDoc, []byte(doc[:i]+got+doc[j:]), 0o644); err != nil {
+		if err := golden.Write(protocolDoc, []byte(doc[:i]+got+doc[j:])); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	t.Errorf("%s: the rules-by-page section is out of date with the catalogue (go test ./cmd/aghcheck -run TestProtocolDoc -update rewrites it)", protocolDoc)
+	t.Errorf("%s: the rules-by-page section is out of date with the catalogue; %s", protocolDoc, golden.Command(t))
 }
 
 // protocolPages are the public pages of AGH Network v0, as rule sources

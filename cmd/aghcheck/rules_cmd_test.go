@@ -67,6 +67,6 @@ func TestRulesDocUpToDate(t *testing.T) {
 		t.Fatal(err)
 	}
 	if string(doc) != out {
-		t.Error("docs/rules.md is out of date with the rule catalogue: run `make docs`")
+		t.Error("docs/rules.md is out of date with the rule catalogue: run `make regen` (or: make docs)")
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/aghcheck/aghcheck/internal/golden"
 	"github.com/aghcheck/aghcheck/internal/proctest"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/internal/schematest"
@@ -80,7 +81,7 @@ func writeSnapshot(t *testing.T) string {
 // input; run_*: flag checking and how a run reports its IUT.
 func TestScripts(t *testing.T) {
 	snap := writeSnapshot(t)
-	testscript.Run(t, testscript.Params{
+	p := testscript.Params{
 		Dir:           "testdata/script",
 		UpdateScripts: *updateScripts,
 		Setup: func(env *testscript.Env) error {
@@ -103,7 +104,45 @@ func TestScripts(t *testing.T) {
 			"dead":     deadPID,
 			"digestof": digestOf,
 		},
+	}
+	if *updateScripts {
+		// Only a cmp's expected output can be rewritten: play just the
+		// scripts that have one.
+		p.Dir, p.Files = "", withCmp(t, "testdata/script")
+	}
+	// A cmp against an archive's expected output is a golden file too.
+	// The scripts run in parallel, after this function returns: say it
+	// once they are done.
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("where a script's cmp of an expected output in its archive failed: run `make regen` (or: %s), then review the diff", golden.Direct(t, "-update-scripts"))
+		}
 	})
+	testscript.Run(t, p)
+}
+
+// withCmp lists the scripts of dir that compare an output with a file of
+// their archive (a cmp or cmpenv line).
+func withCmp(t *testing.T, dir string) []string {
+	t.Helper()
+	all, err := filepath.Glob(filepath.Join(dir, "*.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, f := range all {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(line, "cmp ") || strings.HasPrefix(line, "cmpenv ") || strings.HasPrefix(line, "! cmp ") {
+				out = append(out, f)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // genBad KIND FILE [SIZE_MB] writes hostile input that a txtar archive

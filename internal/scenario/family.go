@@ -163,7 +163,7 @@ func checkTemplate(name string, js []byte, root *yaml.Node) []Problem {
 	for _, msg := range ff.Template.check() {
 		probs = append(probs, Problem{File: name, Message: "template: " + msg}.at(n))
 	}
-	return probs
+	return append(probs, overrideProblems(name, ff.Template, root, "template")...)
 }
 
 // withTemplate returns the family file js with the template it names, if
@@ -241,6 +241,7 @@ var templates sync.Map // sha256 of a template file → its family
 // family once and hands out copies.
 func parseFamily(name string, js []byte, suite string, root *yaml.Node, read readTemplate) ([]*Scenario, []Problem) {
 	n, _ := nodeAt(root, []string{"family"})
+	written := js
 	js, err := withTemplate(js, read)
 	if err != nil {
 		return nil, []Problem{Problem{File: name, Message: err.Error()}.at(n)}
@@ -257,7 +258,11 @@ func parseFamily(name string, js []byte, suite string, root *yaml.Node, read rea
 		v, _ = expanded.LoadOrStore(key, expansion{scs, probs})
 	}
 	e := v.(expansion)
-	return copies(e.scs), append([]Problem(nil), e.probs...)
+	// The overrides of the file's own cases (a template's are checked
+	// where they are written: checkTemplate).
+	var own familyFile
+	_ = json.Unmarshal(written, &own)
+	return copies(e.scs), append(append([]Problem(nil), e.probs...), overrideProblems(name, own.Family, root, "family")...)
 }
 
 func expandFamily(name string, js []byte, suite string, corpus fs.FS) ([]*Scenario, []Problem) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aghcheck/aghcheck/internal/golden"
 	"github.com/aghcheck/aghcheck/internal/jsontest"
 )
 
@@ -93,17 +94,7 @@ func TestParseProblems(t *testing.T) {
 		got = append(got, p.String())
 	}
 	sort.Strings(got)
-	want, err := os.ReadFile(filepath.Join("testdata", "bad.golden"))
-	if os.Getenv("UPDATE_GOLDEN") != "" {
-		os.WriteFile(filepath.Join("testdata", "bad.golden"), []byte(strings.Join(got, "\n")+"\n"), 0o644)
-		return
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if g := strings.Join(got, "\n") + "\n"; g != string(want) {
-		t.Errorf("problems:\n%s\nwant:\n%s", g, want)
-	}
+	golden.Check(t, filepath.Join("testdata", "bad.golden"), []byte(strings.Join(got, "\n")+"\n"))
 }
 
 func FuzzParse(f *testing.F) {

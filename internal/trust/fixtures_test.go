@@ -17,9 +17,10 @@ import (
 	"github.com/aghcheck/aghcheck/internal/rules"
 )
 
-// go test ./trust -run TestFixtures -update rewrites fixtures/trust from the
-// generators below (internal/golden); without -update the files must match
-// them byte for byte.
+// make regen (or go test ./internal/trust -run TestFixtures -update) rewrites
+// fixtures/trust from the generators below (internal/golden), removing a
+// file no generator makes; without -update the files must match them byte
+// for byte.
 const fixtureDir = "../../fixtures/trust"
 
 // The golden test key of the trust pages: seed bytes 0x00..0x1f.
@@ -296,8 +297,12 @@ func TestFixtures(t *testing.T) {
 		}
 		n++
 		rel, _ := filepath.Rel(fixtureDir, path)
-		if !want[filepath.ToSlash(rel)] {
-			t.Errorf("stray fixture %s", rel)
+		switch {
+		case want[filepath.ToSlash(rel)]:
+		case golden.Updating():
+			return os.Remove(path)
+		default:
+			t.Errorf("stray fixture %s: no generator makes it; %s to remove it", rel, golden.Command(t))
 		}
 		return nil
 	})
