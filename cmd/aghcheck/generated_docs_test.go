@@ -209,6 +209,12 @@ func recordExample(t *testing.T) string {
 		}
 	}
 	list := func(xs []string) string { return "[" + strings.Join(xs, ", ") + "]" }
+	first, inFirst := suites.Groups()[0], 0
+	for _, sc := range scs {
+		if first.Holds(sc.Suite) {
+			inFirst++
+		}
+	}
 	return "```yaml\n" +
 		"implementation: my-runtime\n" +
 		"version: 0.4.0\n" +
@@ -220,6 +226,9 @@ func recordExample(t *testing.T) string {
 		"passed: " + list(passed) + "\n" +
 		"optional: " + list(optional) + "\n" +
 		"deviations: []                            # the --baseline entries this run confirmed: id, outcome, reason\n" +
+		"groups:                                   # every group played: what it played, passed, and did not play\n" +
+		fmt.Sprintf("  - {id: %s, played: %d, passed: %d, not_played: 0}\n", first.ID, inFirst, inFirst) +
+		"  - …\n" +
 		"date: \"2026-04-16T12:00:00Z\"              # when the run started (UTC)\n" +
 		"report_sha256: …                          # SHA-256 of the run's JSON report (--format json)\n" +
 		"```\n"
