@@ -1,0 +1,150 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/aghcheck/aghcheck/internal/report"
+	"github.com/aghcheck/aghcheck/internal/scenario"
+)
+
+// burst is what one step published at once, for the load figures.
+type burst struct {
+	at       time.Duration // since the run started, just before the first copy left
+	messages int           // copies counted
+	ids      []string      // the ids and work ids an answer names
+}
+
+// atOnce plays a step that publishes at once (an at_once step, or a send
+// with copies). Every message is rendered and checked first; then one
+// goroutine per copy, all released together, publishes it on the
+// harness's connection. The IUT gets them back to back, in an order the
+// scheduler picks: a duplicate delivery in flight, or several peers'
+// traffic in the same instant, not one message after the other's answer.
+func (p *player) atOnce(ctx context.Context, i int, st *scenario.Step) report.StepResult {
+	var sr report.StepResult
+	p.wait.markSend()
+	sends := st.Published()
+	outs := make([]*outgoing, len(sends))
+	total := 0
+	for k, s := range sends {
+		o, err := p.send.prepare(s, false)
+		if err != nil {
+			return sr.Judged(report.Error, err.Error())
+		}
+		outs[k] = o
+		total += max(s.Copies, 1)
+	}
+	start := make(chan struct{})
+	errs := make([]error, total)
+	var wg sync.WaitGroup
+	n := 0
+	for k, o := range outs {
+		for range max(sends[k].Copies, 1) {
+			wg.Add(1)
+			go func(slot int, viaJetStream bool) {
+				defer wg.Done()
+				<-start
+				errs[slot] = p.send.publish(ctx, o.msg, viaJetStream, 1)
+			}(n, sends[k].JetStream)
+			n++
+		}
+	}
+	at := time.Since(p.r.start)
+	close(start)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return sr.Judged(report.Error, err.Error())
+	}
+	b := burst{at: at, messages: total}
+	for k, o := range outs {
+		copies := max(sends[k].Copies, 1)
+		p.send.sent(o, copies)
+		p.wait.noteSend(o.ids, copies)
+		b.ids = append(b.ids, o.ids...)
+	}
+	if p.sentOn == nil {
+		p.sentOn = map[int]string{}
+	}
+	p.sentOn[i] = outs[0].msg.Subject
+	p.sent++
+	p.bursts = append(p.bursts, b)
+	return sr.Judged(report.Pass, "")
+}
+
+// loadFigures gives the scenario its load figures: for each burst, the
+// IUT's answers that name one of its messages or their work, after it.
+func (p *player) loadFigures() {
+	if len(p.bursts) == 0 {
+		return
+	}
+	l := &report.Load{Bursts: len(p.bursts)}
+	msgs := p.onTime()
+	for _, b := range p.bursts {
+		l.Messages += b.messages
+		var last time.Duration
+		for _, m := range msgs {
+			if !m.fromIUT || m.env == nil || m.at < b.at || !answers(m, b.ids) {
+				continue
+			}
+			l.Answers++
+			l.Delays = append(l.Delays, m.at-b.at)
+			last = max(last, m.at-b.at)
+		}
+		if last > 0 {
+			l.Spans = append(l.Spans, last)
+		}
+	}
+	finishLoad(l)
+	p.res.Load = l
+}
+
+// answers reports whether m names one of ids: what it answers, what
+// caused it, or its work.
+func answers(m *message, ids []string) bool {
+	for _, v := range []any{member(m.env, []string{"body", "for_id"}), m.env["causation_id"], m.env["reply_to"], m.env["work_id"]} {
+		if s, ok := v.(string); ok && s != "" && slices.Contains(ids, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// finishLoad computes l's rate and latency from its spans and delays.
+func finishLoad(l *report.Load) {
+	var span time.Duration
+	for _, s := range l.Spans {
+		span += s
+	}
+	if span > 0 {
+		l.PerSecond = float64(l.Answers) / span.Seconds()
+	}
+	l.Latency = latencyOf(l.Delays)
+}
+
+// runLoad is the load figure over every scenario of the run (nil when no
+// scenario published at once).
+func runLoad(scs []*report.ScenarioResult) *report.Load {
+	var out *report.Load
+	for _, sc := range scs {
+		l := sc.Load
+		if l == nil {
+			continue
+		}
+		if out == nil {
+			out = &report.Load{}
+		}
+		out.Bursts += l.Bursts
+		out.Messages += l.Messages
+		out.Answers += l.Answers
+		out.Spans = append(out.Spans, l.Spans...)
+		out.Delays = append(out.Delays, l.Delays...)
+	}
+	if out != nil {
+		finishLoad(out)
+	}
+	return out
+}
