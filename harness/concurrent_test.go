@@ -55,3 +55,33 @@ func TestConcurrencyScenariosPublishAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// Copies published at once through JetStream are not held back by each
+// other's acknowledgement: the stream delivers them together, and the
+// correct peer works on one and answers the others duplicate.
+func TestCopiesAtOnceThroughJetStream(t *testing.T) {
+	t.Parallel()
+	const yaml = `
+scenarios:
+  - id: test.jetstream-copies
+    title: copies through the stream
+    requirements: [DELIV-DEDUPE]
+    level: SHOULD
+    claim: jetstream
+    requires: {jetstream: true}
+    steps:
+      - send:
+          to: iut
+          jetstream: true
+          copies: 3
+          envelope: {kind: say, id: "{{id.open}}", surface: thread, thread_id: "{{thread.t}}", work_id: "{{work.w}}", body: {text: "thrice"}}
+      - {expect: {on: any, match: {kind: trace, work_id: "{{work.w}}", body: {state: completed}}}, checks: listening}
+      - {expect: {on: any, match: {kind: receipt, body: {for_id: "{{id.open}}", status: duplicate}}}, checks: DELIV-DEDUPE}
+      - {expect: {on: any, match: {kind: receipt, body: {for_id: "{{id.open}}", status: duplicate}}}, checks: DELIV-DEDUPE}
+`
+	rep := runAgainst(t, "peer", config{Scenarios: inline(t, yaml)})
+	sc := rep.Scenarios[0]
+	if sc.Outcome != report.Pass || sc.Load == nil || sc.Load.Messages != 3 {
+		t.Fatalf("%s %s, load %+v; want a pass with 3 messages published at once", sc.Outcome, sc.Message, sc.Load)
+	}
+}

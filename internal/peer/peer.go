@@ -188,11 +188,12 @@ func Run(ctx context.Context, cfg Config) error {
 				return nil
 			}
 			if p.arrivals != nil {
-				p.arrivedMS = p.arrivals.take(m)
-			}
-			if p.race != nil {
-				p.arrive(m)
-				continue
+				at := p.arrivals.take(m)
+				p.arrivedMS = at.at.UnixMilli()
+				if p.race != nil {
+					p.arrive(m, at)
+					continue
+				}
 			}
 			p.receive(m)
 		}
@@ -285,7 +286,7 @@ func newPeer(cfg Config) (*peer, error) {
 	if fs[faultRacyDedupe] {
 		p.race = newRacer()
 	}
-	if fs[faultWorkByArrival] {
+	if fs[faultRacyDedupe] || fs[faultWorkByArrival] {
 		p.arrivals = &arrivals{}
 	}
 	if cfg.Key != nil {

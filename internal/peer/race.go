@@ -32,14 +32,14 @@ const (
 	faultWorkByArrival = "work-by-arrival-ms"
 )
 
-// raceWindow is how long a message of faultRacyDedupe is in flight
-// between its dedupe lookup and its record: long enough that copies sent
-// together always overlap, short enough that a scenario waiting for each
-// answer never notices.
+// raceWindow is how long a message of faultRacyDedupe is in flight between
+// its arrival (its dedupe lookup) and its handling (its record): copies
+// sent together come off the socket well within it, while a copy sent
+// after the first one's answer comes after the first was recorded.
 const raceWindow = 20 * time.Millisecond
 
 var raceFaults = []Fault{
-	{faultRacyDedupe, GroupConcurrency, "handles each message in a goroutine of its own: it looks the id up in its dedupe table (and the work in its work table) on arrival but records it only once the message is handled, 20 ms later and in arrival order, so a copy that arrives while the first is in flight is worked on again (a duplicate opening opens the work anew)", []string{"DELIV-DEDUPE", "LIFE-TERMINAL-FINAL"}},
+	{faultRacyDedupe, GroupConcurrency, "handles each message in a goroutine of its own: it looks the id up in its dedupe table (and the work in its work table) on arrival but records it only once the message is handled, 20 ms later and in arrival order, so a copy that arrives while the first is in flight is worked on again (a copy of an opening opens the work anew)", []string{"DELIV-DEDUPE", "LIFE-TERMINAL-FINAL"}},
 	{faultWorkByArrival, GroupConcurrency, "keys the container a unit of work is bound to by its initiator and the millisecond its opening arrived in, not by work_id: a unit opened in the same millisecond as another of the same initiator reports in that one's container and refuses its initiator's continuations as from another container", []string{"LIFE-CORRELATION"}},
 }
 
@@ -48,46 +48,53 @@ var raceFaults = []Fault{
 const GroupConcurrency = "concurrency"
 
 // inFlight is a message of faultRacyDedupe between its arrival and its
-// handling: what the tables said when it arrived.
+// handling.
 type inFlight struct {
-	m      *nats.Msg
-	dup    bool // its (sender, id) was in the dedupe table
-	noWork bool // its work_id was not in the work table
+	m    *nats.Msg
+	at   arrival  // when it came off the socket (arrivals)
+	key  dedupKey // its (sender, id)
+	work string   // its work_id
 	// through: it was a duplicate when handled, let through as new.
 	through bool
 	done    chan struct{}
 }
 
 // racer hands the messages of faultRacyDedupe back to Run's goroutine in
-// arrival order, each raceWindow after its lookup.
+// arrival order, each raceWindow after it arrived, and remembers when each
+// id was first recorded (how many messages had arrived by then) and which
+// message opened each work. A copy slips through when it came off the
+// socket before its first copy was recorded: whether it did is read from
+// the order of arrivals, not from how busy the peer is, so a copy sent
+// after the first one's answer never does.
 type racer struct {
-	out  chan *inFlight
-	last chan struct{} // closed when the message before the newest was handed on
+	out      chan *inFlight
+	last     chan struct{}       // closed when the newest message before was handed on
+	recorded map[dedupKey]uint64 // arrivals counted when each id was first handled
+	openedBy map[string]dedupKey // work_id → the message that opened it
 }
 
 func newRacer() *racer {
 	last := make(chan struct{})
 	close(last)
-	return &racer{out: make(chan *inFlight), last: last}
+	return &racer{out: make(chan *inFlight), last: last, recorded: map[dedupKey]uint64{}, openedBy: map[string]dedupKey{}}
 }
 
-// arrive looks m up in the tables now and hands it on later (Run's
+// arrive takes m, which came off the socket at at, into flight (Run's
 // goroutine).
-func (p *peer) arrive(m *nats.Msg) {
+func (p *peer) arrive(m *nats.Msg, at arrival) {
 	var head struct {
 		From string `json:"from"`
 		ID   string `json:"id"`
 		Work string `json:"work_id"`
 	}
 	_ = json.Unmarshal(m.Data, &head)
-	f := &inFlight{m: m, done: make(chan struct{})}
-	_, f.dup = p.seen[p.dedupKey(head.From, head.ID)]
-	f.noWork = p.work[head.Work] == nil
-	prev, r := p.race.last, p.race
+	f := &inFlight{m: m, at: at, key: p.dedupKey(head.From, head.ID), work: head.Work, done: make(chan struct{})}
+	r := p.race
+	prev := r.last
 	r.last = f.done
 	go func() {
 		defer close(f.done)
-		t := time.NewTimer(raceWindow)
+		t := time.NewTimer(time.Until(at.at.Add(raceWindow)))
 		defer t.Stop()
 		select {
 		case <-t.C:
@@ -106,53 +113,94 @@ func (p *peer) arrive(m *nats.Msg) {
 	}()
 }
 
-// handleInFlight handles a message of faultRacyDedupe with what the tables
-// said when it arrived (Run's goroutine).
+// handleInFlight handles a message of faultRacyDedupe (Run's goroutine).
 func (p *peer) handleInFlight(f *inFlight) {
+	r := p.race
 	p.flight = f
 	defer func() { p.flight = nil }()
+	if _, ok := r.recorded[f.key]; !ok {
+		now := p.arrivals.count()
+		if len(r.recorded) > 1<<16 {
+			// What arrived this long ago was handled long ago: the dedupe
+			// table answers for it.
+			for k, n := range r.recorded {
+				if now-n > 1<<15 {
+					delete(r.recorded, k)
+				}
+			}
+		}
+		r.recorded[f.key] = now
+	}
+	had := p.work[f.work] != nil
 	p.receive(f.m)
+	if f.work != "" && !had && p.work[f.work] != nil {
+		r.openedBy[f.work] = f.key
+	}
 }
 
-// slipsThrough reports, for a message whose id the dedupe table now
-// holds, whether it is a copy whose id was not yet recorded when it
-// arrived: the race lets it through as new (and remembers that it did).
+// slipsThrough reports, for a message whose id the dedupe table holds,
+// whether its lookup ran before the first copy was recorded (it arrived
+// before that one was handled): the race lets it through as new.
 func (p *peer) slipsThrough() bool {
-	if p.flight == nil || p.flight.dup {
+	f := p.flight
+	if f == nil {
 		return false
 	}
-	p.flight.through = true
+	at, ok := p.race.recorded[f.key]
+	if !ok || f.at.seq >= at {
+		return false
+	}
+	f.through = true
 	return true
 }
 
 // staleWork reports whether the message being handled slipped through
-// the dedupe table and found no work in the work table when it arrived:
-// it acts on the tables as they were then.
-func (p *peer) staleWork() bool { return p.flight != nil && p.flight.through && p.flight.noWork }
+// the dedupe table and its work was opened by its first copy: its lookup
+// ran before that, so it finds no work and opens it anew.
+func (p *peer) staleWork() bool {
+	f := p.flight
+	return f != nil && f.through && f.work != "" && p.race.openedBy[f.work] == f.key
+}
 
-// arrivals stamps each message with the millisecond it came in
-// (faultWorkByArrival), in the subscription's own goroutine: how long the
-// peer then takes to handle a burst does not spread it out.
+// arrivals stamps each message with the time it came off the socket
+// (faultRacyDedupe, faultWorkByArrival), in the subscription's own
+// goroutine: how long the peer then takes to handle a burst, or how much
+// else is queued, does not spread it out.
 type arrivals struct {
 	mu sync.Mutex
-	at map[*nats.Msg]int64
+	at map[*nats.Msg]arrival
+	n  uint64 // messages stamped so far
+}
+
+// arrival is when a message came off the socket, and how many came before.
+type arrival struct {
+	at  time.Time
+	seq uint64
 }
 
 func (a *arrivals) note(m *nats.Msg) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.at == nil {
-		a.at = map[*nats.Msg]int64{}
+		a.at = map[*nats.Msg]arrival{}
 	}
-	a.at[m] = time.Now().UnixMilli()
+	a.at[m] = arrival{time.Now(), a.n}
+	a.n++
 }
 
-func (a *arrivals) take(m *nats.Msg) int64 {
+func (a *arrivals) take(m *nats.Msg) arrival {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	at := a.at[m]
 	delete(a.at, m)
 	return at
+}
+
+// count is how many messages have been stamped so far.
+func (a *arrivals) count() uint64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.n
 }
 
 // byArrival is the container faultWorkByArrival binds a unit that from
@@ -185,8 +233,8 @@ func (p *peer) raced() <-chan *inFlight {
 	return p.race.out
 }
 
-// subscribe subscribes subj into inbox; with faultWorkByArrival each
-// message is stamped with its arrival on the way.
+// subscribe subscribes subj into inbox; with a fault that reads arrival
+// times each message is stamped on the way.
 func (p *peer) subscribe(nc *nats.Conn, subj string, inbox chan *nats.Msg) (*nats.Subscription, error) {
 	if p.arrivals == nil {
 		return nc.ChanSubscribe(subj, inbox)

@@ -80,7 +80,7 @@ func (p *peer) open(env map[string]any, wid string, c *container) {
 	from, _ := env["from"].(string)
 	// Kept for an hour: its own copies, not the memory of the whole message.
 	where := container{strings.Clone(c.surface), strings.Clone(c.id), strings.Clone(c.loose)}
-	if p.arrivals != nil {
+	if p.faults[faultWorkByArrival] {
 		where = p.byArrival(from, where)
 	}
 	w := &work{initiator: strings.Clone(from), where: where, state: agh.StateSubmitted, updated: p.now()}

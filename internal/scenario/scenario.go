@@ -95,9 +95,9 @@ func (p *Peer) UnmarshalJSON(b []byte) error {
 // Step is exactly one of its fields.
 type Step struct {
 	Send *Send `json:"send,omitempty"`
-	// AtOnce publishes every send it lists (and each send's copies) at
-	// the same instant, from goroutines of their own: the IUT gets them
-	// together, in an order no one chooses (docs/scenarios.md, "at_once").
+	// AtOnce publishes every send it lists (and each send's copies) in
+	// one burst, back to back: the IUT reads them together, in an order no
+	// one chooses (docs/scenarios.md, "Publishing at once").
 	AtOnce []Send `json:"at_once,omitempty"`
 	// Initiate asks the IUT to open work with a test peer, as its
 	// initiator (docs/control-extension.md, "Initiation").
@@ -197,10 +197,10 @@ type Send struct {
 	Drop      []string       `json:"drop,omitempty"`       // top-level members removed after defaults
 	JetStream bool           `json:"jetstream,omitempty"`  // publish through JetStream and require its ack
 	Repeat    int            `json:"repeat,omitempty"`     // publish the same bytes this many times, one after another
-	// Copies publishes the same bytes this many times at once, each copy
-	// from a goroutine of its own (a duplicate delivery in flight, not a
-	// retry after the first was handled). A send with copies plays as an
-	// at_once step of that one send.
+	// Copies publishes the same bytes this many times at once, in one
+	// burst (a duplicate delivery in flight, not a retry after the first
+	// was handled; through JetStream, no acknowledgement awaited between
+	// them). A send with copies plays as an at_once step of that one send.
 	Copies int `json:"copies,omitempty"`
 	// Reply is a NATS reply subject (templated) sent with the message, as
 	// a request-reply client would: the binding lets peers use it, never
