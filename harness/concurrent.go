@@ -53,6 +53,10 @@ func (p *player) atOnce(ctx context.Context, i int, st *scenario.Step) report.St
 			break
 		}
 	}
+	if f := p.r.fleet; f != nil {
+		// Every member's burst leaves together.
+		f.barrier(ctx, fmt.Sprintf("%s/%d/%d", p.sc.ID, i+1, p.r.runs))
+	}
 	at := time.Since(p.r.start)
 	if err := p.burst(ctx, outs, sends, order); err != nil {
 		return sr.Judged(report.Error, err.Error())

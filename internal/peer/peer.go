@@ -187,15 +187,9 @@ func Run(ctx context.Context, cfg Config) error {
 				<-ctx.Done()
 				return nil
 			}
-			if p.arrivals != nil {
-				at := p.arrivals.take(m)
-				p.arrivedMS = at.at.UnixMilli()
-				if p.race != nil {
-					p.arrive(m, at)
-					continue
-				}
+			if !p.inFlight(m) {
+				p.receive(m)
 			}
-			p.receive(m)
 		}
 	}
 }

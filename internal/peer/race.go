@@ -113,6 +113,22 @@ func (p *peer) arrive(m *nats.Msg, at arrival) {
 	}()
 }
 
+// inFlight reads m's arrival (a fault that reads arrival times) and, with
+// faultRacyDedupe, takes it into flight: it is handled later. It reports
+// whether it did (Run's goroutine).
+func (p *peer) inFlight(m *nats.Msg) bool {
+	if p.arrivals == nil {
+		return false
+	}
+	at := p.arrivals.take(m)
+	p.arrivedMS = at.at.UnixMilli()
+	if p.race == nil {
+		return false
+	}
+	p.arrive(m, at)
+	return true
+}
+
 // handleInFlight handles a message of faultRacyDedupe (Run's goroutine).
 func (p *peer) handleInFlight(f *inFlight) {
 	r := p.race

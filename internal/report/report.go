@@ -40,6 +40,9 @@ type Report struct {
 	Level     string    `json:"level"`
 	Strict    bool      `json:"strict"`
 	Selection string    `json:"selection,omitempty"` // the --run expression
+	// Fleet is set when several aghcheck processes played the run
+	// together (run --fleet): this report is the fleet's.
+	Fleet *FleetInfo `json:"fleet,omitempty"`
 	// Readings are the other readings of documented errata the run judged
 	// by (run --compat, --errata; docs/errata.md), in the order applied.
 	Readings []string `json:"readings,omitempty"`
@@ -187,6 +190,15 @@ type Latency struct {
 	Median Millis `json:"median_ms"`
 	P95    Millis `json:"p95_ms"`
 	Max    Millis `json:"max_ms"`
+}
+
+// FleetInfo names the fleet of aghcheck processes that played a run
+// together: how many were to, how many reported, and what kept one out.
+type FleetInfo struct {
+	Name    string   `json:"name"`
+	Size    int      `json:"size"`
+	Members int      `json:"members"` // whose verdicts this report folds
+	Notes   []string `json:"notes,omitempty"`
 }
 
 // Load is the IUT's throughput and latency under concurrent load: what
