@@ -67,6 +67,9 @@ type config struct {
 	Repeat int
 	// Timeout is a ceiling per scenario (0: none, each wait has its own).
 	Timeout time.Duration
+	// Fleet, when set, plays the run as one member of a fleet of
+	// aghcheck processes against one IUT (fleet.go).
+	Fleet *Fleet
 	// Progress is called as each scenario ends (from several goroutines,
 	// never concurrently).
 	Progress func(*report.ScenarioResult)

@@ -31,7 +31,7 @@
 //     rounds; a death of the IUT replays the scenarios in flight alone, so
 //     that only one that reproducibly kills it is blamed.
 //  4. player.step (play.go), under runner.play: one step of one scenario
-//     (send, initiate, expect, expect_silence, wait).
+//     (send, at_once, initiate, expect, expect_silence, wait).
 //  5. waiter.expect (expect.go): an expect ends on its match
 //     (scenario.Matches) or on an answer that rules it out
 //     (waiter.ruledOut, ruleout.go); never on a reply deadline.
@@ -40,8 +40,9 @@
 // Beside that path: inbox.go routes each message the IUT sends to the
 // scenario inboxes it belongs to; publication.go judges each publication
 // (the passive verdict and the work-unit tracker); judge_late.go judges
-// what arrives after a scenario ended; brokerlink.go is the harness's
-// broker connection and its outages; liveness.go, iut_conns.go,
+// what arrives after a scenario ended; concurrent.go publishes what an
+// at_once step sends and measures the IUT's answers to it; brokerlink.go
+// is the harness's broker connection and its outages; liveness.go, iut_conns.go,
 // deafness.go and hunt.go watch the IUT and find what killed or deafened
 // it; target.go is what a run is pointed at.
 package harness

@@ -93,6 +93,7 @@ func summarize(scs []*report.ScenarioResult, target string) report.Summary {
 		}
 	}
 	s.Latency = runLatency(scs)
+	s.Load = runLoad(scs)
 	return s
 }
 

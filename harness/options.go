@@ -54,6 +54,11 @@ type Options struct {
 	Repeat   int
 	Timeout  time.Duration // ceiling per scenario (0: none)
 	ReproDir string        // where each scenario that kills the IUT is written
+	// Fleet, NAME:K/N, makes this run member K of N aghcheck processes
+	// playing the same scenarios together against one IUT on one NATS
+	// network (docs/harness.md, "A fleet"); member 1's report is the
+	// fleet's.
+	Fleet string
 
 	// Baseline is a file of known deviations: the failures it records are
 	// expected-fail; a new failure or a stale entry fails the run.
@@ -171,6 +176,11 @@ func (o Options) Preview() (*Plan, error) {
 	p := &Plan{opts: o, cfg: config{Target: o.Target, Scenarios: scs, Readings: names, Errata: requirements.Envelope(readings),
 		Level: level, Strict: o.Strict, Select: sel,
 		Parallel: o.Parallel, Repeat: o.Repeat, Timeout: o.Timeout, ReproDir: o.ReproDir}}
+	if o.Fleet != "" {
+		if p.cfg.Fleet, err = ParseFleet(o.Fleet); err != nil {
+			return nil, &OptionError{Option: "fleet", Err: err}
+		}
+	}
 	return p, nil
 }
 
@@ -191,6 +201,8 @@ func (o Options) checkTarget() error {
 		return optionErr("max-restarts", "%d: want 1 or more, or 0 for never", o.MaxRestarts)
 	case o.Parallel < 0:
 		return optionErr("parallel", "%d: want 1 or more, or 0 for every scenario at once", o.Parallel)
+	case o.Fleet != "" && (o.External == nil || o.IUTPeer == ""):
+		return optionErr("fleet", "needs --nats-url and --iut-peer: the members play one running IUT on one NATS network")
 	case o.Repeat < 0:
 		return optionErr("repeat", "%d: want 1 or more (0 plays the suite once)", o.Repeat)
 	case o.Timeout < 0:

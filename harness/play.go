@@ -30,6 +30,7 @@ type player struct {
 	life     *life
 	sent     int            // send steps played
 	sentOn   map[int]string // step index (from 0) → the subject its send went to
+	bursts   []burst        // what the at_once steps published (concurrent.go)
 	endedAt  time.Duration  // since the run started: what arrives later is late
 	// cutSeq is the last message the scenario was judged on when it
 	// ended (cut once it has): what came after it is late, judged by
@@ -83,6 +84,7 @@ func (r *runner) play(ctx context.Context, l *life, sc *scenario.Scenario, res *
 	p.answers()
 	p.record()
 	p.latency()
+	p.loadFigures()
 	if r.keepLate {
 		// Still routed: judgeLate judges what comes after it ended.
 		kept = true
@@ -316,6 +318,8 @@ const unheard = "not credited: no later step showed the IUT processed what came 
 func (p *player) step(ctx context.Context, i int, st *scenario.Step) report.StepResult {
 	var sr report.StepResult
 	switch {
+	case st.Concurrent():
+		return p.atOnce(ctx, i, st)
 	case st.Send != nil:
 		p.wait.markSend()
 		subject, ids, err := p.send.send(ctx, st.Send)

@@ -67,6 +67,7 @@ type runner struct {
 	waits  waits      // what the run waits for now (progress.go)
 
 	tag      string // this run's random tag (probe identity)
+	fleet    *fleet // the fleet this run is a member of (nil: alone)
 	life     *liveness
 	hunting  *hunting
 	bornAt   time.Duration // when the IUT's current process started (procMu)
@@ -138,6 +139,11 @@ func runConfig(ctx context.Context, cfg config) (*report.Report, error) {
 	r.current().cancel(nil) // stop watching: the run is over
 	r.drain()
 	r.judgeLate(rep)
+	if r.fleet != nil {
+		if err := r.fleet.exchange(ctx, rep, play); err != nil {
+			return r.abort(rep, nil, err)
+		}
+	}
 	r.passive(rep)
 	r.link.report(rep, cfg.Strict)
 	r.liveReport(rep)
@@ -301,6 +307,11 @@ func (r *runner) connect(ctx context.Context, rep *report.Report, needJS bool) e
 		return err
 	}
 	r.nc = nc
+	if r.cfg.Fleet != nil {
+		if r.fleet, err = startFleet(nc, r.cfg.Fleet); err != nil {
+			return err
+		}
+	}
 	if r.ws == "" {
 		first, err := r.findPeer(ctx, nc)
 		if err != nil {

@@ -38,45 +38,68 @@ func (s *sender) send(ctx context.Context, st *scenario.Send) (subject string, i
 // knows it sound (a greet), so the tracker takes it unjudged: a signed
 // greet's check was a tenth of a fuzz case.
 func (s *sender) sendAs(ctx context.Context, st *scenario.Send, sound bool) (string, []string, error) {
+	o, err := s.prepare(st, sound)
+	if err != nil {
+		return "", nil, err
+	}
+	times := max(st.Repeat, 1)
+	if err := s.publish(ctx, o.msg, st.JetStream, times); err != nil {
+		return "", nil, err
+	}
+	s.sent(o, times)
+	return o.msg.Subject, o.ids, nil
+}
+
+// outgoing is one send step made ready to publish.
+type outgoing struct {
+	from string
+	msg  *nats.Msg
+	ids  []string // its id and work_id: what an answer to it carries
+}
+
+// prepare renders a send step into the message it publishes, refuses one
+// outside the run's subjects, and shows it to the work-unit tracker.
+func (s *sender) prepare(st *scenario.Send, sound bool) (*outgoing, error) {
 	from := st.From
 	if from == "" {
 		from = s.first
 	}
 	subject, data, env, err := s.bytes(st, s.tctx.Peers[from])
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	reply, err := s.tctx.RenderString(st.Reply)
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	// Whatever a scenario file, a fuzz corpus entry or a capture of the
 	// IUT's says, the harness publishes only on the run's subjects: with
 	// --nats-url its connection has the user's credentials.
 	if !scenario.Confined(subject, s.r.ws, s.r.ch) {
-		return "", nil, fmt.Errorf("publish refused: %w", scenario.ErrUnconfined("subject", subject))
+		return nil, fmt.Errorf("publish refused: %w", scenario.ErrUnconfined("subject", subject))
 	}
 	if reply != "" && !scenario.ReplyConfined(reply, s.r.ws, s.r.ch) {
-		return "", nil, fmt.Errorf("publish refused: %w", scenario.ErrUnconfined("reply subject", reply))
+		return nil, fmt.Errorf("publish refused: %w", scenario.ErrUnconfined("reply subject", reply))
 	}
-	times := max(st.Repeat, 1)
 	if sound && env != nil {
 		s.r.bus.track.sound(env)
 	} else {
 		s.r.bus.track.sent(data)
 	}
-	if err := s.publish(ctx, &nats.Msg{Subject: subject, Reply: reply, Data: data}, st.JetStream, times); err != nil {
-		return "", nil, err
-	}
-	s.log.sent(time.Since(s.r.start), from, subject, data, times)
-	var ids []string
+	o := &outgoing{from: from, msg: &nats.Msg{Subject: subject, Reply: reply, Data: data}}
 	for _, k := range []string{"id", "work_id"} {
 		if v, _ := env[k].(string); v != "" {
-			ids = append(ids, v)
+			o.ids = append(o.ids, v)
 		}
 	}
-	s.r.life.sentTo(subject, ids)
-	return subject, ids, nil
+	return o, nil
+}
+
+// sent records a message published times times: in the transcript, and
+// for the liveness watch.
+func (s *sender) sent(o *outgoing, times int) {
+	s.log.sent(time.Since(s.r.start), o.from, o.msg.Subject, o.msg.Data, times)
+	s.r.life.sentTo(o.msg.Subject, o.ids)
 }
 
 // greetAll announces every test peer of the scenario on the broadcast

@@ -243,6 +243,7 @@ func (t *runText) Finish(rep *report.Report) error {
 		t.exercised(rep)
 	}
 	t.latency(rep)
+	t.load(rep)
 	if line := rep.Summary.UnstableLine(); line != "" {
 		// --repeat: whether the verdicts held on every run, in one line.
 		fmt.Fprintf(w, "\n%s\n", line)

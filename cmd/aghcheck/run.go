@@ -168,7 +168,7 @@ func newRunCmd() *cobra.Command {
 		ownedPath                          string
 		recordPath, implName, implVersion  string
 		maxRestarts                        int
-		reproDir                           string
+		reproDir, fleet                    string
 		backTimeout                        time.Duration
 		deadline                           time.Duration
 	)
@@ -223,13 +223,22 @@ broker and the one IUT (started once; restarted only if it dies) and
 reports every scenario whose outcome differed between the runs as an error
 of the harness, not a pass or fail of the IUT, with one line naming them
 (JSON: summary.unstable, each scenario's runs). Any unstable scenario makes
-the exit status 1; --deadline covers all N runs.`,
+the exit status 1; --deadline covers all N runs.
+
+--fleet NAME:K/N makes this run member K of N aghcheck processes, on as
+many machines, that play the same scenarios against one IUT (--iut-peer)
+on one NATS network (--nats-url, a node of a cluster each): they meet on
+subjects aghcheck.fleet.NAME.…, every member's burst (an at_once step)
+leaves when all have reached it, and member 1's report is the fleet's:
+each scenario's outcome is the worst of the members', and the load
+figures are all of theirs.`,
 		Example: `  aghcheck run
   aghcheck run --iut './my-agent --join' --level core
   aghcheck run --iut './my-agent --join' --level nats
   aghcheck run --iut 'aghcheck peer --fault accept-expired' --run 'delivery\.'
   aghcheck run --nats-url nats://nats.internal:4222 --nats-creds ci.creds --iut-peer reviewer.sess-1
   aghcheck run --iut 'node peer.js' --repeat 5
+  aghcheck run --nats-url nats://node-b:4222 --iut-peer reviewer.sess-1 --run '^concurrency\.' --fleet load:2/3
   aghcheck run --format junit -o conformance.xml
   aghcheck run --format html -o report.html
   aghcheck run --suite my-suites --format github
@@ -289,7 +298,7 @@ the exit status 1; --deadline covers all N runs.`,
 				External: ext,
 			}
 			o.Strict, o.Parallel, o.Timeout, o.ReproDir = strict, parallel, timeout, reproDir
-			o.Repeat = repeat
+			o.Repeat, o.Fleet = repeat, fleet
 			o.Baseline, o.WriteBaseline = baselinePath, writeBaselinePath
 			o.OwnedByAdapter = ownedPath
 			o.Implementation, o.ImplementationVersion = implName, implVersion
@@ -405,6 +414,7 @@ the exit status 1; --deadline covers all N runs.`,
 	f.BoolVarP(&verbose, "verbose", "v", false, "list every skipped scenario and every reason a claim was not earned, and show envelopes whole")
 	f.BoolVar(&noColor, "no-color", false, "plain text output (also when NO_COLOR is set or stdout is not a terminal)")
 	f.IntVar(&parallel, "parallel", 0, "scenarios played at once (0: all of them)")
+	f.StringVar(&fleet, "fleet", "", "play as member `NAME:K/N` of N aghcheck processes (one per machine) that play the same scenarios together against one IUT (--iut-peer) on one NATS network (--nats-url): their bursts leave together and member 1 reports for all (docs/harness.md)")
 	f.IntVar(&repeat, "repeat", 0, "play the suite `N` times against the one IUT and report every scenario whose outcome differed between the runs as an error (0: once)")
 	f.DurationVar(&timeout, "timeout", 0, "ceiling per scenario (0: none; every expect has --step-timeout)")
 	f.DurationVar(&stepTimeout, "step-timeout", harness.DefaultStepTimeout, "ceiling of an expect step: it ends when its match arrives and fails only when none comes within this (not a reply deadline)")

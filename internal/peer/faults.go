@@ -2,6 +2,7 @@ package peer
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -196,7 +197,7 @@ var faultList = []Fault{
 
 // Faults lists every fault the reference peer knows, by group then name.
 func Faults() []Fault {
-	out := append([]Fault(nil), faultList...)
+	out := append(append([]Fault(nil), faultList...), raceFaults...)
 	for _, f := range livenessFaults {
 		out = append(out, f.Fault)
 	}
@@ -210,7 +211,7 @@ func Faults() []Fault {
 }
 
 func groupOrder(g string) int {
-	for i, name := range []string{"envelope", "kinds", "lifecycle", "delivery", "extensions", "trust", "nats", GroupInitiator, "receiver", "sender", GroupAllowed, GroupHostile, GroupLiveness} {
+	for i, name := range []string{"envelope", "kinds", "lifecycle", "delivery", "extensions", "trust", "nats", GroupInitiator, GroupConcurrency, "receiver", "sender", GroupAllowed, GroupHostile, GroupLiveness} {
 		if g == name {
 			return i
 		}
@@ -252,7 +253,7 @@ func parseFaults(names []string) (faultSet, error) {
 		if id, ok := strings.CutPrefix(n, FaultEmit); ok {
 			_, known = Emit(id)
 		}
-		for _, f := range faultList {
+		for _, f := range slices.Concat(faultList, raceFaults) {
 			if f.Name == n {
 				known = true
 				break

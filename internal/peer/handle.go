@@ -103,11 +103,8 @@ func (p *peer) handle(subject string, raw []byte) {
 		return
 	}
 	if id != "" && !p.faults[faultNoDedupe] {
-		k := dedupKey{from, id}
-		if p.faults[faultReferenceReadings] {
-			k.from = "" // one id space for every sender
-		}
-		if _, dup := p.seen[k]; dup {
+		k := p.dedupKey(from, id)
+		if _, dup := p.seen[k]; dup && !p.slipsThrough() {
 			p.refuse(env, "duplicate", nil)
 			return
 		}
@@ -248,6 +245,14 @@ func hasProfile(fs []rules.Finding, profile string) bool {
 		}
 	}
 	return false
+}
+
+// dedupKey is what the dedupe table knows a message by: its sender and id.
+func (p *peer) dedupKey(from, id string) dedupKey {
+	if p.faults[faultReferenceReadings] {
+		return dedupKey{"", id} // one id space for every sender
+	}
+	return dedupKey{from, id}
 }
 
 // remember records (sender, id) for the replay window: at least the

@@ -94,7 +94,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	var own *nats.Subscription // the subscription deaf-on closes
 	for _, subj := range subjects {
-		sub, err := nc.ChanSubscribe(subj, inbox)
+		sub, err := p.subscribe(nc, subj, inbox)
 		if err != nil {
 			return fmt.Errorf("subscribe %s: %w", subj, err)
 		}
@@ -165,6 +165,8 @@ func Run(ctx context.Context, cfg Config) error {
 			p.greet()
 		case f := <-p.due:
 			f()
+		case f := <-p.raced():
+			p.handleInFlight(f)
 		case m := <-inbox:
 			if m.Sub == own && !own.IsValid() {
 				continue // queued before deaf-on closed the subscription
@@ -185,7 +187,9 @@ func Run(ctx context.Context, cfg Config) error {
 				<-ctx.Done()
 				return nil
 			}
-			p.receive(m)
+			if !p.inFlight(m) {
+				p.receive(m)
+			}
 		}
 	}
 }
@@ -237,6 +241,15 @@ type peer struct {
 	// Run returns, releases a timer that fires after.
 	due  chan func()
 	quit chan struct{}
+
+	// The faults of a concurrent peer (race.go): race and flight for
+	// racy-dedupe, arrivals, arrivedMS and lastOpen for
+	// work-by-arrival-ms; nil and zero otherwise.
+	race      *racer
+	flight    *inFlight
+	arrivals  *arrivals
+	arrivedMS int64
+	lastOpen  map[string]opened
 }
 
 type dedupKey struct{ from, id string }
@@ -263,6 +276,12 @@ func newPeer(cfg Config) (*peer, error) {
 		initiated: map[string]*initiated{},
 		due:       make(chan func()),
 		quit:      make(chan struct{}),
+	}
+	if fs[faultRacyDedupe] {
+		p.race = newRacer()
+	}
+	if fs[faultRacyDedupe] || fs[faultWorkByArrival] {
+		p.arrivals = &arrivals{}
 	}
 	if cfg.Key != nil {
 		p.self = cfg.Nickname + "@" + trust.Fingerprint(cfg.Key.Public().(ed25519.PublicKey))

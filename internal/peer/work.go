@@ -37,6 +37,11 @@ func (p *peer) lifecycle(env map[string]any) {
 		return
 	}
 	w := p.work[wid]
+	if p.staleWork() {
+		// racy-dedupe: a copy of the opening that slipped through finds
+		// the work table as it was when it arrived.
+		w = nil
+	}
 	if w == nil {
 		if kind == "say" || kind == "capability" {
 			p.open(env, wid, c)
@@ -75,6 +80,9 @@ func (p *peer) open(env map[string]any, wid string, c *container) {
 	from, _ := env["from"].(string)
 	// Kept for an hour: its own copies, not the memory of the whole message.
 	where := container{strings.Clone(c.surface), strings.Clone(c.id), strings.Clone(c.loose)}
+	if p.faults[faultWorkByArrival] {
+		where = p.byArrival(from, where)
+	}
 	w := &work{initiator: strings.Clone(from), where: where, state: agh.StateSubmitted, updated: p.now()}
 	p.work[strings.Clone(wid)] = w
 	if p.faults[faultNoCapabilityWork] && env["kind"] == agh.KindCapability {

@@ -40,6 +40,9 @@ type Report struct {
 	Level     string    `json:"level"`
 	Strict    bool      `json:"strict"`
 	Selection string    `json:"selection,omitempty"` // the --run expression
+	// Fleet is set when several aghcheck processes played the run
+	// together (run --fleet): this report is the fleet's.
+	Fleet *FleetInfo `json:"fleet,omitempty"`
 	// Readings are the other readings of documented errata the run judged
 	// by (run --compat, --errata; docs/errata.md), in the order applied.
 	Readings []string `json:"readings,omitempty"`
@@ -90,6 +93,9 @@ type Summary struct {
 	Unplayed []string `json:"unplayed,omitempty"`
 	// Latency is the IUT's reply latency over the whole run.
 	Latency *Latency `json:"latency,omitempty"`
+	// Load is how the IUT answered what scenarios published at once
+	// (at_once steps, sends with copies) over the whole run.
+	Load *Load `json:"load,omitempty"`
 	// Repeat is how many times a run --repeat N played the suite against
 	// the one IUT (absent for a run played once), and Unstable the ids
 	// of the scenarios whose outcome differed between those runs: each
@@ -189,6 +195,35 @@ type Latency struct {
 // UntestedPrefix starts each reason of a claim's Why that names one MUST
 // requirement no scenario exercised.
 const UntestedPrefix = "untested: "
+
+// FleetInfo names the fleet of aghcheck processes that played a run
+// together: how many were to, how many reported, and what kept one out.
+type FleetInfo struct {
+	Name    string   `json:"name"`
+	Size    int      `json:"size"`
+	Members int      `json:"members"` // whose verdicts this report folds
+	Notes   []string `json:"notes,omitempty"`
+}
+
+// Load is the IUT's throughput and latency under concurrent load: what
+// it answered to the messages published at once (a burst: an at_once
+// step, or a send with copies). An answer is an envelope of the IUT that
+// names a message of the burst (for_id, causation_id, reply_to) or its
+// work (work_id), arriving after the burst. It is reported, never judged.
+type Load struct {
+	Bursts   int `json:"bursts"`
+	Messages int `json:"messages"` // published in the bursts, copies counted
+	Answers  int `json:"answers"`
+	// PerSecond is answers per second while the IUT answered a burst:
+	// Answers over the summed time from each burst to its last answer.
+	PerSecond float64 `json:"answers_per_second"`
+	// Latency is from a burst's publication to each of its answers.
+	Latency *Latency `json:"latency,omitempty"`
+	// Spans are the time from each burst to its last answer, and Delays
+	// every answer's latency (for the run's figure).
+	Spans  []time.Duration `json:"-"`
+	Delays []time.Duration `json:"-"`
+}
 
 // ClaimResult is one conformance claim and whether it was earned.
 type ClaimResult struct {
@@ -345,6 +380,8 @@ type ScenarioResult struct {
 	Baseline *BaselineMark `json:"baseline,omitempty"`
 	// Latency is the IUT's reply latency in this scenario.
 	Latency *Latency `json:"latency,omitempty"`
+	// Load is how the IUT answered what this scenario published at once.
+	Load *Load `json:"load,omitempty"`
 	// Killed marks a scenario that kills the IUT when played alone.
 	Killed bool `json:"killed_iut,omitempty"`
 	// Runs are the outcomes of each run of a --repeat run, in order.

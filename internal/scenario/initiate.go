@@ -8,7 +8,26 @@ import (
 
 // Sends reports whether the step puts something before the IUT that it may
 // answer: a send, or an initiation order (the IUT's opening is its answer).
-func (s *Step) Sends() bool { return s.Send != nil || s.Initiate != nil }
+func (s *Step) Sends() bool { return s.Send != nil || s.Initiate != nil || s.AtOnce != nil }
+
+// Published are the sends of the step: its send, or every send of its
+// at_once list (none for another kind of step).
+func (s *Step) Published() []*Send {
+	if s.Send != nil {
+		return []*Send{s.Send}
+	}
+	out := make([]*Send, len(s.AtOnce))
+	for i := range s.AtOnce {
+		out[i] = &s.AtOnce[i]
+	}
+	return out
+}
+
+// Concurrent reports whether the step publishes at once: an at_once step,
+// or a send with copies.
+func (s *Step) Concurrent() bool {
+	return s.AtOnce != nil || (s.Send != nil && s.Send.Copies > 1)
+}
 
 // Resolve is the initiation order of step in, with its test peer's id (ids
 // maps test peer names to ids; "" leaves the name unresolved, for a lint).

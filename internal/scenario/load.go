@@ -378,40 +378,50 @@ func (sc *Scenario) check() []issue {
 			checkOps(p, func(msg string) { bad("step %d: %s", i+1, msg) })
 		}
 	}
+	checkSend := func(i int, s *Send) {
+		if s.From != "" {
+			if _, ok := peers[s.From]; !ok {
+				bad("step %d: send from undeclared peer %q", i+1, s.From)
+			}
+		}
+		from := s.From
+		if from == "" {
+			from = sc.PeerNames()[0].Name
+		}
+		if s.Sign && peers[from] != nil && peers[from].Key == nil {
+			bad("step %d: sign needs a peer declared with key: true", i+1)
+		}
+		if s.To != "" && s.To != "iut" && s.To != "broadcast" && peers[s.To] == nil {
+			bad("step %d: send to %q: want iut, broadcast or a test peer", i+1, s.To)
+		}
+		if s.RawBase64 != "" {
+			if _, err := base64.StdEncoding.DecodeString(s.RawBase64); err != nil {
+				bad("step %d: raw_base64: %v", i+1, err)
+			}
+		}
+		if s.Raw != nil {
+			tmpl(i, *s.Raw)
+		}
+		tmpl(i, s.Envelope)
+		tmpl(i, s.Tamper)
+		tmpl(i, s.Subject)
+		confined(i, s.Subject, s.Reply)
+		if s.JetStream && !sc.Requires.JetStream {
+			bad("step %d: a jetstream send needs requires.jetstream", i+1)
+		}
+		if s.Copies > 0 && s.Repeat > 0 {
+			bad("step %d: copies (at once) and repeat (one after another) cannot both be given", i+1)
+		}
+	}
 	for i, st := range sc.Steps {
 		at = "/steps/" + strconv.Itoa(i)
 		switch {
-		case st.Send != nil:
-			s := st.Send
-			if s.From != "" {
-				if _, ok := peers[s.From]; !ok {
-					bad("step %d: send from undeclared peer %q", i+1, s.From)
-				}
+		case st.Send != nil || st.AtOnce != nil:
+			if st.AtOnce != nil && len(st.AtOnce) == 0 {
+				bad("step %d: at_once lists no send", i+1)
 			}
-			from := s.From
-			if from == "" {
-				from = sc.PeerNames()[0].Name
-			}
-			if s.Sign && peers[from] != nil && peers[from].Key == nil {
-				bad("step %d: sign needs a peer declared with key: true", i+1)
-			}
-			if s.To != "" && s.To != "iut" && s.To != "broadcast" && peers[s.To] == nil {
-				bad("step %d: send to %q: want iut, broadcast or a test peer", i+1, s.To)
-			}
-			if s.RawBase64 != "" {
-				if _, err := base64.StdEncoding.DecodeString(s.RawBase64); err != nil {
-					bad("step %d: raw_base64: %v", i+1, err)
-				}
-			}
-			if s.Raw != nil {
-				tmpl(i, *s.Raw)
-			}
-			tmpl(i, s.Envelope)
-			tmpl(i, s.Tamper)
-			tmpl(i, s.Subject)
-			confined(i, s.Subject, s.Reply)
-			if s.JetStream && !sc.Requires.JetStream {
-				bad("step %d: a jetstream send needs requires.jetstream", i+1)
+			for _, s := range st.Published() {
+				checkSend(i, s)
 			}
 		case st.Initiate != nil:
 			for _, e := range sc.checkInitiate(i, peers) {

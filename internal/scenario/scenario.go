@@ -95,6 +95,10 @@ func (p *Peer) UnmarshalJSON(b []byte) error {
 // Step is exactly one of its fields.
 type Step struct {
 	Send *Send `json:"send,omitempty"`
+	// AtOnce publishes every send it lists (and each send's copies) in
+	// one burst, back to back: the IUT reads them together, in an order no
+	// one chooses (docs/scenarios.md, "Publishing at once").
+	AtOnce []Send `json:"at_once,omitempty"`
 	// Initiate asks the IUT to open work with a test peer, as its
 	// initiator (docs/control-extension.md, "Initiation").
 	Initiate      *Initiate `json:"initiate,omitempty"`
@@ -136,6 +140,8 @@ func (c *Checks) UnmarshalJSON(b []byte) error {
 // Kind names the step's action.
 func (s *Step) Kind() string {
 	switch {
+	case s.AtOnce != nil:
+		return "at_once"
 	case s.Send != nil:
 		return "send"
 	case s.Initiate != nil:
@@ -190,7 +196,12 @@ type Send struct {
 	Tamper    map[string]any `json:"tamper,omitempty"`     // merged after signing
 	Drop      []string       `json:"drop,omitempty"`       // top-level members removed after defaults
 	JetStream bool           `json:"jetstream,omitempty"`  // publish through JetStream and require its ack
-	Repeat    int            `json:"repeat,omitempty"`     // publish the same bytes this many times
+	Repeat    int            `json:"repeat,omitempty"`     // publish the same bytes this many times, one after another
+	// Copies publishes the same bytes this many times at once, in one
+	// burst (a duplicate delivery in flight, not a retry after the first
+	// was handled; through JetStream, no acknowledgement awaited between
+	// them). A send with copies plays as an at_once step of that one send.
+	Copies int `json:"copies,omitempty"`
 	// Reply is a NATS reply subject (templated) sent with the message, as
 	// a request-reply client would: the binding lets peers use it, never
 	// instead of the envelope's own correlation.
