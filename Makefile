@@ -45,6 +45,19 @@ bench:
 bench-compare: build
 	./scripts/bench-compare.sh
 
+## bench-guard: the headline figures (validate, run, monitor, fuzz) of this tree against the last
+## release's build (the nearest v* tag, else the commit in scripts/bench-baseline), in turn in one
+## run; fails when one is more than 10% slower. Run it before every merge (CONTRIBUTING.md).
+bench-guard:
+	$(GO) run ./scripts/bench-guard
+
+## bench-guard-quick: validate against the json.Valid byte scan of the same run, in CPU time, within
+## 10% of the ratio scripts/bench-baseline records (no old build); .ci/run runs it after make test.
+bench-guard-quick:
+	$(GO) run ./scripts/bench-guard -quick
+
+.PHONY: bench-guard bench-guard-quick
+
 ## bench-process: whole-process timings of aghcheck validate (every input form and format).
 bench-process: build
 	./scripts/bench-process.sh
