@@ -35,6 +35,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -159,6 +160,7 @@ func guard(o options, w io.Writer) (int, error) {
 	}
 	fmt.Fprintf(w, "baseline %s (%s) against today %s; %d envelopes; a figure fails above %.2fx in both the median of paired runs and best against best\n",
 		ref, why, today, o.n, o.limit)
+	warnLoad(w)
 	var slower []string
 	for _, f := range chosen {
 		if _, ok := old.tests[f.bench]; f.bench != "" && !ok {
@@ -182,6 +184,24 @@ func guard(o options, w io.Writer) (int, error) {
 	return conclude(w, slower, o.limit)
 }
 
+// warnLoad says when other work keeps every core busy: the pairs still
+// share the load, but wall times of a machine that busy vary by half, and
+// a figure can fail on noise (the CPU-time ratio beside it then stays under
+// the limit).
+func warnLoad(w io.Writer) {
+	raw, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return
+	}
+	f := strings.Fields(string(raw))
+	if len(f) == 0 {
+		return
+	}
+	if load, err := strconv.ParseFloat(f[0], 64); err == nil && load > float64(runtime.NumCPU()) {
+		fmt.Fprintf(w, "warning: load %.1f on %d cores: wall times are noisy; a figure that fails with its CPU ratio under the limit is worth a rerun on a quieter machine\n", load, runtime.NumCPU())
+	}
+}
+
 // quick is -quick: validate against the byte-scan floor, no old build.
 func quick(o options, w io.Writer, e *env, cur *tree, baseline map[string]string, today string) (int, error) {
 	recorded, err := strconv.ParseFloat(baseline["validate-floor"], 64)
@@ -195,6 +215,7 @@ func quick(o options, w io.Writer, e *env, cur *tree, baseline map[string]string
 	if err := run(cur.src, "go", "build", "-o", e.floor, "./scripts/bytescan"); err != nil {
 		return 0, err
 	}
+	warnLoad(w)
 	floor := &tree{label: "floor", src: cur.src}
 	rounds := cmp.Or(o.rounds, 9)
 	p, err := interleave(rounds, func(t *tree) (sample, error) {
