@@ -10,7 +10,7 @@ BIN       ?= bin/aghcheck
 # git checkout).
 VERSION   ?= $(shell git describe --tags --match 'v*' --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build test stability bench bench-compare bench-process bench-run bench-monitor html-check fuzz lint docs regen regen-fast check-rule check-scenario check-format check-fault check-play reference reference-gotest reference-matrix example-peer clean
+.PHONY: all build test stability bench bench-compare bench-process bench-run bench-guard bench-guard-quick bench-monitor html-check fuzz lint docs regen regen-fast check-rule check-scenario check-format check-fault check-play reference reference-gotest reference-matrix example-peer clean
 
 all: build
 
@@ -44,6 +44,17 @@ bench:
 ## bench-compare: aghcheck vs ajv-cli and vs the json.Valid byte-scan floor on the same 100,000 generated envelopes.
 bench-compare: build
 	./scripts/bench-compare.sh
+
+## bench-guard: the headline figures (validate, run, monitor, fuzz) of this tree against the last
+## release's build (the nearest v* tag, else the commit in scripts/bench-baseline), in turn in one
+## run; fails when one is more than 10% slower. Run it before every merge (CONTRIBUTING.md).
+bench-guard:
+	$(GO) run ./scripts/bench-guard
+
+## bench-guard-quick: validate against the json.Valid byte scan of the same run, in CPU time, within
+## 10% of the ratio scripts/bench-baseline records (no old build); .ci/run runs it after make test.
+bench-guard-quick:
+	$(GO) run ./scripts/bench-guard -quick
 
 ## bench-process: whole-process timings of aghcheck validate (every input form and format).
 bench-process: build

@@ -3,6 +3,7 @@ package sanitize
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode"
@@ -132,5 +133,43 @@ func TestCopyReachesEveryString(t *testing.T) {
 	}
 	if v.Name != Hostile {
 		t.Fatal("Copy changed its argument")
+	}
+}
+
+// A document of aghcheck validate, as its writers get one per input
+// document: the copy is paid on every document, valid or not.
+type benchRule struct{ ID string }
+
+type benchFinding struct {
+	Rule                              *benchRule
+	Pointer, Expected, Found, Message string
+}
+
+type benchDoc struct {
+	Source, Profile, Trust string
+	Line, Index            int
+	Valid                  bool
+	Findings               []benchFinding
+	At                     []struct{ Line, Column int }
+}
+
+func BenchmarkCopyDocument(b *testing.B) {
+	keep := reflect.TypeOf((*benchRule)(nil))
+	valid := &benchDoc{Source: "testdata/envelopes.ndjson", Profile: "agh-network-v0", Trust: "unsigned", Line: 12, Valid: true}
+	invalid := &benchDoc{Source: "testdata/envelopes.ndjson", Profile: "agh-network-v0", Line: 13,
+		Findings: []benchFinding{{Rule: &benchRule{ID: "ENV-ID"}, Pointer: "/id", Expected: "a UUID", Found: `"x"`}},
+		At:       []struct{ Line, Column int }{{13, 9}}}
+	for _, bc := range []struct {
+		name string
+		doc  *benchDoc
+	}{{"valid", valid}, {"invalid", invalid}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if Copy(bc.doc, keep) == bc.doc {
+					b.Fatal("not copied")
+				}
+			}
+		})
 	}
 }

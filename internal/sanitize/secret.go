@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Redacted replaces a secret wherever it would be printed.
@@ -16,9 +17,11 @@ const Redacted = "[redacted]"
 // from then on, whoever wrote the string that carries them (an IUT that
 // logs its token, a broker error that quotes a URL).
 var secrets struct {
-	sync.RWMutex
-	list     []string
-	replacer *strings.Replacer
+	sync.Mutex // held by AddSecret
+	list       []string
+	// replacer is read without the lock: Redact runs on every string of
+	// every output (each document aghcheck validate reports).
+	replacer atomic.Pointer[strings.Replacer]
 }
 
 // minSecret is the shortest secret redacted: a shorter one would redact
@@ -55,16 +58,13 @@ func AddSecret(ss ...string) {
 	for _, s := range secrets.list {
 		pairs = append(pairs, s, Redacted)
 	}
-	secrets.replacer = strings.NewReplacer(pairs...)
+	secrets.replacer.Store(strings.NewReplacer(pairs...))
 }
 
 // Redact replaces every registered secret in s, and the password of every
 // URL in s that carries one (nats://user:pass@host).
 func Redact(s string) string {
-	secrets.RLock()
-	r := secrets.replacer
-	secrets.RUnlock()
-	if r != nil {
+	if r := secrets.replacer.Load(); r != nil {
 		s = r.Replace(s)
 	}
 	if strings.Contains(s, "@") && strings.Contains(s, "://") {

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -533,8 +534,13 @@ func mapStrings(v any, f func(string) (any, error), key func(string) (string, er
 }
 
 // judgeKey signs generated cases while they are judged; the live run signs
-// with a fresh key per scenario.
-var judgeKey = ed25519.NewKeyFromSeed(func() []byte { s := sha256.Sum256([]byte("aghcheck family judge")); return s[:] }())
+// with a fresh key per scenario. Made when first needed: deriving it builds
+// the curve's base-point table, a millisecond of every aghcheck start-up
+// (validate included) that only the family's judging needs.
+var judgeKey = sync.OnceValue(func() ed25519.PrivateKey {
+	s := sha256.Sum256([]byte("aghcheck family judge"))
+	return ed25519.NewKeyFromSeed(s[:])
+})
 
 // judge composes the live message as the harness will (in a stand-in run)
 // and checks it: it must still break every rule the fixture promises; the

@@ -52,8 +52,8 @@ type Verdict struct {
 func standIn(peer string, sign bool, now time.Time) (*Context, *TestPeer) {
 	tp := &TestPeer{Name: peer, ID: peer + ".judge"}
 	if sign {
-		tp.Key = judgeKey
-		tp.ID = trust.Handle(peer, judgeKey.Public().(ed25519.PublicKey))
+		tp.Key = judgeKey()
+		tp.ID = trust.Handle(peer, tp.Key.Public().(ed25519.PublicKey))
 	}
 	return &Context{Workspace: "aghcheck-judge", Channel: "conformance", IUT: "iut.judge", Tag: "judge",
 		Peers: map[string]*TestPeer{peer: tp}, Captures: map[string]any{}, Now: func() time.Time { return now }}, tp

@@ -35,31 +35,33 @@ type targetRun struct {
 }
 
 var targets = map[string]targetRun{
-	"all":              {why: "build, below"},
-	"build":            {real: true, vars: []string{"BIN=$TMP/aghcheck"}},
-	"test":             {why: "this test runs inside it"},
-	"stability":        {why: "an hour of mutation runs"},
-	"bench":            {why: "every benchmark of the module, minutes"},
-	"bench-compare":    {why: "needs node and npm (ajv-cli)"},
-	"bench-process":    {real: true, vars: []string{"BIN=$TMP/aghcheck", "N=20", "RUNS=1"}, want: "ndjson-quiet"},
-	"bench-run":        {why: "plays every scenario five times, and two faulty peers"},
-	"bench-monitor":    {real: true, vars: []string{"MONITOR_N=50"}, want: "BenchmarkMonitor"},
-	"html-check":       {why: "needs chromium"},
-	"fuzz":             {why: "every fuzz target for FUZZTIME"},
-	"lint":             {why: "make test runs go vet; gofmt is the lint of a commit"},
-	"docs":             {why: "TestMakeDocsKeepsPagesWhole runs it failing, recipes_test.go through make regen-fast"},
-	"regen":            {why: "the mutation matrix takes minutes; regen-fast is the rest"},
-	"regen-fast":       {why: "recipes_test.go runs it in a copy of the tree"},
-	"check-rule":       {why: "recipes_test.go runs it on a new rule"},
-	"check-scenario":   {why: "recipes_test.go runs it on a new scenario"},
-	"check-format":     {why: "recipes_test.go runs it on a new format"},
-	"check-fault":      {why: "recipes_test.go runs it on a new fault"},
-	"check-play":       {real: true, vars: []string{"BIN=$TMP/aghcheck", `RUN=^delivery\.expired-refused$`, "FAULT=accept-expired"}, want: "the correct peer passes"},
-	"reference":        {real: true, vars: []string{"REF=/nonexistent"}, exit: 2, want: "REF=/nonexistent is not a directory"},
-	"reference-gotest": {real: true, vars: []string{"REF=/nonexistent"}, exit: 2, want: "REF=/nonexistent is not a directory"},
-	"reference-matrix": {real: true, exit: 2, want: "REF is empty"},
-	"example-peer":     {why: "needs node and npm"},
-	"clean":            {why: "would remove bin/ of the tree under test"},
+	"all":               {why: "build, below"},
+	"build":             {real: true, vars: []string{"BIN=$TMP/aghcheck"}},
+	"test":              {why: "this test runs inside it"},
+	"stability":         {why: "an hour of mutation runs"},
+	"bench":             {why: "every benchmark of the module, minutes"},
+	"bench-compare":     {why: "needs node and npm (ajv-cli)"},
+	"bench-process":     {real: true, vars: []string{"BIN=$TMP/aghcheck", "N=20", "RUNS=1"}, want: "ndjson-quiet"},
+	"bench-run":         {why: "plays every scenario five times, and two faulty peers"},
+	"bench-guard":       {why: "builds the last release and times four figures of both builds in turn: minutes"},
+	"bench-guard-quick": {why: "times 100,000 envelopes against the scan floor; .ci/run runs it for real"},
+	"bench-monitor":     {real: true, vars: []string{"MONITOR_N=50"}, want: "BenchmarkMonitor"},
+	"html-check":        {why: "needs chromium"},
+	"fuzz":              {why: "every fuzz target for FUZZTIME"},
+	"lint":              {why: "make test runs go vet; gofmt is the lint of a commit"},
+	"docs":              {why: "TestMakeDocsKeepsPagesWhole runs it failing, recipes_test.go through make regen-fast"},
+	"regen":             {why: "the mutation matrix takes minutes; regen-fast is the rest"},
+	"regen-fast":        {why: "recipes_test.go runs it in a copy of the tree"},
+	"check-rule":        {why: "recipes_test.go runs it on a new rule"},
+	"check-scenario":    {why: "recipes_test.go runs it on a new scenario"},
+	"check-format":      {why: "recipes_test.go runs it on a new format"},
+	"check-fault":       {why: "recipes_test.go runs it on a new fault"},
+	"check-play":        {real: true, vars: []string{"BIN=$TMP/aghcheck", `RUN=^delivery\.expired-refused$`, "FAULT=accept-expired"}, want: "the correct peer passes"},
+	"reference":         {real: true, vars: []string{"REF=/nonexistent"}, exit: 2, want: "REF=/nonexistent is not a directory"},
+	"reference-gotest":  {real: true, vars: []string{"REF=/nonexistent"}, exit: 2, want: "REF=/nonexistent is not a directory"},
+	"reference-matrix":  {real: true, exit: 2, want: "REF is empty"},
+	"example-peer":      {why: "needs node and npm"},
+	"clean":             {why: "would remove bin/ of the tree under test"},
 }
 
 // Every target of the Makefile runs: each in its cheapest real form or its
@@ -194,7 +196,7 @@ func checkDryRun(t *testing.T, target string, vars []string) {
 			continue // a shell construct Split does not read; the real run or the recipes test covers it
 		}
 		for _, w := range words {
-			if strings.HasPrefix(w, "./scripts/") {
+			if strings.HasPrefix(w, "./scripts/") && !isDir(w) {
 				checkScript(t, target, w)
 			}
 		}
@@ -226,7 +228,7 @@ func checkGoCommand(t *testing.T, target string, words []string) {
 	for i := 0; i < len(words); i++ {
 		w := words[i]
 		switch {
-		case strings.HasPrefix(w, "./") && !strings.HasPrefix(w, "./scripts/") || w == ".":
+		case strings.HasPrefix(w, "./") && (!strings.HasPrefix(w, "./scripts/") || isDir(w)) || w == ".":
 			pkgs = append(pkgs, w)
 		case w == "-run" || w == "-bench" || w == "-fuzz":
 			if i+1 < len(words) {
@@ -369,4 +371,11 @@ func TestMakeDocsKeepsPagesWhole(t *testing.T) {
 		}
 		t.Errorf("a failed make docs left %v in docs/, want rules.md and coverage.md", names)
 	}
+}
+
+// isDir reports whether path, from the repository root, is a directory: a
+// Go package under scripts/ (go run ./scripts/NAME), not a shell script.
+func isDir(path string) bool {
+	fi, err := os.Stat(filepath.Join(root, path))
+	return err == nil && fi.IsDir()
 }
