@@ -183,3 +183,40 @@ func (w *waiter) ruledOut(pats []map[string]any) *message {
 func ruledOutMessage(m *message, pats []map[string]any) string {
 	return fmt.Sprintf("the IUT answered with %s, which rules out the %s the step waits for", m.label(), expected(pats)[len("matching "):])
 }
+
+// An answer that arrived elsewhere. The IUT answers a message once: one
+// whois response per request (reply_to), one receipt per publication
+// (body.for_id). When that answer comes on a subject other than the one
+// the step looks at, the match is ruled out as surely as by a refusal,
+// whether or not the rest of it matches the step's pattern (a response
+// broadcast with to null matches no pattern that names the requester):
+// the step ends at once and names the subject it came on. Traces are
+// many per work, so a trace elsewhere rules nothing out (the passive
+// subject rule judges it).
+
+// answersAwaited reports whether m, an IUT envelope matching none of pats,
+// is the one answer to the message a pattern of pats waits on: the kind
+// the pattern names, and the reply_to or receipt for_id it names literally,
+// of a message the scenario sent once.
+func (w *waiter) answersAwaited(pats []map[string]any, m *message) bool {
+	for _, p := range pats {
+		pk, _ := p["kind"].(string)
+		if pk == "" || pk != m.kind() {
+			continue
+		}
+		if r, ok := p["reply_to"].(string); ok && r != "" && m.env["reply_to"] == r && w.sentOnce(r) {
+			return true
+		}
+		body, _ := p["body"].(map[string]any)
+		if f, ok := body["for_id"].(string); ok && f != "" && pk == "receipt" && member(m.env, []string{"body", "for_id"}) == f && w.sentOnce(f) {
+			return true
+		}
+	}
+	return false
+}
+
+// elsewhereMessage says why a step failed on an answer that came on
+// another subject.
+func elsewhereMessage(m *message, subject string, pats []map[string]any) string {
+	return fmt.Sprintf("the IUT answered on %s, not on %s: its %s answers the message the step waits on, which rules out the %s", m.subject, subject, m.label(), expected(pats)[len("matching "):])
+}

@@ -30,6 +30,7 @@ const (
 	faultAcceptMalformed    = "accept-malformed"
 	faultGreetCardMismatch  = "greet-card-mismatch"
 	faultWhoisNoReplyTo     = "whois-no-reply-to"
+	faultWhoisOnBroadcast   = "whois-response-on-broadcast"
 	faultReopenTerminal     = "reopen-terminal"
 	faultCancelNotIdem      = "cancel-not-idempotent"
 	faultIgnoreContainer    = "ignore-container"
@@ -122,6 +123,7 @@ var faultList = []Fault{
 	{faultAcceptMalformed, "envelope", "accepts and works on a malformed work-opening say instead of refusing it with reason malformed", []string{"DELIV-MALFORMED-REFUSED"}},
 	{faultGreetCardMismatch, "kinds", "greets with a Peer Card whose peer_id differs from the envelope from", []string{"CARD-PEER-ID-MATCH"}},
 	{faultWhoisNoReplyTo, "kinds", "answers whois requests without reply_to", []string{"WHOIS-RESPONSE-REPLY-TO"}},
+	{faultWhoisOnBroadcast, "kinds", "answers whois requests to the whole channel: its responses (reply_to the request) are broadcast, to null on the broadcast subject, instead of directed to the requester's peer subject", []string{"DISC-WHOIS-DIRECTED"}},
 	{faultReopenTerminal, "lifecycle", "a continuation on completed work is accepted and moves it back to working instead of work_closed", []string{"LIFE-TERMINAL-FINAL"}},
 	{faultCancelNotIdem, "lifecycle", "answers every cancel with a new canceled trace, even on work already canceled", []string{"LIFE-CANCEL-IDEMPOTENT"}},
 	{faultIgnoreContainer, "lifecycle", "treats the same work_id from another container as the same work instead of work_container_mismatch", []string{"LIFE-CONTAINER-BINDING"}},
