@@ -4,10 +4,12 @@ import (
 	"testing"
 
 	"github.com/aghcheck/aghcheck/internal/agh"
+	"github.com/aghcheck/aghcheck/internal/control"
 )
 
 // edgeFaultCases are the behaviour tests of the faults and variants that
-// show a verdict holds at the edges: an answer on another subject.
+// show a verdict holds at the edges: an answer on another subject, a
+// refusal in the work's container.
 var edgeFaultCases = []faultCase{
 	{faultWhoisOnBroadcast, nil, func(t *testing.T, r *rig) {
 		req := r.env("whois", map[string]any{"type": "request", "query": ""})
@@ -24,6 +26,21 @@ var edgeFaultCases = []faultCase{
 				t.Fatalf("whois response on %s to %v reply_to %v; want it broadcast (to null) answering %v", subj, env["to"], env["reply_to"], req["id"])
 			}
 			return
+		}
+	}},
+	{faultMismatchInWork, nil, func(t *testing.T, r *rig) {
+		w := r.work("held open")
+		w["ext"] = map[string]any{control.Name: map[string]any{"traces": []any{map[string]any{"state": "needs_input", "message": "?"}}}}
+		r.send(w)
+		r.expect("receipt")
+		r.expect("trace")
+		other := r.follow(w, "say", map[string]any{"text": "from elsewhere"})
+		other["thread_id"] = "thread_elsewhere"
+		r.send(other)
+		got := r.expect("receipt")
+		wantReceipt(t, got, other, "rejected", "work_container_mismatch")
+		if got["thread_id"] != w["thread_id"] {
+			t.Errorf("refusal in thread %v, want the work's %v", got["thread_id"], w["thread_id"])
 		}
 	}},
 }

@@ -54,6 +54,7 @@ const (
 	faultShunOdd         = "shun-odd-sender"
 	// Allowed variants (GroupAllowed).
 	faultNoCapabilityWork = "no-capability-work"
+	faultMismatchInWork   = "mismatch-refused-in-work-container"
 	// Faults of one behavioural requirement each.
 	faultNoAcceptedReceipt = "no-accepted-receipt"
 	faultClosedSilent      = "closed-in-silence"
@@ -189,6 +190,7 @@ var faultList = []Fault{
 	// Allowed variants: behaviour the pages leave to the receiver. They
 	// break no requirement and must pass every scenario.
 	{faultNoCapabilityWork, GroupAllowed, "offers no capability: its Peer Card lists none, and it refuses every work-opening capability, valid or not once validated, with status rejected and reason_code not_found, which a peer may", nil},
+	{faultMismatchInWork, GroupAllowed, "refuses a message that carries a work's work_id from another container (work_container_mismatch) with a receipt in the work's own container, not the refused message's: the pages allow either (docs/errata.md, erratum 14)", nil},
 	// Hostile faults: alone they change nothing a scenario sees.
 	{faultHelperRefuses, GroupHostile, "beside the peer, a helper process: a second NATS connection with the peer's credentials publishes, as the peer and at once, the refusal receipt the correct peer owes a message the peer itself (through another fault) accepts or refuses otherwise; the peer still does its own thing. Alone it changes nothing; with accept-expired and slow:DURATION it answers first", nil},
 	{faultLenientJSON, GroupAllowed, "decodes JSON leniently, as many decoders do: a repeated member name (the last value wins), a number beyond a double's range and a byte that is not UTF-8 (read as U+FFFD) are taken, which a receiver may", nil},

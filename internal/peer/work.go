@@ -45,6 +45,12 @@ func (p *peer) lifecycle(env map[string]any) {
 		return
 	}
 	if *c != w.where && !p.faults[faultIgnoreContainer] {
+		if p.faults[faultMismatchInWork] && kind != "receipt" && kind != "trace" {
+			// The receipt reports on the work it refuses the message
+			// for, in that work's container (erratum 14).
+			p.receipt(env, &w.where, "rejected", "work_container_mismatch", "", false)
+			return
+		}
 		p.refuse(env, "work_container_mismatch", nil)
 		return
 	}
