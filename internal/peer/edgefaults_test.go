@@ -9,7 +9,8 @@ import (
 
 // edgeFaultCases are the behaviour tests of the faults and variants that
 // show a verdict holds at the edges: an answer on another subject, a
-// refusal in the work's container.
+// refusal in the work's container, a direct room on either side of the
+// peer's id.
 var edgeFaultCases = []faultCase{
 	{faultWhoisOnBroadcast, nil, func(t *testing.T, r *rig) {
 		req := r.env("whois", map[string]any{"type": "request", "query": ""})
@@ -42,5 +43,25 @@ var edgeFaultCases = []faultCase{
 		if got["thread_id"] != w["thread_id"] {
 			t.Errorf("refusal in thread %v, want the work's %v", got["thread_id"], w["thread_id"])
 		}
+	}},
+	{faultDirectUnsorted, nil, func(t *testing.T, r *rig) {
+		// The tester (tester.…) sorts after the peer (ref.…): the sorted
+		// pair is (peer, tester), the fault's is (tester, peer).
+		room := func(text, directID string) map[string]any {
+			w := r.work(text)
+			delete(w, "thread_id")
+			w["surface"], w["direct_id"] = agh.SurfaceDirect, directID
+			return w
+		}
+		sorted, err := agh.DirectID(testWS, testChannel, r.me, r.peerID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		right := room("the sorted pair", sorted)
+		r.send(right)
+		wantReceipt(t, r.expect("receipt"), right, "rejected", "malformed")
+		unsorted := room("the pair unsorted", agh.DirectIDInOrder(testWS, testChannel, r.me, r.peerID))
+		r.send(unsorted)
+		wantReceipt(t, r.expect("receipt"), unsorted, "accepted", "")
 	}},
 }

@@ -48,6 +48,7 @@ const (
 	faultReuseID         = "reuse-message-id"
 	faultForIDUnknown    = "receipt-for-unknown-id"
 	faultOneFailureClass = "one-failure-class"
+	faultDirectUnsorted  = "direct-unsorted"
 	faultLenientJSON     = "lenient-json"
 	faultRefusalCopies   = "refusal-copies-broken"
 	faultRequireProof    = "require-proof"
@@ -186,6 +187,7 @@ var faultList = []Fault{
 	{faultRefusalCopies, "sender", "refuses every broken message rightly, but its refusal receipts copy the refused envelope's broken members (ext, expires_at, trace_id, ...) as they came", []string{"ENV-EXT-OBJECT"}},
 	{faultRefuseSilent, "receiver", "refuses every broken message in silence, never with the refusal receipt a message with usable work context should get", []string{"DELIV-REFUSAL-RECEIPT"}},
 	{faultReferenceReadings, "receiver", "judges what it receives by the reference runtime's readings (--compat reference: a thread_id grammar, no future ts, no secret-looking member names, ...) and deduplicates by id across senders: valid messages refused as malformed, expired or duplicate (errata 3-7, 10, 11)", []string{"DELIV-FAILURE-CLASSES", "EXT-UNKNOWN-IGNORED", "DELIV-DEDUPE"}},
+	{faultDirectUnsorted, "receiver", "derives a direct room's direct_id from (the sender, itself) in that order, without sorting the pair: it refuses as malformed direct-room work from a peer whose id sorts after its own, and takes the unsorted derivation instead", []string{"ENV-DIRECT-ID-DERIVATION"}},
 	{faultOneFailureClass, "receiver", "refuses every broken message with reason malformed, whatever its failure class (a bad digest or signature, an unsupported protocol or kind)", []string{"DELIV-FAILURE-CLASSES"}},
 	// Allowed variants: behaviour the pages leave to the receiver. They
 	// break no requirement and must pass every scenario.
