@@ -2,7 +2,10 @@ package harness
 
 import (
 	"fmt"
+	"maps"
 	"slices"
+
+	"github.com/aghcheck/aghcheck/internal/scenario"
 )
 
 // An expect step ends on its match, or on an answer that rules the match
@@ -17,7 +20,10 @@ import (
 //     trace or acceptance of that work (refused work is never worked on),
 //     and a trace of that work rules out its refusal (it was worked on);
 //   - a terminal trace (completed, failed, canceled) is final: it rules out
-//     another state of the same work.
+//     another state of the same work, and, where it is the trace the step
+//     waits for in all but its body (the same work, container and
+//     addressee, a state the step takes), a body the step does not take
+//     (a completed trace without the detail the step asks for).
 //
 // A pattern whose member it cannot read (no literal for_id, work_id or
 // status) is never ruled out: then the step waits as before.
@@ -136,7 +142,10 @@ func (w *waiter) contradicts(p map[string]any, m *message) bool {
 		case "trace":
 			states, ok := allowed(body["state"])
 			st, _ := mbody["state"].(string)
-			return ok && mwork == work && slices.Contains(terminalStates, st) && !slices.Contains(states, st)
+			if mwork != work || !slices.Contains(terminalStates, st) {
+				return false
+			}
+			return (ok && !slices.Contains(states, st)) || scenario.Matches(withoutBody(p), m.env)
 		case "receipt":
 			// The message that opened the work was refused: it has no work.
 			forID, _ := mbody["for_id"].(string)
@@ -148,6 +157,14 @@ func (w *waiter) contradicts(p map[string]any, m *message) bool {
 		}
 	}
 	return false
+}
+
+// withoutBody is pattern p less its body: what places a trace (its work,
+// container, addressee, cause).
+func withoutBody(p map[string]any) map[string]any {
+	q := maps.Clone(p)
+	delete(q, "body")
+	return q
 }
 
 // ruledOut is the first unconsumed IUT answer that rules out every pattern

@@ -39,3 +39,22 @@ func TestAnswerElsewhereRulesOut(t *testing.T) {
 		}
 	}
 }
+
+// A terminal trace is final: one that is the trace a step waits for in all
+// but its body (a completed trace without the detail asked for) rules the
+// match out at once, quoting it, long before the one minute ceiling.
+func TestEndedWithoutDetailRulesOut(t *testing.T) {
+	t.Parallel()
+	rep := runAgainst(t, "peer:bare-completed", config{Scenarios: loadSuites(t), Select: regexp.MustCompile(`^lifecycle\.progress-detail$`),
+		Target: Target{StepTimeout: time.Minute}})
+	res := scenarioResult(t, rep, "lifecycle.progress-detail")
+	if waited := ceilingEnded(&report.Report{Scenarios: []*report.ScenarioResult{res}}); res.Outcome != report.Warn || len(waited) > 0 {
+		t.Fatalf("%s (%s), steps that waited out the ceiling %v; want a warning on the bare completed trace", res.Outcome, res.Message, waited)
+	}
+	quoted := slices.ContainsFunc(res.Steps, func(sr report.StepResult) bool {
+		return strings.Contains(sr.Message, "answered with trace(completed)") && len(sr.Arrived) == 1
+	})
+	if !quoted {
+		t.Errorf("no step quotes the completed trace that ruled the match out: %+v", res.Steps)
+	}
+}

@@ -30,6 +30,9 @@ type waiter struct {
 	// latest send before the match to the match's arrival.
 	latencies []time.Duration
 	life      *life // the incarnation the scenario plays against
+	// prove publishes the proof that the IUT still serves (needs_end,
+	// waitend.go) and returns the ids an answer to it carries.
+	prove func(context.Context) ([]string, error)
 	// step is the index of the step being played; matched the message
 	// each expect step matched, by step index (for before).
 	step    int
@@ -159,6 +162,11 @@ func (w *waiter) expect(ctx context.Context, e *scenario.Expect) report.StepResu
 				// Not this scenario's failure: the IUT stopped listening.
 				w.r.life.die(w.life, report.LifeDeaf, why)
 				return sr.Judged(report.Error, "interrupted: the IUT is deaf ("+why+")")
+			}
+			if e.NeedsEnd != "" {
+				if res, ok := w.unended(ctx, sr, e, pats, ceiling); ok {
+					return res
+				}
 			}
 			var rel int
 			sr.Arrived, rel = w.unmatched(pats)

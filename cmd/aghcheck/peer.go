@@ -27,6 +27,7 @@ func newPeerCmd() *cobra.Command {
 		faults                     []string
 		listFaults, verbose        bool
 		noControl, noDiscovery     bool
+		longWork                   bool
 		noOrders                   bool
 	)
 	cmd := &cobra.Command{
@@ -120,6 +121,7 @@ takes expired work.`,
 			cfg.Faults = faults
 			cfg.NoControl = noControl
 			cfg.NoCapabilityDiscovery = noDiscovery
+			cfg.LongWork = longWork
 			cfg.NoOrders = noOrders
 			level := slog.LevelInfo
 			if verbose {
@@ -164,6 +166,7 @@ takes expired work.`,
 	f.BoolVar(&noControl, "no-control", false, "behave like a third-party peer: neither advertise nor honour the aghcheck.control/v1 test extension")
 	f.BoolVar(&noOrders, "no-orders", false, "take no initiation orders at start-up: neither advertise aghcheck.initiate/v1 nor read AGH_INITIATE (with --no-control, a peer the initiator scenarios cannot play, as most third-party peers are)")
 	f.BoolVar(&noDiscovery, "no-capability-discovery", false, "behave like a peer with neither brief nor rich capability discovery: no capabilities in its Peer Card, no catalog in a whois answer (docs/errata.md, erratum 12)")
+	f.BoolVar(&longWork, "long-work", false, "do long-running work: work it does on its own is reported working and never ended (the protocol defines no global work timeout); scripted work follows its script")
 	f.BoolVarP(&verbose, "verbose", "v", false, "log every envelope received and sent")
 	return cmd
 }

@@ -58,6 +58,13 @@ type Config struct {
 	// peer is correct under erratum 12's default reading (docs/errata.md)
 	// and fails under --errata capability-catalog-required.
 	NoCapabilityDiscovery bool
+	// LongWork makes the peer one whose work runs long: work it does on
+	// its own (no control script) is reported working and never ended,
+	// as a runtime's may be (Work Lifecycle: "The protocol does not define
+	// a global work timeout"). It is conformant, so it is an option of the
+	// peer, not a fault: every scenario must pass it or find what it judges
+	// not observable for it.
+	LongWork bool
 	// NoOrders makes the peer one that cannot be asked to open work at
 	// start-up: it does not list aghcheck.initiate/v1 and ignores its
 	// orders file (with NoControl, it takes no initiation orders at all).

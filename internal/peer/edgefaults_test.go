@@ -65,3 +65,25 @@ var edgeFaultCases = []faultCase{
 		wantReceipt(t, r.expect("receipt"), unsorted, "accepted", "")
 	}},
 }
+
+// With LongWork the work the peer does on its own stays working: the
+// opening gets its receipt and working trace and nothing more, and so does
+// an answer to needs_input; scripted work still follows its script.
+func TestLongWork(t *testing.T) {
+	r := newRig(t, withConfig(func(c *Config) { c.LongWork = true }))
+	w := r.work("take your time")
+	r.send(w)
+	wantReceipt(t, r.expect("receipt"), w, "accepted", "")
+	wantTrace(t, r.expect("trace"), w, w, "working")
+	r.silence()
+	paused := r.work("ask me")
+	paused["ext"] = map[string]any{control.Name: map[string]any{"traces": []any{map[string]any{"state": "working"}, map[string]any{"state": "needs_input", "message": "which?"}}}}
+	r.send(paused)
+	r.expect("receipt")
+	r.expect("trace")
+	wantTrace(t, r.expect("trace"), paused, paused, "needs_input")
+	answer := r.follow(paused, "say", map[string]any{"text": "this one"})
+	r.send(answer)
+	wantTrace(t, r.expect("trace"), paused, answer, "working")
+	r.silence()
+}

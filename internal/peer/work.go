@@ -119,6 +119,9 @@ func (p *peer) open(env map[string]any, wid string, c *container) {
 		p.receipt(env, c, "accepted", "", "", p.faults[faultAcceptMalformed])
 	}
 	p.trace(env, w, map[string]any{"state": agh.StateWorking}, p.faults[faultAcceptMalformed])
+	if p.cfg.LongWork {
+		return // still working, for as long as it takes
+	}
 	if p.live.pace > 0 {
 		// pace:DURATION: the work stays open while the peer reads on, as
 		// a runtime's does while it thinks; Run's loop completes it.
@@ -176,6 +179,9 @@ func (p *peer) continuation(env map[string]any, w *work) {
 		return
 	}
 	p.trace(env, w, map[string]any{"state": agh.StateWorking}, false)
+	if p.cfg.LongWork {
+		return
+	}
 	p.trace(env, w, map[string]any{"state": agh.StateCompleted, "result": echoResult(env)}, false)
 }
 
