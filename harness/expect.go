@@ -30,6 +30,9 @@ type waiter struct {
 	// latest send before the match to the match's arrival.
 	latencies []time.Duration
 	life      *life // the incarnation the scenario plays against
+	// prove publishes the proof that the IUT still serves (needs_end,
+	// waitend.go) and returns the ids an answer to it carries.
+	prove func(context.Context) ([]string, error)
 	// step is the index of the step being played; matched the message
 	// each expect step matched, by step index (for before).
 	step    int
@@ -118,7 +121,7 @@ func (w *waiter) expect(ctx context.Context, e *scenario.Expect) report.StepResu
 	deadline := time.NewTimer(ceiling)
 	defer deadline.Stop()
 	for {
-		hit, misplaced := w.take(pats, onOK)
+		hit, misplaced, elsewhere := w.take(pats, onOK)
 		if hit != nil {
 			for name, ptr := range e.Capture {
 				v, ok := scenario.Get(hit.env, ptr)
@@ -138,6 +141,10 @@ func (w *waiter) expect(ctx context.Context, e *scenario.Expect) report.StepResu
 			sr.Arrived = []string{misplaced.describe()}
 			return sr.Judged(report.Fail, fmt.Sprintf("the expected %s arrived on %s, not on %s", misplaced.label(), misplaced.subject, wantSubject))
 		}
+		if elsewhere != nil {
+			sr.Arrived = []string{elsewhere.describe()}
+			return sr.Judged(report.Fail, elsewhereMessage(elsewhere, wantSubject, pats))
+		}
 		if m := w.earliest(unobs, onOK); m != nil {
 			sr.Arrived = []string{m.describe()}
 			return sr.Judged(report.Skip, fmt.Sprintf("not observable: %s (the IUT sent %s)", e.Unobservable.Because, m.label()))
@@ -155,6 +162,11 @@ func (w *waiter) expect(ctx context.Context, e *scenario.Expect) report.StepResu
 				// Not this scenario's failure: the IUT stopped listening.
 				w.r.life.die(w.life, report.LifeDeaf, why)
 				return sr.Judged(report.Error, "interrupted: the IUT is deaf ("+why+")")
+			}
+			if e.NeedsEnd != "" {
+				if res, ok := w.unended(ctx, sr, e, pats, ceiling); ok {
+					return res
+				}
 			}
 			var rel int
 			sr.Arrived, rel = w.unmatched(pats)
@@ -201,35 +213,40 @@ func (w *waiter) replyTime(m *message) time.Duration {
 }
 
 // take consumes the first unconsumed envelope matching pats: a hit when
-// onOK wants it where it came, else misplaced, once the silences being
-// watched had their look.
-func (w *waiter) take(pats []map[string]any, onOK func(*message) bool) (hit, misplaced *message) {
+// onOK wants it where it came, else misplaced; or, before any match, the
+// IUT's one answer to the awaited message on a subject onOK does not want
+// (elsewhere: answersAwaited). The silences being watched have their look
+// first.
+func (w *waiter) take(pats []map[string]any, onOK func(*message) bool) (hit, misplaced, elsewhere *message) {
 	w.in.mu.Lock()
 	defer w.in.mu.Unlock()
 	w.watchLocked()
 	// The first match decides, in the order the IUT published: whether a
 	// match on the right subject that came after one on the wrong subject
 	// counted must not depend on whether it had arrived when the step
-	// looked.
+	// looked. So does the first answer elsewhere.
+	var first *message
 	for _, m := range w.in.msgs {
-		if m.seq <= w.floor || w.in.consumed[m.seq] || m.env == nil || !anyMatch(pats, m.env) {
+		if m.seq <= w.floor || w.in.consumed[m.seq] || m.env == nil {
 			continue
 		}
-		if onOK(m) {
+		switch {
+		case anyMatch(pats, m.env) && onOK(m):
 			hit = m
-		} else {
+		case anyMatch(pats, m.env):
 			misplaced = m
+		case len(pats) > 0 && !onOK(m) && w.answersAwaited(pats, m):
+			elsewhere = m
+		default:
+			continue
 		}
+		first = m
 		break
 	}
-	switch {
-	case hit != nil:
-		w.in.consumed[hit.seq] = true
-		misplaced = nil
-	case misplaced != nil:
-		w.in.consumed[misplaced.seq] = true
+	if first != nil {
+		w.in.consumed[first.seq] = true
 	}
-	return hit, misplaced
+	return hit, misplaced, elsewhere
 }
 
 // earliest is the first unconsumed envelope matching one of pats where onOK

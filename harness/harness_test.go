@@ -37,13 +37,16 @@ func runTestIUT(mode string) int {
 	}
 	name, arg, _ := strings.Cut(mode, ":")
 	switch name {
-	case "peer", "plain-peer", "orderless-peer":
+	case "peer", "plain-peer", "orderless-peer", "peer-long-work", "plain-peer-long-work":
 		var faults []string
 		if arg != "" {
 			faults = strings.Split(arg, ",")
 		}
 		if name == "orderless-peer" {
 			return testiut.Peer(faults, true, "no-orders")
+		}
+		if base, long := strings.CutSuffix(name, "-long-work"); long {
+			return testiut.Peer(faults, base == "plain-peer", "long-work")
 		}
 		return testiut.Peer(faults, name == "plain-peer")
 	case "welcoming-peer", "reaching-peer", "impersonating-peer", "flip-flop-peer":

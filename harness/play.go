@@ -143,6 +143,10 @@ func (r *runner) newPlayer(sc *scenario.Scenario, res *report.ScenarioResult) (*
 	}
 	p.send = &sender{r: r, tctx: tctx, first: names[0], names: names, log: p.log}
 	p.wait = &waiter{r: r, tctx: tctx, in: p.in, peers: p.peers, first: names[0]}
+	p.wait.prove = func(ctx context.Context) ([]string, error) {
+		_, ids, err := p.send.send(ctx, servingProof())
+		return ids, err
+	}
 	if sc.Requires.JoinGreet && r.proc != nil && r.greet == nil {
 		p.wait.noJoinGreet = fmt.Sprintf("the IUT did not greet on joining: it answered the harness's whois after %s (--greet-timeout) without a greet; a later presence greet is not a join greet", r.cfg.GreetTimeout)
 	}

@@ -2,7 +2,10 @@ package harness
 
 import (
 	"fmt"
+	"maps"
 	"slices"
+
+	"github.com/aghcheck/aghcheck/internal/scenario"
 )
 
 // An expect step ends on its match, or on an answer that rules the match
@@ -17,7 +20,10 @@ import (
 //     trace or acceptance of that work (refused work is never worked on),
 //     and a trace of that work rules out its refusal (it was worked on);
 //   - a terminal trace (completed, failed, canceled) is final: it rules out
-//     another state of the same work.
+//     another state of the same work, and, where it is the trace the step
+//     waits for in all but its body (the same work, container and
+//     addressee, a state the step takes), a body the step does not take
+//     (a completed trace without the detail the step asks for).
 //
 // A pattern whose member it cannot read (no literal for_id, work_id or
 // status) is never ruled out: then the step waits as before.
@@ -136,7 +142,10 @@ func (w *waiter) contradicts(p map[string]any, m *message) bool {
 		case "trace":
 			states, ok := allowed(body["state"])
 			st, _ := mbody["state"].(string)
-			return ok && mwork == work && slices.Contains(terminalStates, st) && !slices.Contains(states, st)
+			if mwork != work || !slices.Contains(terminalStates, st) {
+				return false
+			}
+			return (ok && !slices.Contains(states, st)) || scenario.Matches(withoutBody(p), m.env)
 		case "receipt":
 			// The message that opened the work was refused: it has no work.
 			forID, _ := mbody["for_id"].(string)
@@ -148,6 +157,14 @@ func (w *waiter) contradicts(p map[string]any, m *message) bool {
 		}
 	}
 	return false
+}
+
+// withoutBody is pattern p less its body: what places a trace (its work,
+// container, addressee, cause).
+func withoutBody(p map[string]any) map[string]any {
+	q := maps.Clone(p)
+	delete(q, "body")
+	return q
 }
 
 // ruledOut is the first unconsumed IUT answer that rules out every pattern
@@ -182,4 +199,41 @@ func (w *waiter) ruledOut(pats []map[string]any) *message {
 // ruledOutMessage says why a step failed before its ceiling.
 func ruledOutMessage(m *message, pats []map[string]any) string {
 	return fmt.Sprintf("the IUT answered with %s, which rules out the %s the step waits for", m.label(), expected(pats)[len("matching "):])
+}
+
+// An answer that arrived elsewhere. The IUT answers a message once: one
+// whois response per request (reply_to), one receipt per publication
+// (body.for_id). When that answer comes on a subject other than the one
+// the step looks at, the match is ruled out as surely as by a refusal,
+// whether or not the rest of it matches the step's pattern (a response
+// broadcast with to null matches no pattern that names the requester):
+// the step ends at once and names the subject it came on. Traces are
+// many per work, so a trace elsewhere rules nothing out (the passive
+// subject rule judges it).
+
+// answersAwaited reports whether m, an IUT envelope matching none of pats,
+// is the one answer to the message a pattern of pats waits on: the kind
+// the pattern names, and the reply_to or receipt for_id it names literally,
+// of a message the scenario sent once.
+func (w *waiter) answersAwaited(pats []map[string]any, m *message) bool {
+	for _, p := range pats {
+		pk, _ := p["kind"].(string)
+		if pk == "" || pk != m.kind() {
+			continue
+		}
+		if r, ok := p["reply_to"].(string); ok && r != "" && m.env["reply_to"] == r && w.sentOnce(r) {
+			return true
+		}
+		body, _ := p["body"].(map[string]any)
+		if f, ok := body["for_id"].(string); ok && f != "" && pk == "receipt" && member(m.env, []string{"body", "for_id"}) == f && w.sentOnce(f) {
+			return true
+		}
+	}
+	return false
+}
+
+// elsewhereMessage says why a step failed on an answer that came on
+// another subject.
+func elsewhereMessage(m *message, subject string, pats []map[string]any) string {
+	return fmt.Sprintf("the IUT answered on %s, not on %s: its %s answers the message the step waits on, which rules out the %s", m.subject, subject, m.label(), expected(pats)[len("matching "):])
 }

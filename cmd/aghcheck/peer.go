@@ -28,6 +28,7 @@ func newPeerCmd() *cobra.Command {
 		listFaults, verbose        bool
 		noControl, noDiscovery     bool
 		noTrust                    bool
+		longWork                   bool
 		noOrders                   bool
 	)
 	cmd := &cobra.Command{
@@ -123,6 +124,7 @@ takes expired work.`,
 			cfg.Faults = faults
 			cfg.NoControl = noControl
 			cfg.NoCapabilityDiscovery = noDiscovery
+			cfg.LongWork = longWork
 			cfg.NoOrders = noOrders
 			cfg.NoTrust = noTrust
 			level := slog.LevelInfo
@@ -169,6 +171,7 @@ takes expired work.`,
 	f.BoolVar(&noOrders, "no-orders", false, "take no initiation orders at start-up: neither advertise aghcheck.initiate/v1 nor read AGH_INITIATE (with --no-control, a peer the initiator scenarios cannot play, as most third-party peers are)")
 	f.BoolVar(&noTrust, "no-trust", false, "behave like a peer without the trust profile: neither list agh-network.trust.ed25519-jcs/v1 nor the verified mode in its Peer Card, and take a message whatever its proof (no --key or --seed)")
 	f.BoolVar(&noDiscovery, "no-capability-discovery", false, "behave like a peer with neither brief nor rich capability discovery: no capabilities in its Peer Card, no catalog in a whois answer (docs/errata.md, erratum 12)")
+	f.BoolVar(&longWork, "long-work", false, "do long-running work: work it does on its own is reported working and never ended (the protocol defines no global work timeout); scripted work follows its script")
 	f.BoolVarP(&verbose, "verbose", "v", false, "log every envelope received and sent")
 	return cmd
 }

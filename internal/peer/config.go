@@ -64,6 +64,13 @@ type Config struct {
 	// whatever its proof, as a receiver that does not take the profile
 	// may (agh.Owed). It cannot sign: no Key.
 	NoTrust bool
+	// LongWork makes the peer one whose work runs long: work it does on
+	// its own (no control script) is reported working and never ended,
+	// as a runtime's may be (Work Lifecycle: "The protocol does not define
+	// a global work timeout"). It is conformant, so it is an option of the
+	// peer, not a fault: every scenario must pass it or find what it judges
+	// not observable for it.
+	LongWork bool
 	// NoOrders makes the peer one that cannot be asked to open work at
 	// start-up: it does not list aghcheck.initiate/v1 and ignores its
 	// orders file (with NoControl, it takes no initiation orders at all).

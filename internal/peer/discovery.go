@@ -146,6 +146,10 @@ func (p *peer) whois(env map[string]any, directed bool) {
 	id, _ := env["id"].(string)
 	resp := p.envelope("whois", map[string]any{"type": "response", "peer_card": p.cardCopy()})
 	resp["to"] = env["from"]
+	if p.faults[faultWhoisOnBroadcast] {
+		// Told to the whole channel, not to the requester.
+		resp["to"] = nil
+	}
 	resp["reply_to"] = id
 	if ids, ok := catalogRequest(env); (ok && !p.cfg.NoCapabilityDiscovery) || p.faults[faultCatalogUnasked] {
 		resp["ext"] = map[string]any{"agh.capability_catalog": map[string]any{"capabilities": p.catalogFor(ids)}}

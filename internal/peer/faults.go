@@ -31,6 +31,7 @@ const (
 	faultAcceptMalformed    = "accept-malformed"
 	faultGreetCardMismatch  = "greet-card-mismatch"
 	faultWhoisNoReplyTo     = "whois-no-reply-to"
+	faultWhoisOnBroadcast   = "whois-response-on-broadcast"
 	faultReopenTerminal     = "reopen-terminal"
 	faultCancelNotIdem      = "cancel-not-idempotent"
 	faultIgnoreContainer    = "ignore-container"
@@ -48,6 +49,7 @@ const (
 	faultReuseID         = "reuse-message-id"
 	faultForIDUnknown    = "receipt-for-unknown-id"
 	faultOneFailureClass = "one-failure-class"
+	faultDirectUnsorted  = "direct-unsorted"
 	faultLenientJSON     = "lenient-json"
 	faultRefusalCopies   = "refusal-copies-broken"
 	faultRefusalChannel  = "refusal-in-other-channel"
@@ -55,6 +57,7 @@ const (
 	faultShunOdd         = "shun-odd-sender"
 	// Allowed variants (GroupAllowed).
 	faultNoCapabilityWork = "no-capability-work"
+	faultMismatchInWork   = "mismatch-refused-in-work-container"
 	// Faults of one behavioural requirement each.
 	faultNoAcceptedReceipt = "no-accepted-receipt"
 	faultClosedSilent      = "closed-in-silence"
@@ -124,6 +127,7 @@ var faultList = []Fault{
 	{faultAcceptMalformed, "envelope", "accepts and works on a malformed work-opening say instead of refusing it with reason malformed", []string{"DELIV-MALFORMED-REFUSED"}},
 	{faultGreetCardMismatch, "kinds", "greets with a Peer Card whose peer_id differs from the envelope from", []string{"CARD-PEER-ID-MATCH"}},
 	{faultWhoisNoReplyTo, "kinds", "answers whois requests without reply_to", []string{"WHOIS-RESPONSE-REPLY-TO"}},
+	{faultWhoisOnBroadcast, "kinds", "answers whois requests to the whole channel: its responses (reply_to the request) are broadcast, to null on the broadcast subject, instead of directed to the requester's peer subject", []string{"DISC-WHOIS-DIRECTED"}},
 	{faultReopenTerminal, "lifecycle", "a continuation on completed work is accepted and moves it back to working instead of work_closed", []string{"LIFE-TERMINAL-FINAL"}},
 	{faultCancelNotIdem, "lifecycle", "answers every cancel with a new canceled trace, even on work already canceled", []string{"LIFE-CANCEL-IDEMPOTENT"}},
 	{faultIgnoreContainer, "lifecycle", "treats the same work_id from another container as the same work instead of work_container_mismatch", []string{"LIFE-CONTAINER-BINDING"}},
@@ -186,10 +190,12 @@ var faultList = []Fault{
 	{faultRefusalChannel, "sender", "refuses every broken message rightly, but its refusal receipts name another channel (the refused message's, with -refusals appended) while going to the sender's peer subject: outside the container of the message they answer", []string{"LIFE-CORRELATION", "NATS-PUBLISH-SUBJECT"}},
 	{faultRefuseSilent, "receiver", "refuses every broken message in silence, never with the refusal receipt a message with usable work context should get", []string{"DELIV-REFUSAL-RECEIPT"}},
 	{faultReferenceReadings, "receiver", "judges what it receives by the reference runtime's readings (--compat reference: a thread_id grammar, no future ts, no secret-looking member names, ...) and deduplicates by id across senders: valid messages refused as malformed, expired or duplicate (errata 3-7, 10, 11)", []string{"DELIV-FAILURE-CLASSES", "EXT-UNKNOWN-IGNORED", "DELIV-DEDUPE"}},
+	{faultDirectUnsorted, "receiver", "derives a direct room's direct_id from (the sender, itself) in that order, without sorting the pair: it refuses as malformed direct-room work from a peer whose id sorts after its own, and takes the unsorted derivation instead", []string{"ENV-DIRECT-ID-DERIVATION"}},
 	{faultOneFailureClass, "receiver", "refuses every broken message with reason malformed, whatever its failure class (a bad digest or signature, an unsupported protocol or kind)", []string{"DELIV-FAILURE-CLASSES"}},
 	// Allowed variants: behaviour the pages leave to the receiver. They
 	// break no requirement and must pass every scenario.
 	{faultNoCapabilityWork, GroupAllowed, "offers no capability: its Peer Card lists none, and it refuses every work-opening capability, valid or not once validated, with status rejected and reason_code not_found, which a peer may", nil},
+	{faultMismatchInWork, GroupAllowed, "refuses a message that carries a work's work_id from another container (work_container_mismatch) with a receipt in the work's own container, not the refused message's: the pages allow either (docs/errata.md, erratum 14)", nil},
 	// Hostile faults: alone they change nothing a scenario sees.
 	{faultHelperRefuses, GroupHostile, "beside the peer, a helper process: a second NATS connection with the peer's credentials publishes, as the peer and at once, the refusal receipt the correct peer owes a message the peer itself (through another fault) accepts or refuses otherwise; the peer still does its own thing. Alone it changes nothing; with accept-expired and slow:DURATION it answers first", nil},
 	{faultLenientJSON, GroupAllowed, "decodes JSON leniently, as many decoders do: a repeated member name (the last value wins), a number beyond a double's range and a byte that is not UTF-8 (read as U+FFFD) are taken, which a receiver may", nil},

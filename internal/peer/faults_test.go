@@ -307,6 +307,7 @@ func TestFaultsChangeBehaviour(t *testing.T) {
 	cases = append(cases, livenessFaultCases...)
 	cases = append(cases, initFaultCases...)
 	cases = append(cases, raceFaultCases...)
+	cases = append(cases, edgeFaultCases...)
 	// overlook:RULE accepts a message that breaks only RULE, and refuses
 	// one breaking another rule as before.
 	cases = append(cases, faultCase{FaultOverlook + "ENV-WORK-ID-GRAMMAR", nil, func(t *testing.T, r *rig) {

@@ -90,6 +90,7 @@ func (p *peer) handle(subject string, raw []byte) {
 		return
 	}
 	reason, fs := p.refusal(res, env)
+	reason, fs = p.unsortedRoom(env, reason, fs)
 	p.helperRefuse(res, env, reason)
 	if reason != "" {
 		p.log.Debug("refused", "id", id, "reason", reason, "findings", len(fs))

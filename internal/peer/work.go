@@ -50,6 +50,12 @@ func (p *peer) lifecycle(env map[string]any) {
 		return
 	}
 	if *c != w.where && !p.faults[faultIgnoreContainer] {
+		if p.faults[faultMismatchInWork] && kind != "receipt" && kind != "trace" {
+			// The receipt reports on the work it refuses the message
+			// for, in that work's container (erratum 14).
+			p.receipt(env, &w.where, "rejected", "work_container_mismatch", "", false)
+			return
+		}
 		p.refuse(env, "work_container_mismatch", nil)
 		return
 	}
@@ -121,6 +127,9 @@ func (p *peer) open(env map[string]any, wid string, c *container) {
 		p.receipt(env, c, "accepted", "", "", p.faults[faultAcceptMalformed])
 	}
 	p.trace(env, w, map[string]any{"state": agh.StateWorking}, p.faults[faultAcceptMalformed])
+	if p.cfg.LongWork {
+		return // still working, for as long as it takes
+	}
 	if p.live.pace > 0 {
 		// pace:DURATION: the work stays open while the peer reads on, as
 		// a runtime's does while it thinks; Run's loop completes it.
@@ -178,6 +187,9 @@ func (p *peer) continuation(env map[string]any, w *work) {
 		return
 	}
 	p.trace(env, w, map[string]any{"state": agh.StateWorking}, false)
+	if p.cfg.LongWork {
+		return
+	}
 	p.trace(env, w, map[string]any{"state": agh.StateCompleted, "result": echoResult(env)}, false)
 }
 

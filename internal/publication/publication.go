@@ -24,4 +24,3 @@ func Check(c *agh.Checker, subject string, raw []byte) agh.Result {
 	}
 	return res
 }
-

@@ -33,9 +33,9 @@ var (
 		Source: lifecycleSrc,
 		Basis:  `Work Lifecycle §Opening work: "The target SHOULD reply with a receipt when it accepts or rejects responsibility."`})
 	LifeCorrelation = lifecycle.Declare(rules.Rule{ID: "LIFE-CORRELATION",
-		Clause: "Receipts and traces for a work unit MUST carry its work_id and the surface and container id of its opening (whom they address is RECEIPT-TO and TRACE-TO, SHOULDs).",
+		Clause: "Receipts and traces for a work unit MUST carry its work_id and the surface and container id of its opening, and a receipt those of the envelope it acknowledges; the refusal of a message that carries the work's work_id from another container (work_container_mismatch) may carry that message's container or the work's (docs/errata.md, erratum 14). Whom they address is RECEIPT-TO and TRACE-TO, SHOULDs.",
 		Source: lifecycleSrc + " §Container binding",
-		Basis:  `Work Lifecycle §Directed work rules: "A receipt or trace envelope MUST carry surface, the matching container ID, and the same work_id." (whom it is addressed to is a SHOULD: RECEIPT-TO, TRACE-TO)`})
+		Basis:  `Work Lifecycle §Directed work rules: "A receipt or trace envelope MUST carry surface, the matching container ID, and the same work_id."; Message Kinds §receipt: surface "MUST match the surface of the work being acknowledged" (whom it is addressed to is a SHOULD: RECEIPT-TO, TRACE-TO)`})
 	LifeTransitions = lifecycle.Declare(rules.Rule{ID: "LIFE-TRANSITIONS",
 		Clause: "Work MUST move only along the defined transitions (submitted→working→needs_input/completed/failed/canceled…) and never back to submitted.",
 		Source: lifecycleSrc + " §States",

@@ -436,6 +436,14 @@ func (sc *Scenario) check() []issue {
 			if b := st.Expect.Before; b != 0 && (b > i || sc.Steps[b-1].Expect == nil) {
 				bad("step %d: before: %d names no earlier expect step", i+1, b)
 			}
+			if st.Expect.NeedsEnd != "" {
+				switch {
+				case st.Expect.Before != 0:
+					bad("step %d: needs_end waits for the work, before judges order without waiting: give one of them", i+1)
+				case st.Expect.Work() == "":
+					bad("step %d: needs_end: every pattern must name the work_id of the work it waits on, the same in each", i+1)
+				}
+			}
 			names := make([]string, 0, len(st.Expect.Capture))
 			for name := range st.Expect.Capture {
 				names = append(names, name)

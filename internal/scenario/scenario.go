@@ -226,6 +226,28 @@ type Expect struct {
 	// that the behaviour the rest of the scenario judges cannot be seen
 	// with this IUT: the scenario then ends as skip, never as a pass.
 	Unobservable *Unobservable `json:"unobservable,omitempty"`
+	// NeedsEnd says why what the scenario judges needs the work the step
+	// waits on to reach the state the step waits for (an end, or a pause),
+	// which the IUT reaches at its own pace: the protocol defines no
+	// global work timeout. When the ceiling passes with the work only ever
+	// reported in other, active states, and the IUT still answers fresh
+	// work sent then, the scenario is not observable for that IUT (skip),
+	// never failed.
+	NeedsEnd string `json:"needs_end,omitempty"`
+}
+
+// Work is the work_id every pattern of the step names literally ("" when
+// they name none, or not the same one).
+func (e *Expect) Work() string {
+	work := ""
+	for i, p := range e.Patterns() {
+		w, _ := p["work_id"].(string)
+		if w == "" || (i > 0 && w != work) {
+			return ""
+		}
+		work = w
+	}
+	return work
 }
 
 // Unobservable is the way out of an expect step: an envelope from the IUT

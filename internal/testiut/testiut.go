@@ -27,8 +27,10 @@ func Peer(faults []string, noControl bool, variants ...string) int {
 	}
 	cfg.Faults, cfg.NoControl = append(cfg.Faults, faults...), noControl
 	for _, v := range variants {
-		// "no-orders": a peer the initiator scenarios cannot play.
+		// "no-orders": a peer the initiator scenarios cannot play;
+		// "long-work": work it does on its own never ends.
 		cfg.NoOrders = cfg.NoOrders || v == "no-orders"
+		cfg.LongWork = cfg.LongWork || v == "long-work"
 	}
 	if err := peer.Run(ctx, cfg); err != nil && ctx.Err() == nil {
 		if errors.Is(err, peer.ErrCrashed) {

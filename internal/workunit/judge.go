@@ -253,9 +253,11 @@ func (o *obs) report() {
 			o.flagged = true
 		}
 	}
-	if hasCause && o.kind == "receipt" && cause.cont != 0 && o.cont != 0 && cause.cont != o.cont {
+	misplaced := false // LIFE-CORRELATION already holds it against this receipt
+	if hasCause && o.kind == "receipt" && cause.cont != 0 && o.cont != 0 && cause.cont != o.cont && !o.refusesInWork(cause, refusal) {
 		// Name what differs: the workspace or the channel before the
 		// container, which a different channel changes too.
+		misplaced = true
 		switch {
 		case cause.ws != o.t.h.short(o.ws):
 			o.add(requirements.LifeCorrelation, "/workspace_id", "the workspace of the acknowledged envelope", o.ws+" (another workspace)")
@@ -271,7 +273,7 @@ func (o *obs) report() {
 	u, related := o.lookup()
 	switch {
 	case u == nil && related != nil:
-		if !refusal && !o.flagged {
+		if !refusal && !o.flagged && !misplaced {
 			o.add(requirements.LifeCorrelation, "", fmt.Sprintf("work %s in %s %s", o.work, related.surface, related.container), o.where()+" (another container)")
 		}
 		return
@@ -307,6 +309,21 @@ func (o *obs) report() {
 			o.add(requirements.LifeParticipants, "/from", "the work's initiator "+u.initiator+" or target "+u.target, o.from)
 		}
 	}
+}
+
+// refusesInWork reports whether a receipt in another container than the
+// envelope it acknowledges is a refusal of a message that carried a work's
+// work_id from another container, given in that work's own container. The
+// pages allow either container for it (docs/errata.md, erratum 14): the
+// receipt acknowledges the refused message (its container), and it
+// "MUST match the work being acknowledged" (Message Kinds), the work that
+// message named (the work's container).
+func (o *obs) refusesInWork(cause seen, refusal bool) bool {
+	if !refusal || cause.flags&forbidContainer == 0 || o.work == "" {
+		return false
+	}
+	u, _ := o.lookup()
+	return u != nil
 }
 
 // targetReport applies the target's receipt or trace to the work.
