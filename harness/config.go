@@ -69,7 +69,7 @@ type config struct {
 	Timeout time.Duration
 	// Fleet, when set, plays the run as one member of a fleet of
 	// aghcheck processes against one IUT (fleet.go).
-	Fleet *Fleet
+	Fleet *fleetSpec
 	// Progress is called as each scenario ends (from several goroutines,
 	// never concurrently).
 	Progress func(*report.ScenarioResult)

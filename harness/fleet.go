@@ -21,7 +21,7 @@ import (
 // same scenarios against one IUT on one NATS network (a cluster), so that
 // the load the concurrency scenarios put on the IUT is not one machine's.
 // They find each other through the network itself, on subjects of their
-// own (FleetPrefix.NAME.…): before each burst (an at_once step) every
+// own (fleetPrefix.NAME.…): before each burst (an at_once step) every
 // member waits at a barrier until all have reached the same burst, so the
 // bursts of all members leave together; when the run ends, every member
 // sends its verdicts to member 1, whose report is the fleet's: each
@@ -29,20 +29,20 @@ import (
 // one machine is lost), with each member's named, and the load figures
 // are the whole fleet's.
 
-// FleetPrefix starts the subjects a fleet coordinates on.
-const FleetPrefix = "aghcheck.fleet"
+// fleetPrefix starts the subjects a fleet coordinates on.
+const fleetPrefix = "aghcheck.fleet"
 
-// Fleet is this process's place in a fleet: member Member (from 1) of
+// fleetSpec is this process's place in a fleet: member Member (from 1) of
 // Size, all started with the same Name.
-type Fleet struct {
+type fleetSpec struct {
 	Name         string
 	Member, Size int
 }
 
 var fleetName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 
-// ParseFleet reads NAME:K/N (member K of N, from 1).
-func ParseFleet(s string) (*Fleet, error) {
+// parseFleet reads NAME:K/N (member K of N, from 1).
+func parseFleet(s string) (*fleetSpec, error) {
 	name, at, ok := strings.Cut(s, ":")
 	k, n, ok2 := strings.Cut(at, "/")
 	member, err1 := strconv.Atoi(k)
@@ -55,7 +55,7 @@ func ParseFleet(s string) (*Fleet, error) {
 	case size < 2 || member < 1 || member > size:
 		return nil, fmt.Errorf("%q: want 1 <= K <= N, and N >= 2", at)
 	}
-	return &Fleet{Name: name, Member: member, Size: size}, nil
+	return &fleetSpec{Name: name, Member: member, Size: size}, nil
 }
 
 // Ceilings of a fleet's waits: on other aghcheck processes, never on the
@@ -69,7 +69,7 @@ const (
 
 // fleet is the fleet machinery of one run.
 type fleet struct {
-	Fleet
+	fleetSpec
 	nc *nats.Conn
 
 	mu      sync.Mutex
@@ -100,11 +100,11 @@ type fleetArrival struct {
 	Key    string `json:"key"`
 }
 
-func (f *fleet) subject(s string) string { return FleetPrefix + "." + f.Name + "." + s }
+func (f *fleet) subject(s string) string { return fleetPrefix + "." + f.Name + "." + s }
 
 // startFleet subscribes to the fleet's subjects on nc.
-func startFleet(nc *nats.Conn, cfg *Fleet) (*fleet, error) {
-	f := &fleet{Fleet: *cfg, nc: nc, arrived: map[string]map[int]bool{}, passed: map[string]bool{},
+func startFleet(nc *nats.Conn, cfg *fleetSpec) (*fleet, error) {
+	f := &fleet{fleetSpec: *cfg, nc: nc, arrived: map[string]map[int]bool{}, passed: map[string]bool{},
 		changed: make(chan struct{}), results: map[int][]fleetResult{}}
 	if _, err := nc.Subscribe(f.subject("barrier"), f.onArrival); err != nil {
 		return nil, fmt.Errorf("fleet %s: %w", f.Name, err)

@@ -15,11 +15,11 @@ import (
 )
 
 func TestParseFleet(t *testing.T) {
-	if f, err := ParseFleet("load-1:2/3"); err != nil || *f != (Fleet{Name: "load-1", Member: 2, Size: 3}) {
+	if f, err := parseFleet("load-1:2/3"); err != nil || *f != (fleetSpec{Name: "load-1", Member: 2, Size: 3}) {
 		t.Errorf("load-1:2/3 = %+v, %v", f, err)
 	}
 	for _, bad := range []string{"x", "x:1", "x:0/3", "x:4/3", "x:1/1", "X Y:1/2", ":1/2"} {
-		if _, err := ParseFleet(bad); err == nil {
+		if _, err := parseFleet(bad); err == nil {
 			t.Errorf("%q parsed", bad)
 		}
 	}
@@ -63,7 +63,7 @@ func TestFleetOnACluster(t *testing.T) {
 				defer wg.Done()
 				ep := broker.Endpoint{URL: n.url(), User: clusterUser, Password: clusterPassword}
 				rep, err := runConfig(context.Background(), config{Target: Target{External: &ep, IUTPeer: id, Workspace: ws, Channel: ch,
-					GreetTimeout: 10 * time.Second}, Scenarios: conc, Fleet: &Fleet{Name: name, Member: k + 1, Size: len(nodes)}})
+					GreetTimeout: 10 * time.Second}, Scenarios: conc, Fleet: &fleetSpec{Name: name, Member: k + 1, Size: len(nodes)}})
 				if rep == nil || rep.Error != "" {
 					t.Errorf("member %d: %v %v", k+1, err, rep)
 				}

@@ -177,7 +177,7 @@ func (o Options) Preview() (*Plan, error) {
 		Level: level, Strict: o.Strict, Select: sel,
 		Parallel: o.Parallel, Repeat: o.Repeat, Timeout: o.Timeout, ReproDir: o.ReproDir}}
 	if o.Fleet != "" {
-		if p.cfg.Fleet, err = ParseFleet(o.Fleet); err != nil {
+		if p.cfg.Fleet, err = parseFleet(o.Fleet); err != nil {
 			return nil, &OptionError{Option: "fleet", Err: err}
 		}
 	}

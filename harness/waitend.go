@@ -62,12 +62,18 @@ func (w *waiter) unended(ctx context.Context, sr report.StepResult, e *scenario.
 func (w *waiter) underWay(work string, pats []map[string]any) string {
 	var named []string
 	for _, p := range pats {
+		if p["kind"] == "receipt" {
+			continue // a refusal the step also takes: no state of the work
+		}
 		body, _ := p["body"].(map[string]any)
 		states, ok := allowed(body["state"])
 		if p["kind"] != "trace" || !ok {
 			return "" // a step that waits for no particular state
 		}
 		named = append(named, states...)
+	}
+	if len(named) == 0 {
+		return ""
 	}
 	carrier := w.carrier(work)
 	w.in.mu.Lock()
@@ -92,7 +98,11 @@ func (w *waiter) underWay(work string, pats []map[string]any) string {
 			if carrier == "" || body["for_id"] != carrier {
 				continue
 			}
-			if body["status"] != "accepted" {
+			switch body["status"] {
+			case "accepted":
+			case "duplicate":
+				continue // a copy refused, not the work
+			default:
 				return ""
 			}
 			if last == "" {
