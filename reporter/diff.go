@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/aghcheck/aghcheck/internal/plural"
 	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/rundiff"
 )
@@ -76,7 +77,7 @@ func diffVerdict(d *rundiff.Diff) string {
 		parts = append(parts, fmt.Sprintf("%d %s", d.Count(s.class), name))
 	}
 	return fmt.Sprintf("%s; %s and %s unchanged", strings.Join(parts, ", "),
-		Plural(d.Same[rundiff.Scenario], "scenario"), Plural(d.Same[rundiff.Requirement], "requirement"))
+		plural.Count(d.Same[rundiff.Scenario], "scenario"), plural.Count(d.Same[rundiff.Requirement], "requirement"))
 }
 
 func writeDiffText(w io.Writer, p palette, d *rundiff.Diff) error {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aghcheck/aghcheck/internal/plural"
 	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/validate"
 )
@@ -175,9 +176,9 @@ func (r *junitReporter) Item(d *validate.Document) error {
 			}
 			fmt.Fprintf(&text, "%s: %s %s %s\n    %s\n", fileLocation(d), sev, f.Rule.ID, Detail(f), ruleClause(f.Rule))
 		}
-		msg := Plural(errs, "error")
+		msg := plural.Count(errs, "error")
 		if warns > 0 {
-			msg += ", " + Plural(warns, "warning")
+			msg += ", " + plural.Count(warns, "warning")
 		}
 		c.failure = &junitFailure{Message: msg + ": " + first, Type: first, Text: text.String()}
 	} else if len(d.Findings) > 0 && !r.o.Quiet {

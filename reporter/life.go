@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/aghcheck/aghcheck/internal/plural"
 	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/sanitize"
 )
@@ -27,7 +28,7 @@ func LifeLines(ev report.LifeEvent) string {
 		if n > 5 {
 			more = fmt.Sprintf(" and %d more", n-5)
 		}
-		fmt.Fprintf(&b, "    interrupted %s, played again: %s%s\n", Plural(n, "scenario"), strings.Join(shown, ", "), more)
+		fmt.Fprintf(&b, "    interrupted %s, played again: %s%s\n", plural.Count(n, "scenario"), strings.Join(shown, ", "), more)
 	}
 	if ev.Blame != "" {
 		fmt.Fprintf(&b, "    %s\n", ev.Blame)

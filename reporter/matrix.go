@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/aghcheck/aghcheck/internal/plural"
 	"github.com/aghcheck/aghcheck/internal/rundiff"
 )
 
@@ -31,7 +32,7 @@ func matrixCounts(c rundiff.Column) string {
 
 // matrixClosing says what the table leaves out and why a column is empty.
 func matrixClosing(m *rundiff.Matrix) []string {
-	lines := []string{fmt.Sprintf("%s with the same outcome in every version that ran are not listed.", Plural(m.Same, "scenario"))}
+	lines := []string{fmt.Sprintf("%s with the same outcome in every version that ran are not listed.", plural.Count(m.Same, "scenario"))}
 	for _, c := range m.Columns {
 		if c.NotRun != "" {
 			lines = append(lines, fmt.Sprintf("%s (%s) was not run: %s", c.Label, c.Version, c.NotRun))

@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aghcheck/aghcheck/internal/plural"
 	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/validate"
@@ -121,19 +122,7 @@ func orNone(s string) string {
 // summaryLine is the closing line every format prints or embeds.
 func summaryLine(s validate.Summary) string {
 	return fmt.Sprintf("%s, %d valid, %d invalid, %s, %s",
-		Plural(s.Documents, "document"), s.Valid, s.Invalid, Plural(s.Errors, "error"), Plural(s.Warnings, "warning"))
-}
-
-// Plural renders n with its noun, plural unless n is 1 ("1 error",
-// "2 errors", "2 entries").
-func Plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	if k := len(noun); k > 1 && noun[k-1] == 'y' && !strings.ContainsRune("aeiou", rune(noun[k-2])) {
-		return strconv.Itoa(n) + " " + noun[:k-1] + "ies"
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
+		plural.Count(s.Documents, "document"), s.Valid, s.Invalid, plural.Count(s.Errors, "error"), plural.Count(s.Warnings, "warning"))
 }
 
 func counts(d *validate.Document, strict bool) (errs, warns int) {

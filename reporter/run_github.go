@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/aghcheck/aghcheck/internal/baseline"
+	"github.com/aghcheck/aghcheck/internal/plural"
 	"github.com/aghcheck/aghcheck/internal/report"
 )
 
@@ -65,7 +66,7 @@ func writeRunGitHub(w io.Writer, rep *report.Report) error {
 		case f.Level != "MUST" && !isNew[baseline.PassivePrefix+f.Rule]:
 			cmd = "warning"
 		}
-		msg := fmt.Sprintf("%s broke %s (%s)%s, e.g. %s", Plural(f.Count, "IUT envelope"), f.Rule, f.Level, why, f.Example)
+		msg := fmt.Sprintf("%s broke %s (%s)%s, e.g. %s", plural.Count(f.Count, "IUT envelope"), f.Rule, f.Level, why, f.Example)
 		if c := ClauseLine(f.Level, findingText(f)); c != "" {
 			msg += "\n" + c
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/aghcheck/aghcheck/internal/catalogue"
 	"github.com/aghcheck/aghcheck/internal/iut"
+	"github.com/aghcheck/aghcheck/internal/plural"
 	"github.com/aghcheck/aghcheck/internal/report"
 )
 
@@ -29,7 +30,7 @@ var runHTMLTemplate = template.Must(template.New("run").Funcs(template.FuncMap{
 	"upper":       func(o report.Outcome) string { return strings.ToUpper(string(o)) },
 	"clipAt":      func() string { return thousands(htmlClip) },
 	"bytes":       thousands,
-	"plural":      Plural,
+	"plural":      plural.Count,
 	"gaps":        gapGroups,
 	"add":         func(a, b int) int { return a + b },
 	"clause":      ClauseLine,

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/aghcheck/aghcheck/internal/plural"
 	"github.com/aghcheck/aghcheck/internal/report"
 )
 
@@ -114,7 +115,7 @@ func writeRunJUnit(w io.Writer, rep *report.Report) error {
 		ns := get("not selected")
 		ns.Tests++
 		ns.Skipped++
-		ns.Cases = append(ns.Cases, junitTestcase{Name: Plural(notSelected, "scenario") + " not selected by --run", Classname: "not-selected", Time: "0.000",
+		ns.Cases = append(ns.Cases, junitTestcase{Name: plural.Count(notSelected, "scenario") + " not selected by --run", Classname: "not-selected", Time: "0.000",
 			Skipped: &junitSkipped{Message: report.NotSelected}})
 	}
 	junitBaseline(rep, get)

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aghcheck/aghcheck/internal/agh"
+	"github.com/aghcheck/aghcheck/internal/plural"
 	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/validate"
 	"github.com/aghcheck/aghcheck/reporter"
@@ -196,7 +197,7 @@ invalid.`,
 		}
 		switch {
 		case interrupted:
-			fmt.Fprintf(cmd.ErrOrStderr(), "aghcheck: interrupted: the summary counts the %s read before the signal\n", reporter.Plural(sum.Documents, "document"))
+			fmt.Fprintf(cmd.ErrOrStderr(), "aghcheck: interrupted: the summary counts the %s read before the signal\n", plural.Count(sum.Documents, "document"))
 			if sum.Invalid > 0 {
 				return &exitError{code: exitInvalid}
 			}
