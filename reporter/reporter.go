@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/aghcheck/aghcheck/internal/plural"
 	"github.com/aghcheck/aghcheck/internal/report"
@@ -83,40 +82,6 @@ func position(d *validate.Document, i int) validate.Position {
 		return d.At[i]
 	}
 	return validate.Position{Line: d.Line}
-}
-
-// Detail renders a finding's message part: "at /ptr: message (expected X, found Y)".
-func Detail(f rules.Finding) string {
-	var b strings.Builder
-	if f.Pointer != "" {
-		b.WriteString("at ")
-		b.WriteString(f.Pointer)
-	}
-	if f.Message != "" {
-		if b.Len() > 0 {
-			b.WriteString(": ")
-		}
-		b.WriteString(f.Message)
-	}
-	if f.Expected != "" || f.Found != "" {
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		fmt.Fprintf(&b, "(expected %s, found %s)", orNone(f.Expected), orNone(f.Found))
-	}
-	if b.Len() == 0 {
-		b.WriteString(f.Rule.Clause)
-	}
-	// One finding, one line: a newline in a message would break the
-	// file:line: form that editors and CI parse.
-	return strings.ReplaceAll(b.String(), "\n", " ")
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "nothing"
-	}
-	return s
 }
 
 // summaryLine is the closing line every format prints or embeds.

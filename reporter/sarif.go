@@ -177,7 +177,7 @@ func (r *sarifReporter) Item(d *validate.Document) error {
 		if p := position(d, i); p.Line > 0 {
 			at.Physical.Region = &sarifRegion{p.Line, p.Column}
 		}
-		res := sarifResult{RuleID: f.Rule.ID, Level: f.Severity(r.o.Strict).String(), Message: sarifText{Detail(f)},
+		res := sarifResult{RuleID: f.Rule.ID, Level: f.Severity(r.o.Strict).String(), Message: sarifText{f.Detail()},
 			Locations: []sarifLocation{at}, Properties: about}
 		if i, ok := r.index[f.Rule.ID]; ok {
 			res.RuleIndex = &i

@@ -92,7 +92,7 @@ func (t *textReporter) Item(d *validate.Document) error {
 		if sev == rules.Warning {
 			label = t.p.yellow.Sprint("warning")
 		}
-		fmt.Fprintf(t.w, "%s: %s %s %s\n", t.p.bold.Sprint(loc), label, t.p.bold.Sprint(f.Rule.ID), Detail(f))
+		fmt.Fprintf(t.w, "%s: %s %s %s\n", t.p.bold.Sprint(loc), label, t.p.bold.Sprint(f.Rule.ID), f.Detail())
 		fmt.Fprintf(t.w, "    %s\n", t.p.faint.Sprint(ruleClause(f.Rule)))
 	}
 	return nil

@@ -14,7 +14,7 @@ import (
 	"github.com/aghcheck/aghcheck/internal/plural"
 	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/sanitize"
-	"github.com/aghcheck/aghcheck/reporter"
+	"github.com/aghcheck/aghcheck/internal/workflowcmd"
 )
 
 // Formats are the output formats of NewSink: live (a refreshed summary
@@ -69,7 +69,7 @@ func line(f *Finding) string {
 	if f.WorkID != "" {
 		fmt.Fprintf(&b, " (%s)", f.WorkID)
 	}
-	fmt.Fprintf(&b, " on %s: %s", f.Subject, reporter.Detail(f.Finding))
+	fmt.Fprintf(&b, " on %s: %s", f.Subject, f.Finding.Detail())
 	return b.String()
 }
 
@@ -143,7 +143,7 @@ func (s *githubSink) Finding(f Finding) {
 	if f.Peer != "" {
 		title += " " + f.Peer
 	}
-	fmt.Fprintln(s.w, reporter.Annotation(cmd, title, line(&f)+"\n"+f.Rule.Severity.Level()+": "+f.Rule.Clause))
+	fmt.Fprintln(s.w, workflowcmd.Annotation(cmd, title, line(&f)+"\n"+f.Rule.Severity.Level()+": "+f.Rule.Clause))
 }
 func (s *githubSink) Tick(*Summary) { _ = s.w.Flush() }
 func (s *githubSink) Close(sum *Summary) error {
