@@ -23,6 +23,7 @@ import (
 	"github.com/aghcheck/aghcheck/internal/requirements"
 	"github.com/aghcheck/aghcheck/internal/sanitize"
 	"github.com/aghcheck/aghcheck/internal/scenario"
+	"github.com/aghcheck/aghcheck/internal/termline"
 	"github.com/aghcheck/aghcheck/reporter"
 )
 
@@ -339,12 +340,12 @@ figures are all of theirs.`,
 			// line; a pipe or a file (a CI log) gets a line every
 			// waitLogEvery while a wait lasts.
 			errOut := cmd.ErrOrStderr()
-			var live *reporter.LiveLine
+			var live *termline.Line
 			if f, ok := errOut.(*os.File); ok && isTerminal(f) {
-				live = reporter.NewLiveLine(f)
-				plan.Waiting(reporter.LiveWaitOn(live, termWidth()))
+				live = termline.New(f)
+				plan.Waiting(termline.LiveWaitOn(live, termWidth()))
 			} else {
-				plan.Waiting(reporter.LogWait(errOut, waitLogEvery))
+				plan.Waiting(termline.LogWait(errOut, waitLogEvery))
 			}
 			clearLive := func() {
 				if live != nil {
@@ -354,7 +355,7 @@ figures are all of theirs.`,
 			plan.Progress(func(sc *report.ScenarioResult) { clearLive(); _ = w.Item(sc) }) // a failed write shows again at Finish
 			// The IUT's deaths and returns go to stderr as they happen,
 			// whatever the report's format: a CI log shows them in order.
-			plan.Life(func(ev report.LifeEvent) { clearLive(); fmt.Fprint(errOut, reporter.LifeLines(ev)) })
+			plan.Life(func(ev report.LifeEvent) { clearLive(); fmt.Fprint(errOut, termline.LifeLines(ev)) })
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			rep, runErr := plan.Run(ctx)

@@ -19,6 +19,7 @@ import (
 	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/internal/plural"
 	"github.com/aghcheck/aghcheck/internal/rules"
+	"github.com/aghcheck/aghcheck/internal/termline"
 	"github.com/aghcheck/aghcheck/internal/validate"
 	"github.com/aghcheck/aghcheck/reporter"
 )
@@ -242,7 +243,7 @@ func showProgress(out *os.File, files int, bytesRead *atomic.Int64, emit func(*v
 	done, finished := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(finished)
-		line := reporter.NewLiveLine(out)
+		line := termline.New(out)
 		defer line.Clear()
 		tick := time.NewTicker(250 * time.Millisecond)
 		defer tick.Stop()
@@ -253,7 +254,7 @@ func showProgress(out *os.File, files int, bytesRead *atomic.Int64, emit func(*v
 			case <-tick.C:
 			}
 			if el := time.Since(start); el >= 500*time.Millisecond {
-				line.Show(reporter.ProgressLine(reporter.ValidateProgress{File: int(min(max(file.Load(), 1), int64(files))), Files: files,
+				line.Show(termline.ProgressLine(termline.ValidateProgress{File: int(min(max(file.Load(), 1), int64(files))), Files: files,
 					Documents: docs.Load(), Bytes: bytesRead.Load(), Elapsed: el}, termWidth()))
 			}
 		}
