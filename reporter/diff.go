@@ -11,20 +11,6 @@ import (
 	"github.com/aghcheck/aghcheck/internal/rundiff"
 )
 
-type (
-	DiffWriter = Writer[rundiff.Change, *rundiff.Diff]
-	diffFormat = Format[rundiff.Change, *rundiff.Diff]
-)
-
-// Diff holds the formats of `aghcheck diff`.
-var Diff = newRegistry(
-	diffFormat{Name: "text", New: func(w io.Writer, o Options) DiffWriter {
-		return finishOnly[rundiff.Change, *rundiff.Diff](func(d *rundiff.Diff) error { return writeDiffText(w, newPalette(o.Color), d) })
-	}},
-	diffFormat{Name: "json", New: whole[rundiff.Change](writeDiffJSON), JSON: true},
-	diffFormat{Name: "markdown", Aliases: []string{"md"}, New: whole[rundiff.Change](writeDiffMarkdown)},
-)
-
 // diffSections are the classes of change in the order every format lists
 // them.
 var diffSections = []struct {

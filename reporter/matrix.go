@@ -10,18 +10,6 @@ import (
 	"github.com/aghcheck/aghcheck/internal/rundiff"
 )
 
-type (
-	MatrixWriter = Writer[rundiff.Row, *rundiff.Matrix]
-	matrixFormat = Format[rundiff.Row, *rundiff.Matrix]
-)
-
-// Matrix holds the formats of `aghcheck diff --matrix`.
-var Matrix = newRegistry(
-	matrixFormat{Name: "text", New: whole[rundiff.Row](writeMatrixText)},
-	matrixFormat{Name: "json", New: whole[rundiff.Row](writeMatrixJSON), JSON: true},
-	matrixFormat{Name: "markdown", Aliases: []string{"md"}, New: whole[rundiff.Row](writeMatrixMarkdown)},
-)
-
 // matrixCounts is a column's totals cell.
 func matrixCounts(c rundiff.Column) string {
 	if c.NotRun != "" {

@@ -1,17 +1,3 @@
-// Package reporter writes the results of aghcheck in the formats people and
-// CI read. Three results, one Writer interface, one Registry per command:
-//
-//   - Validate: the documents of `aghcheck validate` (validate.Document, then
-//     validate.Summary) as text, JSON, JUnit XML, GitHub annotations or
-//     SARIF;
-//   - Run: a live run (each harness.ScenarioResult as it ends, then the
-//     harness.Report) as text, JSON, JUnit XML, one self-contained HTML
-//     page, GitHub annotations or the self-certification record (JSON or
-//     YAML);
-//   - Rules: the rule catalogue of `aghcheck rules` as text, Markdown or JSON.
-//
-// The command line only picks a name from a registry; a new format is one
-// entry in the registry of its command.
 package reporter
 
 import (
@@ -22,45 +8,68 @@ import (
 	"github.com/aghcheck/aghcheck/internal/plural"
 	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/rules"
+	"github.com/aghcheck/aghcheck/internal/rundiff"
 	"github.com/aghcheck/aghcheck/internal/validate"
 )
 
 // The writers and formats of each command's results.
 type (
-	DocumentWriter = Writer[*validate.Document, validate.Summary]
-	RunWriter      = Writer[*report.ScenarioResult, *report.Report]
-	RuleWriter     = Writer[*rules.Rule, []*rules.Rule]
+	documentWriter = Writer[*validate.Document, validate.Summary]
+	runWriter      = Writer[*report.ScenarioResult, *report.Report]
+	ruleWriter     = Writer[*rules.Rule, []*rules.Rule]
+	diffWriter     = Writer[rundiff.Change, *rundiff.Diff]
 
 	documentFormat = Format[*validate.Document, validate.Summary]
 	runFormat      = Format[*report.ScenarioResult, *report.Report]
 	ruleFormat     = Format[*rules.Rule, []*rules.Rule]
+	diffFormat     = Format[rundiff.Change, *rundiff.Diff]
+	matrixFormat   = Format[rundiff.Row, *rundiff.Matrix]
 )
 
-// Validate holds the formats of `aghcheck validate`.
-var Validate = newRegistry(
-	documentFormat{Name: "text", New: func(w io.Writer, o Options) DocumentWriter { return newText(w, o) }},
-	documentFormat{Name: "json", New: func(w io.Writer, o Options) DocumentWriter { return &jsonReporter{w: w, o: o} }, JSON: true},
-	documentFormat{Name: "junit", New: func(w io.Writer, o Options) DocumentWriter { return &junitReporter{w: w, o: o} }},
-	documentFormat{Name: "github", New: func(w io.Writer, o Options) DocumentWriter { return &githubReporter{w: w, o: o} }},
-	documentFormat{Name: "sarif", New: newSARIF, JSON: true},
-)
+// The formats of each command: --format names one of its registry.
+var (
+	// Validate holds the formats of `aghcheck validate`.
+	Validate = newRegistry(
+		documentFormat{Name: "text", New: func(w io.Writer, o Options) documentWriter { return newText(w, o) }},
+		documentFormat{Name: "json", New: func(w io.Writer, o Options) documentWriter { return &jsonReporter{w: w, o: o} }, JSON: true},
+		documentFormat{Name: "junit", New: func(w io.Writer, o Options) documentWriter { return &junitReporter{w: w, o: o} }},
+		documentFormat{Name: "github", New: func(w io.Writer, o Options) documentWriter { return &githubReporter{w: w, o: o} }},
+		documentFormat{Name: "sarif", New: newSARIF, JSON: true},
+	)
 
-// Run holds the formats of `aghcheck run`.
-var Run = newRegistry(
-	runFormat{Name: "text", New: newRunText},
-	runFormat{Name: "json", New: whole[*report.ScenarioResult](writeRunJSON), JSON: true},
-	runFormat{Name: "junit", New: whole[*report.ScenarioResult](writeRunJUnit)},
-	runFormat{Name: "html", New: whole[*report.ScenarioResult](writeRunHTML)},
-	runFormat{Name: "github", New: whole[*report.ScenarioResult](writeRunGitHub)},
-	runFormat{Name: "record-json", New: recordFormat(encodeRecordJSON)},
-	runFormat{Name: "record-yaml", New: recordFormat(encodeRecordYAML)},
-)
+	// Run holds the formats of `aghcheck run`.
+	Run = newRegistry(
+		runFormat{Name: "text", New: newRunText},
+		runFormat{Name: "json", New: whole[*report.ScenarioResult](writeRunJSON), JSON: true},
+		runFormat{Name: "junit", New: whole[*report.ScenarioResult](writeRunJUnit)},
+		runFormat{Name: "html", New: whole[*report.ScenarioResult](writeRunHTML)},
+		runFormat{Name: "github", New: whole[*report.ScenarioResult](writeRunGitHub)},
+		runFormat{Name: "record-json", New: recordFormat(encodeRecordJSON)},
+		runFormat{Name: "record-yaml", New: recordFormat(encodeRecordYAML)},
+	)
 
-// Rules holds the formats of `aghcheck rules`.
-var Rules = newRegistry(
-	ruleFormat{Name: "text", New: func(w io.Writer, _ Options) RuleWriter { return &rulesText{w: w} }},
-	ruleFormat{Name: "markdown", Aliases: []string{"md"}, New: whole[*rules.Rule](writeRulesMarkdown)},
-	ruleFormat{Name: "json", New: whole[*rules.Rule](writeRulesJSON), JSON: true},
+	// Rules holds the formats of `aghcheck rules`.
+	Rules = newRegistry(
+		ruleFormat{Name: "text", New: func(w io.Writer, _ Options) ruleWriter { return &rulesText{w: w} }},
+		ruleFormat{Name: "markdown", Aliases: []string{"md"}, New: whole[*rules.Rule](writeRulesMarkdown)},
+		ruleFormat{Name: "json", New: whole[*rules.Rule](writeRulesJSON), JSON: true},
+	)
+
+	// Diff holds the formats of `aghcheck diff`.
+	Diff = newRegistry(
+		diffFormat{Name: "text", New: func(w io.Writer, o Options) diffWriter {
+			return finishOnly[rundiff.Change, *rundiff.Diff](func(d *rundiff.Diff) error { return writeDiffText(w, newPalette(o.Color), d) })
+		}},
+		diffFormat{Name: "json", New: whole[rundiff.Change](writeDiffJSON), JSON: true},
+		diffFormat{Name: "markdown", Aliases: []string{"md"}, New: whole[rundiff.Change](writeDiffMarkdown)},
+	)
+
+	// Matrix holds the formats of `aghcheck diff --matrix`.
+	Matrix = newRegistry(
+		matrixFormat{Name: "text", New: whole[rundiff.Row](writeMatrixText)},
+		matrixFormat{Name: "json", New: whole[rundiff.Row](writeMatrixJSON), JSON: true},
+		matrixFormat{Name: "markdown", Aliases: []string{"md"}, New: whole[rundiff.Row](writeMatrixMarkdown)},
+	)
 )
 
 // fileLocation renders file:line or file:line#index (index of a top-level array).

@@ -68,7 +68,7 @@ func writeRunGitHub(w io.Writer, rep *report.Report) error {
 			cmd = "warning"
 		}
 		msg := fmt.Sprintf("%s broke %s (%s)%s, e.g. %s", plural.Count(f.Count, "IUT envelope"), f.Rule, f.Level, why, f.Example)
-		if c := ClauseLine(f.Level, findingText(f)); c != "" {
+		if c := clauseLine(f.Level, findingText(f)); c != "" {
 			msg += "\n" + c
 		}
 		b.WriteString(workflowcmd.Annotation(cmd, "passive "+f.Rule, msg) + "\n")
@@ -95,7 +95,7 @@ func writeRunGitHub(w io.Writer, rep *report.Report) error {
 	} else if line != "" {
 		fmt.Fprintln(&b, line)
 	}
-	if line := ReadingsText(rep); line != "" {
+	if line := readingsText(rep); line != "" {
 		fmt.Fprintf(&b, "readings: %s\n", line)
 	}
 	if a := rep.AdapterOwned; a != nil {

@@ -92,7 +92,7 @@ func writeRunJUnit(w io.Writer, rep *report.Report) error {
 	var lines []string
 	for _, f := range rep.Passive.Findings {
 		lines = append(lines, fmt.Sprintf("%s %s x%d: %s", f.Level, f.Rule, f.Count, f.Example))
-		if c := ClauseLine(f.Level, findingText(f)); c != "" {
+		if c := clauseLine(f.Level, findingText(f)); c != "" {
 			lines = append(lines, "    "+c)
 		}
 	}

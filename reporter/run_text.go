@@ -49,7 +49,7 @@ type runText struct {
 	p palette
 }
 
-func newRunText(w io.Writer, o Options) RunWriter {
+func newRunText(w io.Writer, o Options) runWriter {
 	if o.Level != "" {
 		n := plural.Count(o.Scenarios, "scenario")
 		if o.Selected != o.Scenarios {
@@ -178,8 +178,8 @@ func (t *runText) Finish(rep *report.Report) error {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "tested   %s\n", TestedText(rep))
-	if line := ReadingsText(rep); line != "" {
+	fmt.Fprintf(w, "tested   %s\n", tested(rep))
+	if line := readingsText(rep); line != "" {
 		fmt.Fprintf(w, "readings %s\n", line)
 	}
 	t.liveness(rep)
@@ -319,7 +319,7 @@ func writePassive(w io.Writer, p palette, rep *report.Report) {
 		if len(f.Scenarios) > 0 {
 			fmt.Fprintf(w, "           in the exchange of %s\n", strings.Join(f.Scenarios, ", "))
 		}
-		if c := ClauseLine(f.Level, findingText(f)); c != "" {
+		if c := clauseLine(f.Level, findingText(f)); c != "" {
 			fmt.Fprintf(w, "           %s\n", p.faint.Sprint(c))
 		}
 	}
@@ -541,10 +541,10 @@ func tailLines(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// ReadingsText is the readings line of a report: the other readings of
+// readingsText is the readings line of a report: the other readings of
 // errata the run judged by and how many scenarios they changed ("" when
 // the run judged by the pages' default readings alone).
-func ReadingsText(rep *report.Report) string {
+func readingsText(rep *report.Report) string {
 	if len(rep.Readings) == 0 {
 		return ""
 	}

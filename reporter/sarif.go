@@ -108,7 +108,7 @@ type sarifReporter struct {
 	enc   *json.Encoder // into buf, so that HTML characters stay readable
 }
 
-func newSARIF(w io.Writer, o Options) DocumentWriter { return &sarifReporter{w: w, o: o} }
+func newSARIF(w io.Writer, o Options) documentWriter { return &sarifReporter{w: w, o: o} }
 
 func (r *sarifReporter) start() error {
 	if r.bw != nil {

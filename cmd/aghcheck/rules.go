@@ -59,7 +59,13 @@ judged yet). docs/coverage.md is its markdown form.`,
 			if err != nil {
 				return err
 			}
-			return reporter.WriteAll(f.New(cmd.OutOrStdout(), reporter.Options{}), list, list)
+			w := f.New(cmd.OutOrStdout(), reporter.Options{})
+			for _, r := range list {
+				if err := w.Item(r); err != nil {
+					return err
+				}
+			}
+			return w.Finish(list)
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "output `FORMAT`: "+reporter.Rules.List())

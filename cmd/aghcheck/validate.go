@@ -157,7 +157,7 @@ invalid.`,
 			BytesRead: &bytesRead, OneMessage: oneMessage,
 			// A line-oriented format shows each document as soon as it is
 			// checked, not when its buffer fills: a live stream needs it.
-			Idle: reporter.FlushFunc(rep),
+			Idle: flushFunc(rep),
 		})
 		if err != nil {
 			return usage(fmt.Errorf("--profile: %w", err))
@@ -318,4 +318,13 @@ func parseAge(s string) (int64, error) {
 		return 0, fmt.Errorf("--max-replay-age: want seconds (300) or a duration (300s, 5m), got %q", s)
 	}
 	return int64(d / time.Second), nil
+}
+
+// flushFunc is a function that flushes w when w is a reporter.Flusher, else nil.
+func flushFunc(w any) func() {
+	f, ok := w.(reporter.Flusher)
+	if !ok {
+		return nil
+	}
+	return func() { _ = f.Flush() }
 }
