@@ -126,6 +126,7 @@ type run struct {
 
 	done chan struct{} // closed when rep and err are set
 	rep  *report.Report
+	text reporter.Sections // rep's text report, by section
 	err  error
 	news map[string]bool // scenario ids the baseline does not record
 	// warnings are what planning had to say (a baseline entry without a
@@ -240,6 +241,7 @@ func (r *run) play(ctx context.Context) {
 		}
 	}
 	r.rep, r.err = rep, err
+	r.text = reporter.TextSections(rep, r.cfg.Verbose)
 	if r.cfg.ReportJSON != "" {
 		r.err = errors.Join(r.err, r.writeJSON(rep))
 	}
@@ -280,7 +282,7 @@ func (r *run) reportScenario(t *testing.T, id string) {
 	if sc.Outcome != report.Skip {
 		t.Logf("%s in %s", sc.Outcome, sc.Duration.D().Round(time.Millisecond))
 	}
-	text := reporter.ScenarioText(sc, r.cfg.Verbose)
+	text := r.text.Scenario(id)
 	switch sc.Outcome {
 	case report.Pass:
 	case report.Skip:
@@ -309,7 +311,7 @@ func (r *run) reportPassive(t *testing.T) {
 	if r.rep == nil || r.rep.Error != "" {
 		t.Skip("no run")
 	}
-	text := reporter.PassiveText(r.rep)
+	text := r.text.Passive()
 	switch r.rep.Passive.Outcome {
 	case report.Fail:
 		t.Error("\n" + text)
@@ -350,7 +352,7 @@ func (r *run) reportRun(t *testing.T) {
 		t.Logf("the IUT's stderr:\n%s", rep.IUT.Stderr)
 	}
 	if rep.Baseline != nil && len(rep.Baseline.Stale) > 0 {
-		t.Errorf("stale baseline entries (the deviation they record is gone: update or remove them):\n%s", reporter.BaselineText(rep))
+		t.Errorf("stale baseline entries (the deviation they record is gone: update or remove them):\n%s", r.text.Baseline())
 	}
-	t.Logf("tested %s\n%s", reporter.TestedText(rep), reporter.VerdictText(rep))
+	t.Logf("tested %s\n%s", r.text.Tested(), r.text.Verdict())
 }

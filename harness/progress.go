@@ -13,7 +13,7 @@ import (
 // living past an uptime) is registered while it lasts, and Config.Waiting
 // hears, every waitingEvery, the wait that has lasted longest, for how
 // long, and how many others there are: a terminal redraws it as one line,
-// a CI log prints it now and then (reporter.LogWait).
+// a CI log prints it now and then (termline.LogWait).
 
 // waits are what the run waits for now.
 type waits struct {

@@ -9,7 +9,7 @@ import (
 	"github.com/aghcheck/aghcheck/internal/rules"
 )
 
-// ClauseLine is the one line every report, validate's and run's, gives a
+// clauseLine is the one line every report, validate's and run's, gives a
 // rule a finding or a failing step names: its level and clause, where the
 // pages state it, and each other reading of an erratum that changes its
 // verdict with the flag that applies it, e.g.
@@ -18,7 +18,7 @@ import (
 //
 // so that a peer failing on a documented ambiguity learns of it where it
 // fails. t is catalogue.Text's (report.RuleText carries it in the JSON).
-func ClauseLine(level string, t report.RuleText) string {
+func clauseLine(level string, t report.RuleText) string {
 	if t.Clause == "" {
 		return ""
 	}
@@ -31,9 +31,9 @@ func ClauseLine(level string, t report.RuleText) string {
 	return strings.ReplaceAll(s, "\n", " ")
 }
 
-// ruleClause is ClauseLine for a rule in hand (a finding's).
+// ruleClause is clauseLine for a rule in hand (a finding's).
 func ruleClause(r *rules.Rule) string {
-	return ClauseLine(r.Severity.Level(), catalogue.TextOf(r))
+	return clauseLine(r.Severity.Level(), catalogue.TextOf(r))
 }
 
 // requirementClauses are the ClauseLines of the requirements the steps of
@@ -51,7 +51,7 @@ func requirementClauses(sc *report.ScenarioResult) []string {
 				continue
 			}
 			seen = append(seen, id)
-			out = append(out, id+" "+ClauseLine(r.Severity.Level(), catalogue.TextOf(r)))
+			out = append(out, id+" "+clauseLine(r.Severity.Level(), catalogue.TextOf(r)))
 		}
 	}
 	return out

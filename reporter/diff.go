@@ -6,22 +6,9 @@ import (
 	"io"
 	"strings"
 
+	"github.com/aghcheck/aghcheck/internal/plural"
 	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/rundiff"
-)
-
-type (
-	DiffWriter = Writer[rundiff.Change, *rundiff.Diff]
-	diffFormat = Format[rundiff.Change, *rundiff.Diff]
-)
-
-// Diff holds the formats of `aghcheck diff`.
-var Diff = newRegistry(
-	diffFormat{Name: "text", New: func(w io.Writer, o Options) DiffWriter {
-		return finishOnly[rundiff.Change, *rundiff.Diff](func(d *rundiff.Diff) error { return writeDiffText(w, newPalette(o.Color), d) })
-	}},
-	diffFormat{Name: "json", New: whole[rundiff.Change](writeDiffJSON), JSON: true},
-	diffFormat{Name: "markdown", Aliases: []string{"md"}, New: whole[rundiff.Change](writeDiffMarkdown)},
 )
 
 // diffSections are the classes of change in the order every format lists
@@ -76,7 +63,7 @@ func diffVerdict(d *rundiff.Diff) string {
 		parts = append(parts, fmt.Sprintf("%d %s", d.Count(s.class), name))
 	}
 	return fmt.Sprintf("%s; %s and %s unchanged", strings.Join(parts, ", "),
-		Plural(d.Same[rundiff.Scenario], "scenario"), Plural(d.Same[rundiff.Requirement], "requirement"))
+		plural.Count(d.Same[rundiff.Scenario], "scenario"), plural.Count(d.Same[rundiff.Requirement], "requirement"))
 }
 
 func writeDiffText(w io.Writer, p palette, d *rundiff.Diff) error {

@@ -27,15 +27,6 @@ type Flusher interface {
 	Flush() error
 }
 
-// FlushFunc is a function that flushes w when w is a Flusher, else nil.
-func FlushFunc(w any) func() {
-	f, ok := w.(Flusher)
-	if !ok {
-		return nil
-	}
-	return func() { _ = f.Flush() }
-}
-
 // Options shape every writer; each format reads the fields that concern it.
 type Options struct {
 	// Strict reports every finding as an error (--strict).
@@ -130,17 +121,6 @@ func (r *Registry[I, R]) New(name string, w io.Writer, o Options) (Writer[I, R],
 		return nil, err
 	}
 	return f.New(w, o), nil
-}
-
-// WriteAll writes a result that exists whole before writing starts (the
-// rule catalogue): its items, then the result.
-func WriteAll[I, R any](w Writer[I, R], items []I, result R) error {
-	for _, it := range items {
-		if err := w.Item(it); err != nil {
-			return err
-		}
-	}
-	return w.Finish(result)
 }
 
 // whole makes the constructor of a format that writes the whole result at

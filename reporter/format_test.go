@@ -64,7 +64,7 @@ func TestRuleWriters(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var b bytes.Buffer
 			w, _ := Rules.New(c.format, &b, Options{})
-			if err := WriteAll(w, list, list); err != nil {
+			if err := writeAll(w, list, list); err != nil {
 				t.Fatal(err)
 			}
 			if !strings.Contains(b.String(), c.want) {
@@ -97,4 +97,15 @@ func TestJUnitEscapedIsCDATA(t *testing.T) {
 			}
 		})
 	}
+}
+
+// writeAll writes a result that exists whole before writing starts (the
+// rule catalogue): its items, then the result.
+func writeAll[I, R any](w Writer[I, R], items []I, result R) error {
+	for _, it := range items {
+		if err := w.Item(it); err != nil {
+			return err
+		}
+	}
+	return w.Finish(result)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/validate"
+	"github.com/aghcheck/aghcheck/internal/workflowcmd"
 )
 
 // githubReporter prints GitHub Actions workflow commands, which the runner
@@ -49,7 +50,7 @@ func (r *githubReporter) Item(d *validate.Document) error {
 		}
 		var props []string
 		if d.Source != "<stdin>" {
-			props = append(props, "file="+escapeProperty(d.Source))
+			props = append(props, "file="+workflowcmd.EscapeProperty(d.Source))
 			if at := position(d, i); at.Line > 0 {
 				props = append(props, "line="+strconv.Itoa(at.Line))
 				if at.Column > 0 {
@@ -61,12 +62,12 @@ func (r *githubReporter) Item(d *validate.Document) error {
 		if d.Index >= 0 {
 			title += " [" + strconv.Itoa(d.Index) + "]"
 		}
-		props = append(props, "title="+escapeProperty(title))
-		msg := Detail(f) + "\n" + ruleClause(f.Rule)
+		props = append(props, "title="+workflowcmd.EscapeProperty(title))
+		msg := f.Detail() + "\n" + ruleClause(f.Rule)
 		if d.Source == "<stdin>" {
 			msg = fileLocation(d) + ": " + msg
 		}
-		fmt.Fprintf(r.bw, "::%s %s::%s\n", cmd, strings.Join(props, ","), escapeData(msg))
+		fmt.Fprintf(r.bw, "::%s %s::%s\n", cmd, strings.Join(props, ","), workflowcmd.EscapeData(msg))
 	}
 	return nil
 }
@@ -76,19 +77,10 @@ func (r *githubReporter) Finish(s validate.Summary) error {
 	for _, e := range s.InputErrors {
 		props := "title=input error"
 		if e.Source != "" {
-			props = "file=" + escapeProperty(e.Source) + "," + props
+			props = "file=" + workflowcmd.EscapeProperty(e.Source) + "," + props
 		}
-		fmt.Fprintf(r.bw, "::error %s::%s\n", props, escapeData(e.Message))
+		fmt.Fprintf(r.bw, "::error %s::%s\n", props, workflowcmd.EscapeData(e.Message))
 	}
 	fmt.Fprintln(r.bw, summaryLine(s))
 	return r.bw.Flush()
 }
-
-// Escaping as the Actions runner expects (toolkit's command.ts).
-var (
-	dataEscaper     = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
-	propertyEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
-)
-
-func escapeData(s string) string     { return dataEscaper.Replace(s) }
-func escapeProperty(s string) string { return propertyEscaper.Replace(s) }

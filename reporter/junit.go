@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aghcheck/aghcheck/internal/plural"
 	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/validate"
 )
@@ -173,17 +174,17 @@ func (r *junitReporter) Item(d *validate.Document) error {
 			if first == "" && sev == rules.Error {
 				first = f.Rule.ID
 			}
-			fmt.Fprintf(&text, "%s: %s %s %s\n    %s\n", fileLocation(d), sev, f.Rule.ID, Detail(f), ruleClause(f.Rule))
+			fmt.Fprintf(&text, "%s: %s %s %s\n    %s\n", fileLocation(d), sev, f.Rule.ID, f.Detail(), ruleClause(f.Rule))
 		}
-		msg := Plural(errs, "error")
+		msg := plural.Count(errs, "error")
 		if warns > 0 {
-			msg += ", " + Plural(warns, "warning")
+			msg += ", " + plural.Count(warns, "warning")
 		}
 		c.failure = &junitFailure{Message: msg + ": " + first, Type: first, Text: text.String()}
 	} else if len(d.Findings) > 0 && !r.o.Quiet {
 		var text strings.Builder
 		for _, f := range d.Findings {
-			fmt.Fprintf(&text, "%s: warning %s %s\n", fileLocation(d), f.Rule.ID, Detail(f))
+			fmt.Fprintf(&text, "%s: warning %s %s\n", fileLocation(d), f.Rule.ID, f.Detail())
 		}
 		c.out = text.String()
 	}

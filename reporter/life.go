@@ -3,61 +3,19 @@ package reporter
 import (
 	"fmt"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 
 	"github.com/aghcheck/aghcheck/internal/report"
-	"github.com/aghcheck/aghcheck/internal/sanitize"
+	"github.com/aghcheck/aghcheck/internal/termline"
 )
-
-// LifeLines is one liveness event of the IUT as the run prints it when it
-// happens: one line, then the scenarios it interrupted and the IUT's last
-// output lines, indented.
-func LifeLines(ev report.LifeEvent) string {
-	ev = sanitize.Copy(ev) // what the IUT printed, and why it died
-	var b strings.Builder
-	fmt.Fprintf(&b, "aghcheck: %s\n", ev)
-	if n := len(ev.InFlight); n > 0 {
-		shown := ev.InFlight
-		if n > 5 {
-			shown = shown[:5]
-		}
-		more := ""
-		if n > 5 {
-			more = fmt.Sprintf(" and %d more", n-5)
-		}
-		fmt.Fprintf(&b, "    interrupted %s, played again: %s%s\n", Plural(n, "scenario"), strings.Join(shown, ", "), more)
-	}
-	if ev.Blame != "" {
-		fmt.Fprintf(&b, "    %s\n", ev.Blame)
-	}
-	if !ev.Death() {
-		return b.String()
-	}
-	tail := ev.Stderr
-	if ev.Said != "" && !slices.Contains(tail, ev.Said) {
-		// What went wrong first, then how the output ended.
-		fmt.Fprintf(&b, "    stderr| %s\n    stderr| …\n", ev.Said)
-		tail = tail[max(len(tail)-3, 0):]
-	}
-	for _, l := range tail {
-		fmt.Fprintf(&b, "    stderr| %s\n", l)
-	}
-	if len(ev.Stderr) == 0 {
-		for _, l := range ev.Stdout {
-			fmt.Fprintf(&b, "    stdout| %s\n", l)
-		}
-	}
-	return b.String()
-}
 
 // liveness lists the IUT's deaths and returns, and the scenarios that
 // kill it, under the IUT line.
 func (t *runText) liveness(rep *report.Report) {
 	w, p := t.w, t.p
 	for _, ev := range rep.IUT.Events {
-		line := strings.TrimSuffix(strings.TrimPrefix(LifeLines(ev), "aghcheck: "), "\n")
+		line := strings.TrimSuffix(strings.TrimPrefix(termline.LifeLines(ev), "aghcheck: "), "\n")
 		if ev.Death() {
 			line = p.red.Sprint(line)
 		}

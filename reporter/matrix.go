@@ -6,19 +6,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/aghcheck/aghcheck/internal/plural"
 	"github.com/aghcheck/aghcheck/internal/rundiff"
-)
-
-type (
-	MatrixWriter = Writer[rundiff.Row, *rundiff.Matrix]
-	matrixFormat = Format[rundiff.Row, *rundiff.Matrix]
-)
-
-// Matrix holds the formats of `aghcheck diff --matrix`.
-var Matrix = newRegistry(
-	matrixFormat{Name: "text", New: whole[rundiff.Row](writeMatrixText)},
-	matrixFormat{Name: "json", New: whole[rundiff.Row](writeMatrixJSON), JSON: true},
-	matrixFormat{Name: "markdown", Aliases: []string{"md"}, New: whole[rundiff.Row](writeMatrixMarkdown)},
 )
 
 // matrixCounts is a column's totals cell.
@@ -31,7 +20,7 @@ func matrixCounts(c rundiff.Column) string {
 
 // matrixClosing says what the table leaves out and why a column is empty.
 func matrixClosing(m *rundiff.Matrix) []string {
-	lines := []string{fmt.Sprintf("%s with the same outcome in every version that ran are not listed.", Plural(m.Same, "scenario"))}
+	lines := []string{fmt.Sprintf("%s with the same outcome in every version that ran are not listed.", plural.Count(m.Same, "scenario"))}
 	for _, c := range m.Columns {
 		if c.NotRun != "" {
 			lines = append(lines, fmt.Sprintf("%s (%s) was not run: %s", c.Label, c.Version, c.NotRun))

@@ -181,8 +181,8 @@ func playedDigest(rep *report.Report, defs []*scenario.Scenario) (string, int, e
 }
 
 // recordFormat makes the constructor of the record in one encoding.
-func recordFormat(encode func(io.Writer, *certRecord) error) func(io.Writer, Options) RunWriter {
-	return func(w io.Writer, o Options) RunWriter {
+func recordFormat(encode func(io.Writer, *certRecord) error) func(io.Writer, Options) runWriter {
+	return func(w io.Writer, o Options) runWriter {
 		return finishOnly[*report.ScenarioResult, *report.Report](func(rep *report.Report) error {
 			r, err := newRecord(rep, o.Record)
 			if err != nil {

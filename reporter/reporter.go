@@ -1,66 +1,75 @@
-// Package reporter writes the results of aghcheck in the formats people and
-// CI read. Three results, one Writer interface, one Registry per command:
-//
-//   - Validate: the documents of `aghcheck validate` (validate.Document, then
-//     validate.Summary) as text, JSON, JUnit XML, GitHub annotations or
-//     SARIF;
-//   - Run: a live run (each harness.ScenarioResult as it ends, then the
-//     harness.Report) as text, JSON, JUnit XML, one self-contained HTML
-//     page, GitHub annotations or the self-certification record (JSON or
-//     YAML);
-//   - Rules: the rule catalogue of `aghcheck rules` as text, Markdown or JSON.
-//
-// The command line only picks a name from a registry; a new format is one
-// entry in the registry of its command.
 package reporter
 
 import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
+	"github.com/aghcheck/aghcheck/internal/plural"
 	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/rules"
+	"github.com/aghcheck/aghcheck/internal/rundiff"
 	"github.com/aghcheck/aghcheck/internal/validate"
 )
 
 // The writers and formats of each command's results.
 type (
-	DocumentWriter = Writer[*validate.Document, validate.Summary]
-	RunWriter      = Writer[*report.ScenarioResult, *report.Report]
-	RuleWriter     = Writer[*rules.Rule, []*rules.Rule]
+	documentWriter = Writer[*validate.Document, validate.Summary]
+	runWriter      = Writer[*report.ScenarioResult, *report.Report]
+	ruleWriter     = Writer[*rules.Rule, []*rules.Rule]
+	diffWriter     = Writer[rundiff.Change, *rundiff.Diff]
 
 	documentFormat = Format[*validate.Document, validate.Summary]
 	runFormat      = Format[*report.ScenarioResult, *report.Report]
 	ruleFormat     = Format[*rules.Rule, []*rules.Rule]
+	diffFormat     = Format[rundiff.Change, *rundiff.Diff]
+	matrixFormat   = Format[rundiff.Row, *rundiff.Matrix]
 )
 
-// Validate holds the formats of `aghcheck validate`.
-var Validate = newRegistry(
-	documentFormat{Name: "text", New: func(w io.Writer, o Options) DocumentWriter { return newText(w, o) }},
-	documentFormat{Name: "json", New: func(w io.Writer, o Options) DocumentWriter { return &jsonReporter{w: w, o: o} }, JSON: true},
-	documentFormat{Name: "junit", New: func(w io.Writer, o Options) DocumentWriter { return &junitReporter{w: w, o: o} }},
-	documentFormat{Name: "github", New: func(w io.Writer, o Options) DocumentWriter { return &githubReporter{w: w, o: o} }},
-	documentFormat{Name: "sarif", New: newSARIF, JSON: true},
-)
+// The formats of each command: --format names one of its registry.
+var (
+	// Validate holds the formats of `aghcheck validate`.
+	Validate = newRegistry(
+		documentFormat{Name: "text", New: func(w io.Writer, o Options) documentWriter { return newText(w, o) }},
+		documentFormat{Name: "json", New: func(w io.Writer, o Options) documentWriter { return &jsonReporter{w: w, o: o} }, JSON: true},
+		documentFormat{Name: "junit", New: func(w io.Writer, o Options) documentWriter { return &junitReporter{w: w, o: o} }},
+		documentFormat{Name: "github", New: func(w io.Writer, o Options) documentWriter { return &githubReporter{w: w, o: o} }},
+		documentFormat{Name: "sarif", New: newSARIF, JSON: true},
+	)
 
-// Run holds the formats of `aghcheck run`.
-var Run = newRegistry(
-	runFormat{Name: "text", New: newRunText},
-	runFormat{Name: "json", New: whole[*report.ScenarioResult](writeRunJSON), JSON: true},
-	runFormat{Name: "junit", New: whole[*report.ScenarioResult](writeRunJUnit)},
-	runFormat{Name: "html", New: whole[*report.ScenarioResult](writeRunHTML)},
-	runFormat{Name: "github", New: whole[*report.ScenarioResult](writeRunGitHub)},
-	runFormat{Name: "record-json", New: recordFormat(encodeRecordJSON)},
-	runFormat{Name: "record-yaml", New: recordFormat(encodeRecordYAML)},
-)
+	// Run holds the formats of `aghcheck run`.
+	Run = newRegistry(
+		runFormat{Name: "text", New: newRunText},
+		runFormat{Name: "json", New: whole[*report.ScenarioResult](writeRunJSON), JSON: true},
+		runFormat{Name: "junit", New: whole[*report.ScenarioResult](writeRunJUnit)},
+		runFormat{Name: "html", New: whole[*report.ScenarioResult](writeRunHTML)},
+		runFormat{Name: "github", New: whole[*report.ScenarioResult](writeRunGitHub)},
+		runFormat{Name: "record-json", New: recordFormat(encodeRecordJSON)},
+		runFormat{Name: "record-yaml", New: recordFormat(encodeRecordYAML)},
+	)
 
-// Rules holds the formats of `aghcheck rules`.
-var Rules = newRegistry(
-	ruleFormat{Name: "text", New: func(w io.Writer, _ Options) RuleWriter { return &rulesText{w: w} }},
-	ruleFormat{Name: "markdown", Aliases: []string{"md"}, New: whole[*rules.Rule](writeRulesMarkdown)},
-	ruleFormat{Name: "json", New: whole[*rules.Rule](writeRulesJSON), JSON: true},
+	// Rules holds the formats of `aghcheck rules`.
+	Rules = newRegistry(
+		ruleFormat{Name: "text", New: func(w io.Writer, _ Options) ruleWriter { return &rulesText{w: w} }},
+		ruleFormat{Name: "markdown", Aliases: []string{"md"}, New: whole[*rules.Rule](writeRulesMarkdown)},
+		ruleFormat{Name: "json", New: whole[*rules.Rule](writeRulesJSON), JSON: true},
+	)
+
+	// Diff holds the formats of `aghcheck diff`.
+	Diff = newRegistry(
+		diffFormat{Name: "text", New: func(w io.Writer, o Options) diffWriter {
+			return finishOnly[rundiff.Change, *rundiff.Diff](func(d *rundiff.Diff) error { return writeDiffText(w, newPalette(o.Color), d) })
+		}},
+		diffFormat{Name: "json", New: whole[rundiff.Change](writeDiffJSON), JSON: true},
+		diffFormat{Name: "markdown", Aliases: []string{"md"}, New: whole[rundiff.Change](writeDiffMarkdown)},
+	)
+
+	// Matrix holds the formats of `aghcheck diff --matrix`.
+	Matrix = newRegistry(
+		matrixFormat{Name: "text", New: whole[rundiff.Row](writeMatrixText)},
+		matrixFormat{Name: "json", New: whole[rundiff.Row](writeMatrixJSON), JSON: true},
+		matrixFormat{Name: "markdown", Aliases: []string{"md"}, New: whole[rundiff.Row](writeMatrixMarkdown)},
+	)
 )
 
 // fileLocation renders file:line or file:line#index (index of a top-level array).
@@ -84,56 +93,10 @@ func position(d *validate.Document, i int) validate.Position {
 	return validate.Position{Line: d.Line}
 }
 
-// Detail renders a finding's message part: "at /ptr: message (expected X, found Y)".
-func Detail(f rules.Finding) string {
-	var b strings.Builder
-	if f.Pointer != "" {
-		b.WriteString("at ")
-		b.WriteString(f.Pointer)
-	}
-	if f.Message != "" {
-		if b.Len() > 0 {
-			b.WriteString(": ")
-		}
-		b.WriteString(f.Message)
-	}
-	if f.Expected != "" || f.Found != "" {
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		fmt.Fprintf(&b, "(expected %s, found %s)", orNone(f.Expected), orNone(f.Found))
-	}
-	if b.Len() == 0 {
-		b.WriteString(f.Rule.Clause)
-	}
-	// One finding, one line: a newline in a message would break the
-	// file:line: form that editors and CI parse.
-	return strings.ReplaceAll(b.String(), "\n", " ")
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "nothing"
-	}
-	return s
-}
-
 // summaryLine is the closing line every format prints or embeds.
 func summaryLine(s validate.Summary) string {
 	return fmt.Sprintf("%s, %d valid, %d invalid, %s, %s",
-		Plural(s.Documents, "document"), s.Valid, s.Invalid, Plural(s.Errors, "error"), Plural(s.Warnings, "warning"))
-}
-
-// Plural renders n with its noun, plural unless n is 1 ("1 error",
-// "2 errors", "2 entries").
-func Plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	if k := len(noun); k > 1 && noun[k-1] == 'y' && !strings.ContainsRune("aeiou", rune(noun[k-2])) {
-		return strconv.Itoa(n) + " " + noun[:k-1] + "ies"
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
+		plural.Count(s.Documents, "document"), s.Valid, s.Invalid, plural.Count(s.Errors, "error"), plural.Count(s.Warnings, "warning"))
 }
 
 func counts(d *validate.Document, strict bool) (errs, warns int) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/aghcheck/aghcheck/internal/baseline"
+	"github.com/aghcheck/aghcheck/internal/plural"
 	"github.com/aghcheck/aghcheck/internal/report"
 )
 
@@ -82,7 +83,7 @@ func writeRunBaseline(w io.Writer, p palette, rep *report.Report) {
 		return
 	}
 	fmt.Fprintf(w, "\nBaseline %s: %s, %d expected-fail, %d stale, %d not judged, %d new\n",
-		b.File, Plural(b.Entries, "entry"), b.Expected, len(b.Stale), len(b.Unjudged), len(b.New))
+		b.File, plural.Count(b.Entries, "entry"), b.Expected, len(b.Stale), len(b.Unjudged), len(b.New))
 	marked := map[string]bool{}
 	for _, r := range baselineRows(rep) {
 		marked[r.id] = true

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/aghcheck/aghcheck/internal/plural"
 	"github.com/aghcheck/aghcheck/internal/report"
 )
 
@@ -32,7 +33,7 @@ func gapGroups(gaps []report.RequirementGap) []gapGroup {
 // Past limit ids (0: no limit) the rest is counted, not named; a long
 // reason is clipped (the JSON and HTML reports give it whole).
 func exercisedLine(c report.ClaimResult, limit int) string {
-	s := Plural(len(c.Exercised), "requirement") + " exercised"
+	s := plural.Count(len(c.Exercised), "requirement") + " exercised"
 	if len(c.NotExercised) == 0 {
 		return s
 	}

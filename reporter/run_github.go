@@ -9,7 +9,9 @@ import (
 	"strings"
 
 	"github.com/aghcheck/aghcheck/internal/baseline"
+	"github.com/aghcheck/aghcheck/internal/plural"
 	"github.com/aghcheck/aghcheck/internal/report"
+	"github.com/aghcheck/aghcheck/internal/workflowcmd"
 )
 
 // embeddedPrefix labels the files of the built-in suites (the command line
@@ -27,7 +29,7 @@ const embeddedPrefix = "embedded:"
 func writeRunGitHub(w io.Writer, rep *report.Report) error {
 	var b strings.Builder
 	if rep.Error != "" {
-		b.WriteString(Annotation("error", "aghcheck run", "the run could not be carried out: "+rep.Error) + "\n")
+		b.WriteString(workflowcmd.Annotation("error", "aghcheck run", "the run could not be carried out: "+rep.Error) + "\n")
 	}
 	// Under a baseline, a known deviation is a notice and a new warning an
 	// error: it fails the run like a new failure.
@@ -49,13 +51,13 @@ func writeRunGitHub(w io.Writer, rep *report.Report) error {
 		}
 		var props []string
 		if !strings.HasPrefix(sc.File, embeddedPrefix) && sc.File != "" {
-			props = append(props, "file="+escapeProperty(filepath.ToSlash(filepath.Clean(sc.File))))
+			props = append(props, "file="+workflowcmd.EscapeProperty(filepath.ToSlash(filepath.Clean(sc.File))))
 			if sc.Line > 0 {
 				props = append(props, "line="+strconv.Itoa(sc.Line))
 			}
 		}
-		props = append(props, "title="+escapeProperty(fmt.Sprintf("%s (%s %s)", sc.ID, sc.Level, strings.ToUpper(string(sc.Outcome)))))
-		fmt.Fprintf(&b, "::%s %s::%s\n", cmd, strings.Join(props, ","), escapeData(githubDetail(sc)))
+		props = append(props, "title="+workflowcmd.EscapeProperty(fmt.Sprintf("%s (%s %s)", sc.ID, sc.Level, strings.ToUpper(string(sc.Outcome)))))
+		fmt.Fprintf(&b, "::%s %s::%s\n", cmd, strings.Join(props, ","), workflowcmd.EscapeData(githubDetail(sc)))
 	}
 	for _, f := range rep.Passive.Findings {
 		cmd, why := "error", ""
@@ -65,11 +67,11 @@ func writeRunGitHub(w io.Writer, rep *report.Report) error {
 		case f.Level != "MUST" && !isNew[baseline.PassivePrefix+f.Rule]:
 			cmd = "warning"
 		}
-		msg := fmt.Sprintf("%s broke %s (%s)%s, e.g. %s", Plural(f.Count, "IUT envelope"), f.Rule, f.Level, why, f.Example)
-		if c := ClauseLine(f.Level, findingText(f)); c != "" {
+		msg := fmt.Sprintf("%s broke %s (%s)%s, e.g. %s", plural.Count(f.Count, "IUT envelope"), f.Rule, f.Level, why, f.Example)
+		if c := clauseLine(f.Level, findingText(f)); c != "" {
 			msg += "\n" + c
 		}
-		b.WriteString(Annotation(cmd, "passive "+f.Rule, msg) + "\n")
+		b.WriteString(workflowcmd.Annotation(cmd, "passive "+f.Rule, msg) + "\n")
 	}
 	if rep.Baseline != nil {
 		marks := map[string]*report.BaselineMark{}
@@ -77,7 +79,7 @@ func writeRunGitHub(w io.Writer, rep *report.Report) error {
 			marks[r.id] = r.mark
 		}
 		for _, id := range rep.Baseline.Stale {
-			b.WriteString(Annotation("error", "stale baseline entry "+id, staleWhy(rep, id, marks[id])) + "\n")
+			b.WriteString(workflowcmd.Annotation("error", "stale baseline entry "+id, staleWhy(rep, id, marks[id])) + "\n")
 		}
 	}
 	s := rep.Summary
@@ -87,13 +89,13 @@ func writeRunGitHub(w io.Writer, rep *report.Report) error {
 	if !s.Passed {
 		cmd = "error"
 	}
-	b.WriteString(Annotation(cmd, "aghcheck run: "+word, verdict) + "\n")
+	b.WriteString(workflowcmd.Annotation(cmd, "aghcheck run: "+word, verdict) + "\n")
 	if line := s.UnstableLine(); len(s.Unstable) > 0 {
-		b.WriteString(Annotation("error", "aghcheck run: unstable verdicts", line) + "\n")
+		b.WriteString(workflowcmd.Annotation("error", "aghcheck run: unstable verdicts", line) + "\n")
 	} else if line != "" {
 		fmt.Fprintln(&b, line)
 	}
-	if line := ReadingsText(rep); line != "" {
+	if line := readingsText(rep); line != "" {
 		fmt.Fprintf(&b, "readings: %s\n", line)
 	}
 	if a := rep.AdapterOwned; a != nil {

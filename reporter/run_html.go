@@ -13,6 +13,7 @@ import (
 
 	"github.com/aghcheck/aghcheck/internal/catalogue"
 	"github.com/aghcheck/aghcheck/internal/iut"
+	"github.com/aghcheck/aghcheck/internal/plural"
 	"github.com/aghcheck/aghcheck/internal/report"
 )
 
@@ -29,10 +30,10 @@ var runHTMLTemplate = template.Must(template.New("run").Funcs(template.FuncMap{
 	"upper":       func(o report.Outcome) string { return strings.ToUpper(string(o)) },
 	"clipAt":      func() string { return thousands(htmlClip) },
 	"bytes":       thousands,
-	"plural":      Plural,
+	"plural":      plural.Count,
 	"gaps":        gapGroups,
 	"add":         func(a, b int) int { return a + b },
-	"clause":      ClauseLine,
+	"clause":      clauseLine,
 	"findingText": findingText,
 }).Parse(runHTMLSource))
 
@@ -57,7 +58,7 @@ type htmlView struct {
 	Grid     []htmlRow
 	Coverage htmlCoverage
 	Reqs     []htmlReq
-	Readings string // ReadingsText: the other readings of errata applied
+	Readings string // readingsText: the other readings of errata applied
 	Passive  []htmlEntry
 	Details  []htmlScenario
 	Skipped  []*report.ScenarioResult
@@ -121,7 +122,7 @@ type htmlScenario struct {
 	Exchanged []htmlEntry
 	Peers     []string
 	// Clauses are the requirements the steps that did not pass check,
-	// each with its ClauseLine.
+	// each with its clauseLine.
 	Clauses []string
 }
 
@@ -172,7 +173,7 @@ func writeRunHTML(w io.Writer, rep *report.Report) error {
 		targets[sc.ID] = target(sc)
 	}
 	v.Reqs, v.Coverage = htmlRequirements(rep.Requirements, targets)
-	v.Readings = ReadingsText(rep)
+	v.Readings = readingsText(rep)
 	for _, k := range rep.IUT.Killers {
 		v.Killers = append(v.Killers, htmlKiller{Killer: k, Anchor: targets[k.Scenario]})
 	}

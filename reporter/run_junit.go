@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/aghcheck/aghcheck/internal/plural"
 	"github.com/aghcheck/aghcheck/internal/report"
 )
 
@@ -15,8 +16,48 @@ import (
 // one testcase per scenario (warnings pass with a note), and a testcase for
 // the passive validation of the IUT's envelopes.
 func writeRunJUnit(w io.Writer, rep *report.Report) error {
-	bySuite := map[string]*junitTestsuite{}
+	suites := junitRunSuites{props: junitRunProps(rep), by: map[string]*junitTestsuite{}}
+	notSelected := 0
+	for _, sc := range rep.Scenarios {
+		if sc.Outcome == report.Skip && sc.Message == report.NotSelected {
+			notSelected++ // summed up below: a narrowed run is not a wall of skips
+			continue
+		}
+		junitScenario(suites.get(sc.Suite), sc)
+	}
+	for _, s := range suites.by {
+		var t report.Millis
+		for _, sc := range rep.Scenarios {
+			if sc.Suite == s.Name {
+				t += sc.Duration
+			}
+		}
+		s.Time = secs(t)
+	}
+	// Passive validation is a test case of its own: sender conformance.
+	junitPassive(suites.get("passive"), rep.Passive)
+	if notSelected > 0 {
+		ns := suites.get("not selected")
+		ns.Tests++
+		ns.Skipped++
+		ns.Cases = append(ns.Cases, junitTestcase{Name: plural.Count(notSelected, "scenario") + " not selected by --run", Classname: "not-selected", Time: "0.000",
+			Skipped: &junitSkipped{Message: report.NotSelected}})
+	}
+	junitBaseline(rep, suites.get)
+	if rep.Error != "" {
+		hs := suites.get("harness")
+		hs.Tests++
+		hs.Errors++
+		hs.Cases = append(hs.Cases, junitTestcase{Name: "run", Classname: "harness", Time: "0.000",
+			Error: &junitFailure{Escaped: true, Message: rep.Error, Type: "harness", Text: rep.IUT.Stderr}})
+	}
 	root := junitSuites{Name: fmt.Sprintf("%s run of %s (%s)", checker(rep), implementation(rep), rep.Summary.Claim), Time: secs(rep.Duration)}
+	return writeJUnit(w, suites.root(root))
+}
+
+// junitRunProps are the properties every testsuite of a run carries: the
+// versions, and what a CI reading only the XML must see besides.
+func junitRunProps(rep *report.Report) []junitProperty {
 	props := []junitProperty{
 		{"aghcheck.version", cmp.Or(rep.Version, report.Unknown)},
 		{"implementation", cmp.Or(rep.IUT.Implementation, report.Unknown)},
@@ -34,70 +75,88 @@ func writeRunJUnit(w io.Writer, rep *report.Report) error {
 			props = append(props, junitProperty{"claim." + c.Name + ".initiator_not_exercised", strings.Join(c.UnexercisedInitiator, ",")})
 		}
 	}
-	get := func(name string) *junitTestsuite {
-		if s := bySuite[name]; s != nil {
-			return s
-		}
-		s := &junitTestsuite{Name: name, Properties: props}
-		bySuite[name] = s
+	return props
+}
+
+// junitRunSuites are a run's testsuites by name, made on first use.
+type junitRunSuites struct {
+	props []junitProperty
+	by    map[string]*junitTestsuite
+}
+
+func (r junitRunSuites) get(name string) *junitTestsuite {
+	if s := r.by[name]; s != nil {
 		return s
 	}
-	var total report.Millis
-	notSelected := 0
-	for _, sc := range rep.Scenarios {
-		if sc.Outcome == report.Skip && sc.Message == report.NotSelected {
-			notSelected++ // summed up below: a narrowed run is not a wall of skips
-			continue
+	s := &junitTestsuite{Name: name, Properties: r.props}
+	r.by[name] = s
+	return s
+}
+
+// root is root with the testsuites in it, sorted by name, and their totals.
+func (r junitRunSuites) root(root junitSuites) junitSuites {
+	for _, s := range r.by {
+		if s.Time == "" {
+			s.Time = "0.000" // passive validation, the baseline, the harness: no time of their own
 		}
-		s := get(sc.Suite)
-		c := junitTestcase{Name: sc.ID + ": " + sc.Title, Classname: strings.ReplaceAll(sc.Suite, "/", "."), Time: secs(sc.Duration)}
-		detail := junitDetail(sc)
-		switch sc.Outcome {
-		case report.Fail:
-			c.Failure = &junitFailure{Escaped: true, Message: sc.Message, Type: sc.Level, Text: detail}
-			s.Failures++
-		case report.Error:
-			c.Error = &junitFailure{Escaped: true, Message: sc.Message, Type: "harness", Text: detail}
-			s.Errors++
-		case report.Skip:
-			c.Skipped = &junitSkipped{Message: sc.Message}
-			s.Skipped++
-		case report.ExpectedFail:
-			why := sc.Message
-			if why == "" && len(sc.Notes) > 0 {
-				why = sc.Notes[0] // a warning says why in its notes
-			}
-			c.Skipped = junitExpected(sc.Baseline, why)
-			s.Skipped++
-		case report.Warn:
-			c.SystemOut = runOut("WARN (SHOULD not met): " + sc.Message + "\n" + strings.Join(sc.Notes, "\n"))
-		}
-		s.Tests++
-		total += sc.Duration
-		s.Cases = append(s.Cases, c)
 	}
-	for _, s := range bySuite {
-		var t report.Millis
-		for _, sc := range rep.Scenarios {
-			if sc.Suite == s.Name {
-				t += sc.Duration
-			}
-		}
-		s.Time = secs(t)
+	names := make([]string, 0, len(r.by))
+	for n := range r.by {
+		names = append(names, n)
 	}
-	// Passive validation is a test case of its own: sender conformance.
-	ps := get("passive")
+	sort.Strings(names)
+	for _, n := range names {
+		s := r.by[n]
+		root.Tests += s.Tests
+		root.Failures += s.Failures
+		root.Errors += s.Errors
+		root.Skipped += s.Skipped
+		root.Suites = append(root.Suites, *s)
+	}
+	return root
+}
+
+// junitScenario adds the testcase of one played scenario to its suite.
+func junitScenario(s *junitTestsuite, sc *report.ScenarioResult) {
+	c := junitTestcase{Name: sc.ID + ": " + sc.Title, Classname: strings.ReplaceAll(sc.Suite, "/", "."), Time: secs(sc.Duration)}
+	detail := junitDetail(sc)
+	switch sc.Outcome {
+	case report.Fail:
+		c.Failure = &junitFailure{Escaped: true, Message: sc.Message, Type: sc.Level, Text: detail}
+		s.Failures++
+	case report.Error:
+		c.Error = &junitFailure{Escaped: true, Message: sc.Message, Type: "harness", Text: detail}
+		s.Errors++
+	case report.Skip:
+		c.Skipped = &junitSkipped{Message: sc.Message}
+		s.Skipped++
+	case report.ExpectedFail:
+		why := sc.Message
+		if why == "" && len(sc.Notes) > 0 {
+			why = sc.Notes[0] // a warning says why in its notes
+		}
+		c.Skipped = junitExpected(sc.Baseline, why)
+		s.Skipped++
+	case report.Warn:
+		c.SystemOut = runOut("WARN (SHOULD not met): " + sc.Message + "\n" + strings.Join(sc.Notes, "\n"))
+	}
+	s.Tests++
+	s.Cases = append(s.Cases, c)
+}
+
+// junitPassive adds the testcase of the passive validation to ps.
+func junitPassive(ps *junitTestsuite, pv report.PassiveResult) {
 	pc := junitTestcase{Name: "every envelope the IUT published is valid", Classname: "passive", Time: "0.000"}
 	var lines []string
-	for _, f := range rep.Passive.Findings {
+	for _, f := range pv.Findings {
 		lines = append(lines, fmt.Sprintf("%s %s x%d: %s", f.Level, f.Rule, f.Count, f.Example))
-		if c := ClauseLine(f.Level, findingText(f)); c != "" {
+		if c := clauseLine(f.Level, findingText(f)); c != "" {
 			lines = append(lines, "    "+c)
 		}
 	}
-	switch rep.Passive.Outcome {
+	switch pv.Outcome {
 	case report.Fail:
-		pc.Failure = &junitFailure{Escaped: true, Message: fmt.Sprintf("%d of %d IUT envelopes invalid", rep.Passive.Invalid, rep.Passive.Envelopes), Text: strings.Join(lines, "\n")}
+		pc.Failure = &junitFailure{Escaped: true, Message: fmt.Sprintf("%d of %d IUT envelopes invalid", pv.Invalid, pv.Envelopes), Text: strings.Join(lines, "\n")}
 		ps.Failures++
 	case report.Skip:
 		pc.Skipped = &junitSkipped{Message: "the IUT published nothing"}
@@ -110,40 +169,6 @@ func writeRunJUnit(w io.Writer, rep *report.Report) error {
 	}
 	ps.Tests++
 	ps.Cases = append(ps.Cases, pc)
-	if notSelected > 0 {
-		ns := get("not selected")
-		ns.Tests++
-		ns.Skipped++
-		ns.Cases = append(ns.Cases, junitTestcase{Name: Plural(notSelected, "scenario") + " not selected by --run", Classname: "not-selected", Time: "0.000",
-			Skipped: &junitSkipped{Message: report.NotSelected}})
-	}
-	junitBaseline(rep, get)
-	if rep.Error != "" {
-		hs := get("harness")
-		hs.Tests++
-		hs.Errors++
-		hs.Cases = append(hs.Cases, junitTestcase{Name: "run", Classname: "harness", Time: "0.000",
-			Error: &junitFailure{Escaped: true, Message: rep.Error, Type: "harness", Text: rep.IUT.Stderr}})
-	}
-	for _, s := range bySuite {
-		if s.Time == "" {
-			s.Time = "0.000" // passive validation, the baseline, the harness: no time of their own
-		}
-	}
-	names := make([]string, 0, len(bySuite))
-	for n := range bySuite {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		s := bySuite[n]
-		root.Tests += s.Tests
-		root.Failures += s.Failures
-		root.Errors += s.Errors
-		root.Skipped += s.Skipped
-		root.Suites = append(root.Suites, *s)
-	}
-	return writeJUnit(w, root)
 }
 
 // runOut is a run's system-out text, escaped as run reports have always

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/aghcheck/aghcheck/internal/plural"
 	"github.com/aghcheck/aghcheck/internal/report"
 )
 
@@ -54,6 +55,6 @@ func (t *runText) narrowedSummary(rep *report.Report, leftOut int) {
 		}
 	}
 	fmt.Fprintf(t.w, "\nRequirements exercised: %s\n", t.p.faint.Sprint(list))
-	fmt.Fprintf(t.w, "Left out by --run: %s, and the requirements of %s they cite %s\n", Plural(leftOut, "scenario"), Plural(len(rep.Claims), "claim"),
+	fmt.Fprintf(t.w, "Left out by --run: %s, and the requirements of %s they cite %s\n", plural.Count(leftOut, "scenario"), plural.Count(len(rep.Claims), "claim"),
 		t.p.faint.Sprint("(a narrowed run earns no claim; -v prints them)"))
 }

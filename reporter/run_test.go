@@ -66,7 +66,7 @@ func writeRun(t *testing.T, format string, rep *report.Report, o Options) []byte
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteAll(w, rep.Scenarios, rep); err != nil {
+	if err := writeAll(w, rep.Scenarios, rep); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
@@ -303,13 +303,31 @@ func TestRunTextVerboseWholeEnvelopes(t *testing.T) {
 func TestPlainSectionsAreTheTextReport(t *testing.T) {
 	rep := runFixture()
 	text := string(writeRun(t, "text", rep, Options{}))
-	for _, part := range []string{ScenarioText(rep.Scenarios[1], false), PassiveText(rep), VerdictText(rep)} {
+	sec := TextSections(rep, false)
+	for _, part := range []string{sec.Scenario(rep.Scenarios[1].ID), sec.Passive(), sec.Verdict(), sec.Tested()} {
 		if part == "" || !strings.Contains(text, part+"\n") {
 			t.Errorf("the text report lacks:\n%s", part)
 		}
 	}
-	if BaselineText(rep) != "" {
+	if sec.Baseline() != "" {
 		t.Error("a baseline section without a baseline")
+	}
+	if sec.Scenario("no.such") != "" {
+		t.Error("a section for a scenario the report does not hold")
+	}
+}
+
+// The sections, which aghtest logs on a terminal, reach it sanitised as
+// every format does: what the IUT controls moves no cursor.
+func TestPlainSectionsAreSanitised(t *testing.T) {
+	rep := runFixture()
+	rep.Scenarios[1].Message = "boom\x1b[2J"
+	rep.IUT.Implementation = "evil\x1b]0;title\x07"
+	sec := TextSections(rep, false)
+	for _, part := range []string{sec.Scenario(rep.Scenarios[1].ID), sec.Tested()} {
+		if strings.ContainsAny(part, "\x1b\x07") {
+			t.Errorf("a control character reached the section: %q", part)
+		}
 	}
 }
 
@@ -328,7 +346,7 @@ func TestEveryFormatNamesUnexercisedInitiatorDuties(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := WriteAll(w, rep.Scenarios, rep); err != nil {
+				if err := writeAll(w, rep.Scenarios, rep); err != nil {
 					t.Fatal(err)
 				}
 				out = b.Bytes()
@@ -417,7 +435,7 @@ func TestRunTextNarrowed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteAll(w, rep.Scenarios[:1], rep); err != nil {
+	if err := writeAll(w, rep.Scenarios[:1], rep); err != nil {
 		t.Fatal(err)
 	}
 	text := b.Bytes()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/aghcheck/aghcheck/internal/control"
 	"github.com/aghcheck/aghcheck/internal/iut"
+	"github.com/aghcheck/aghcheck/internal/plural"
 	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/sanitize"
 )
@@ -48,9 +49,9 @@ type runText struct {
 	p palette
 }
 
-func newRunText(w io.Writer, o Options) RunWriter {
+func newRunText(w io.Writer, o Options) runWriter {
 	if o.Level != "" {
-		n := Plural(o.Scenarios, "scenario")
+		n := plural.Count(o.Scenarios, "scenario")
 		if o.Selected != o.Scenarios {
 			n = fmt.Sprintf("%d of %s", o.Selected, n)
 		}
@@ -168,7 +169,7 @@ func (t *runText) Finish(rep *report.Report) error {
 		if rep.IUT.JoinedBy == "whois" {
 			joined = "answered a whois"
 		}
-		fmt.Fprintf(w, "%s peer %s%s, %s after %s, %s published", label, rep.IUT.PeerID, name, joined, runDur(rep.IUT.Greeted.D()), Plural(rep.IUT.Messages, "message"))
+		fmt.Fprintf(w, "%s peer %s%s, %s after %s, %s published", label, rep.IUT.PeerID, name, joined, runDur(rep.IUT.Greeted.D()), plural.Count(rep.IUT.Messages, "message"))
 		switch {
 		case rep.IUT.Crashed && len(rep.IUT.Events) == 0:
 			fmt.Fprintf(w, ", %s", p.red.Sprint("crashed: "+rep.IUT.Exit))
@@ -177,8 +178,8 @@ func (t *runText) Finish(rep *report.Report) error {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "tested   %s\n", TestedText(rep))
-	if line := ReadingsText(rep); line != "" {
+	fmt.Fprintf(w, "tested   %s\n", tested(rep))
+	if line := readingsText(rep); line != "" {
 		fmt.Fprintf(w, "readings %s\n", line)
 	}
 	t.liveness(rep)
@@ -199,7 +200,7 @@ func (t *runText) Finish(rep *report.Report) error {
 			// The IUT never joined: no scenario was played, and one line
 			// says so better than a "not run" block per scenario and a
 			// claims table of nothing.
-			fmt.Fprintf(w, "\n%s  %s not run; nothing was certified\n", p.red.Sprint("NOT RUN"), Plural(rep.Summary.Error, "scenario"))
+			fmt.Fprintf(w, "\n%s  %s not run; nothing was certified\n", p.red.Sprint("NOT RUN"), plural.Count(rep.Summary.Error, "scenario"))
 			return nil
 		}
 	}
@@ -220,7 +221,7 @@ func (t *runText) Finish(rep *report.Report) error {
 			fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("  %s %-46s %s", p.outcome(sc.Outcome), sc.ID, p.faint.Sprint(sc.Message)), " "))
 		}
 	} else if len(skipped) > 0 {
-		fmt.Fprintf(w, "\n%s skipped (-v lists them)\n", Plural(len(skipped), "scenario"))
+		fmt.Fprintf(w, "\n%s skipped (-v lists them)\n", plural.Count(len(skipped), "scenario"))
 	}
 	if len(bad) > 0 {
 		fmt.Fprintln(w, "\nDetails:")
@@ -305,7 +306,7 @@ func closingLine(p palette, rep *report.Report) string {
 // verdict, then a line per broken rule.
 func writePassive(w io.Writer, p palette, rep *report.Report) {
 	pv := rep.Passive
-	fmt.Fprintf(w, "Passive validation of everything the IUT published: %s  %s, %d invalid", p.outcome(pv.Outcome), Plural(pv.Envelopes, "envelope"), pv.Invalid)
+	fmt.Fprintf(w, "Passive validation of everything the IUT published: %s  %s, %d invalid", p.outcome(pv.Outcome), plural.Count(pv.Envelopes, "envelope"), pv.Invalid)
 	if pv.Charged > 0 {
 		fmt.Fprintf(w, " (%d of them answered a scenario's exchange: the finding names it)", pv.Charged)
 	}
@@ -318,7 +319,7 @@ func writePassive(w io.Writer, p palette, rep *report.Report) {
 		if len(f.Scenarios) > 0 {
 			fmt.Fprintf(w, "           in the exchange of %s\n", strings.Join(f.Scenarios, ", "))
 		}
-		if c := ClauseLine(f.Level, findingText(f)); c != "" {
+		if c := clauseLine(f.Level, findingText(f)); c != "" {
 			fmt.Fprintf(w, "           %s\n", p.faint.Sprint(c))
 		}
 	}
@@ -377,7 +378,7 @@ func (t *runText) exercised(rep *report.Report) {
 			header = true
 		}
 		line := exercisedLine(c, limit)
-		head := Plural(len(c.Exercised), "requirement") + " exercised"
+		head := plural.Count(len(c.Exercised), "requirement") + " exercised"
 		if gaps := strings.TrimPrefix(line, head); gaps != "" {
 			if name, ok := first[gaps]; ok {
 				line = fmt.Sprintf("%s, %d not (the same as %s)", head, len(c.NotExercised), name)
@@ -540,10 +541,10 @@ func tailLines(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// ReadingsText is the readings line of a report: the other readings of
+// readingsText is the readings line of a report: the other readings of
 // errata the run judged by and how many scenarios they changed ("" when
 // the run judged by the pages' default readings alone).
-func ReadingsText(rep *report.Report) string {
+func readingsText(rep *report.Report) string {
 	if len(rep.Readings) == 0 {
 		return ""
 	}
@@ -553,7 +554,7 @@ func ReadingsText(rep *report.Report) string {
 			n++
 		}
 	}
-	return fmt.Sprintf("%s (docs/errata.md): %s judged in the form the readings give", strings.Join(rep.Readings, ", "), Plural(n, "scenario"))
+	return fmt.Sprintf("%s (docs/errata.md): %s judged in the form the readings give", strings.Join(rep.Readings, ", "), plural.Count(n, "scenario"))
 }
 
 // writeAdapterOwned lists the requirements whose verdict comes from the

@@ -108,7 +108,7 @@ type sarifReporter struct {
 	enc   *json.Encoder // into buf, so that HTML characters stay readable
 }
 
-func newSARIF(w io.Writer, o Options) DocumentWriter { return &sarifReporter{w: w, o: o} }
+func newSARIF(w io.Writer, o Options) documentWriter { return &sarifReporter{w: w, o: o} }
 
 func (r *sarifReporter) start() error {
 	if r.bw != nil {
@@ -177,7 +177,7 @@ func (r *sarifReporter) Item(d *validate.Document) error {
 		if p := position(d, i); p.Line > 0 {
 			at.Physical.Region = &sarifRegion{p.Line, p.Column}
 		}
-		res := sarifResult{RuleID: f.Rule.ID, Level: f.Severity(r.o.Strict).String(), Message: sarifText{Detail(f)},
+		res := sarifResult{RuleID: f.Rule.ID, Level: f.Severity(r.o.Strict).String(), Message: sarifText{f.Detail()},
 			Locations: []sarifLocation{at}, Properties: about}
 		if i, ok := r.index[f.Rule.ID]; ok {
 			res.RuleIndex = &i

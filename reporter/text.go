@@ -8,6 +8,7 @@ import (
 
 	"github.com/fatih/color"
 
+	"github.com/aghcheck/aghcheck/internal/plural"
 	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/validate"
 )
@@ -76,10 +77,10 @@ func (t *textReporter) Item(d *validate.Document) error {
 		if errs+warns > 0 {
 			var n []string
 			if errs > 0 {
-				n = append(n, Plural(errs, "error"))
+				n = append(n, plural.Count(errs, "error"))
 			}
 			if warns > 0 {
-				n = append(n, Plural(warns, "warning"))
+				n = append(n, plural.Count(warns, "warning"))
 			}
 			tail = ": " + strings.Join(n, ", ")
 		}
@@ -91,7 +92,7 @@ func (t *textReporter) Item(d *validate.Document) error {
 		if sev == rules.Warning {
 			label = t.p.yellow.Sprint("warning")
 		}
-		fmt.Fprintf(t.w, "%s: %s %s %s\n", t.p.bold.Sprint(loc), label, t.p.bold.Sprint(f.Rule.ID), Detail(f))
+		fmt.Fprintf(t.w, "%s: %s %s %s\n", t.p.bold.Sprint(loc), label, t.p.bold.Sprint(f.Rule.ID), f.Detail())
 		fmt.Fprintf(t.w, "    %s\n", t.p.faint.Sprint(ruleClause(f.Rule)))
 	}
 	return nil

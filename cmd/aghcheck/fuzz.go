@@ -14,7 +14,7 @@ import (
 	"github.com/aghcheck/aghcheck/harness"
 	"github.com/aghcheck/aghcheck/internal/fuzz"
 	"github.com/aghcheck/aghcheck/internal/report"
-	"github.com/aghcheck/aghcheck/reporter"
+	"github.com/aghcheck/aghcheck/internal/termline"
 )
 
 func init() { subcommands = append(subcommands, newFuzzCmd) }
@@ -163,16 +163,16 @@ func (s *fuzzFlags) run(cmd *cobra.Command) error {
 	}
 	defer closeOut()
 	errOut := cmd.ErrOrStderr()
-	var live *reporter.LiveLine
+	var live *termline.Line
 	if f, ok := errOut.(*os.File); ok && isTerminal(f) {
-		live = reporter.NewLiveLine(f)
-		hc.Waiting = reporter.LiveWait(f, termWidth())
+		live = termline.New(f)
+		hc.Waiting = termline.LiveWait(f, termWidth())
 	}
 	hc.Life = func(ev report.LifeEvent) {
 		if live != nil {
 			live.Clear()
 		}
-		fmt.Fprint(errOut, reporter.LifeLines(ev))
+		fmt.Fprint(errOut, termline.LifeLines(ev))
 	}
 	cfg := fuzz.Config{Target: hc, Seed: s.seed, Cases: s.cases, Duration: s.duration, Parallel: s.parallel,
 		ReproDir: s.reproDir, CorpusDir: s.corpusDir, Shrink: s.shrink, Version: version}

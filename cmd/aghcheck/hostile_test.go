@@ -101,9 +101,26 @@ func TestHostileStringsEveryFormat(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays the IUT once per format")
 	}
-	bin := aghcheckBin(t)
-	// A failure is not needed: every string in the report is the peer's.
 	dir := t.TempDir()
+	iut := hostileIUT(t, dir, aghcheckBin(t))
+	jsonReport := hostileRun(t, dir, iut)
+	hostileDiff(t, dir, jsonReport)
+	hostileValidate(t, dir)
+	hostileFuzz(t, dir, iut)
+
+	// monitor: a password in --nats-url is in no line it prints.
+	_, errOut, _ := hostileCLI(t, "monitor", "--nats-url", "nats://alice:hunter2-secret@127.0.0.1:1", "--duration", "1s", "-f", "json")
+	if bytes.Contains(errOut, []byte("hunter2-secret")) || !bytes.Contains(errOut, []byte("aghcheck:")) {
+		t.Errorf("monitor error: %q", errOut)
+	}
+	_ = sanitize.Redacted
+}
+
+// hostileIUT writes the IUT of TestHostileStringsEveryFormat into dir and
+// returns its command line: the built-in peer under the hostile name,
+// printing it (and its broker password) on stdout and stderr.
+func hostileIUT(t *testing.T, dir, bin string) string {
+	// A failure is not needed: every string in the report is the peer's.
 	hfile := filepath.Join(dir, "hostile.txt")
 	if err := os.WriteFile(hfile, []byte(hostile), 0o600); err != nil {
 		t.Fatal(err)
@@ -114,7 +131,12 @@ func TestHostileStringsEveryFormat(t *testing.T) {
 	if err := os.WriteFile(script, []byte(body), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	iut := "sh " + script
+	return "sh " + script
+}
+
+// hostileRun runs iut in every run format, with --write-baseline and
+// --record beside the text, and returns the JSON report.
+func hostileRun(t *testing.T, dir, iut string) []byte {
 	const sel = `^nats\.directed-replies`
 
 	var jsonReport []byte
@@ -161,6 +183,12 @@ func TestHostileStringsEveryFormat(t *testing.T) {
 		})
 	}
 
+	return jsonReport
+}
+
+// hostileDiff diffs jsonReport with a copy whose every string is hostile,
+// in every diff and matrix format.
+func hostileDiff(t *testing.T, dir string, jsonReport []byte) {
 	// diff: two reports (untrusted files too) whose strings are all hostile.
 	oldPath, newPath := filepath.Join(dir, "old.json"), filepath.Join(dir, "new.json")
 	if err := os.WriteFile(oldPath, jsonReport, 0o600); err != nil {
@@ -206,6 +234,11 @@ func TestHostileStringsEveryFormat(t *testing.T) {
 		})
 	}
 
+}
+
+// hostileValidate validates a file whose name, member names and values are
+// hostile, in every format.
+func hostileValidate(t *testing.T, dir string) {
 	// validate: a file whose name, member names and values are hostile.
 	name := filepath.Join(dir, strings.ReplaceAll(hostile, "/", "_")+".json")
 	doc, _ := json.Marshal(map[string]any{"protocol": hostile, hostile: hostile, "kind": "say", "from": hostile, "body": map[string]any{hostile: 1}})
@@ -233,6 +266,10 @@ func TestHostileStringsEveryFormat(t *testing.T) {
 		t.Errorf("validate of a missing hostile file: %d lines, want 1: %q", n, errOut)
 	}
 
+}
+
+// hostileFuzz fuzzes iut in both formats, reproducers written.
+func hostileFuzz(t *testing.T, dir, iut string) {
 	// fuzz against the same peer, both formats, reproducers written.
 	for _, format := range []string{"text", "json"} {
 		t.Run("fuzz/"+format, func(t *testing.T) {
@@ -243,12 +280,6 @@ func TestHostileStringsEveryFormat(t *testing.T) {
 		})
 	}
 
-	// monitor: a password in --nats-url is in no line it prints.
-	_, errOut, _ = hostileCLI(t, "monitor", "--nats-url", "nats://alice:hunter2-secret@127.0.0.1:1", "--duration", "1s", "-f", "json")
-	if bytes.Contains(errOut, []byte("hunter2-secret")) || !bytes.Contains(errOut, []byte("aghcheck:")) {
-		t.Errorf("monitor error: %q", errOut)
-	}
-	_ = sanitize.Redacted
 }
 
 // checkFormat checks what each kind of format must be: JSON parses, XML

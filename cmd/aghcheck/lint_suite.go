@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
-	"github.com/aghcheck/aghcheck/reporter"
 	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/aghcheck/aghcheck/internal/plural"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/suites"
 )
@@ -51,9 +51,9 @@ lists every problem found.`,
 				fmt.Fprintln(cmd.OutOrStdout(), p)
 			}
 			// A file the schema refuses yields no scenario: count files too.
-			in := reporter.Plural(checked, "scenario") + " in " + reporter.Plural(files, "file")
+			in := plural.Count(checked, "scenario") + " in " + plural.Count(files, "file")
 			if len(set.Problems) > 0 {
-				return &exitError{code: exitInvalid, err: fmt.Errorf("%s (%s)", reporter.Plural(len(set.Problems), "problem"), in)}
+				return &exitError{code: exitInvalid, err: fmt.Errorf("%s (%s)", plural.Count(len(set.Problems), "problem"), in)}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s ok\n", in)
 			return nil

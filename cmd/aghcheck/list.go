@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/aghcheck/aghcheck/internal/plural"
 	"github.com/aghcheck/aghcheck/internal/scenario"
-	"github.com/aghcheck/aghcheck/reporter"
 )
 
 func init() { subcommands = append(subcommands, newListCmd) }
@@ -115,7 +115,7 @@ on stderr, and list exits 1; run would report it stale.`,
 			for _, line := range strings.SplitAfter(table.String(), "\n") {
 				fmt.Fprint(out, cut(line, width))
 			}
-			fmt.Fprintf(out, "\n%s, %d would be played at level %s\n", reporter.Plural(len(scs), "scenario"), plan.Selected(), plan.Level())
+			fmt.Fprintf(out, "\n%s, %d would be played at level %s\n", plural.Count(len(scs), "scenario"), plan.Selected(), plan.Level())
 			return done(nil)
 		},
 	}

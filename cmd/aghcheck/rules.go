@@ -59,7 +59,13 @@ judged yet). docs/coverage.md is its markdown form.`,
 			if err != nil {
 				return err
 			}
-			return reporter.WriteAll(f.New(cmd.OutOrStdout(), reporter.Options{}), list, list)
+			w := f.New(cmd.OutOrStdout(), reporter.Options{})
+			for _, r := range list {
+				if err := w.Item(r); err != nil {
+					return err
+				}
+			}
+			return w.Finish(list)
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "output `FORMAT`: "+reporter.Rules.List())
@@ -67,7 +73,7 @@ judged yet). docs/coverage.md is its markdown form.`,
 	cmd.Flags().StringVar(&profile, "profile", "", "only the rules of this profile (e.g. agh, agh-trust, input)")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(reporter.Rules.Names(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("profile", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return reporter.RuleProfiles(catalogue.All()), cobra.ShellCompDirectiveNoFileComp
+		return rules.Profiles(catalogue.All()), cobra.ShellCompDirectiveNoFileComp
 	})
 	return cmd
 }
@@ -84,7 +90,7 @@ func selectRules(profile string) ([]*rules.Rule, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, &exitError{code: exitUsageErr, err: fmt.Errorf("no rules in profile %q (profiles: %s)", profile, strings.Join(reporter.RuleProfiles(all), ", "))}
+		return nil, &exitError{code: exitUsageErr, err: fmt.Errorf("no rules in profile %q (profiles: %s)", profile, strings.Join(rules.Profiles(all), ", "))}
 	}
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -23,6 +24,7 @@ import (
 	"github.com/aghcheck/aghcheck/internal/requirements"
 	"github.com/aghcheck/aghcheck/internal/sanitize"
 	"github.com/aghcheck/aghcheck/internal/scenario"
+	"github.com/aghcheck/aghcheck/internal/termline"
 	"github.com/aghcheck/aghcheck/reporter"
 )
 
@@ -153,29 +155,73 @@ func builtinPeer(iutLine, iutPeer string) bool {
 	return !slices.ContainsFunc(argv, func(a string) bool { return strings.HasPrefix(a, "--display-name") })
 }
 
+// runFlags are aghcheck run's flags.
+type runFlags struct {
+	sf                                 suiteFlags
+	iutLine, iutPeer, format, output   string
+	nats                               harness.Credentials
+	workspace                          string
+	channel                            string
+	strict, verbose, noColor           bool
+	parallel, repeat                   int
+	timeout, stepTimeout, greetTimeout time.Duration
+	silence                            time.Duration
+	baselinePath, writeBaselinePath    string
+	ownedPath                          string
+	recordPath, implName, implVersion  string
+	maxRestarts                        int
+	reproDir, fleet                    string
+	backTimeout                        time.Duration
+	deadline                           time.Duration
+
+	recordFormat string // the record's format, from --record's extension (check)
+}
+
 func newRunCmd() *cobra.Command {
-	var (
-		sf                                 suiteFlags
-		iutLine, iutPeer, format, output   string
-		nats                               harness.Credentials
-		workspace                          string
-		channel                            string
-		strict, verbose, noColor           bool
-		parallel, repeat                   int
-		timeout, stepTimeout, greetTimeout time.Duration
-		silence                            time.Duration
-		baselinePath, writeBaselinePath    string
-		ownedPath                          string
-		recordPath, implName, implVersion  string
-		maxRestarts                        int
-		reproDir, fleet                    string
-		backTimeout                        time.Duration
-		deadline                           time.Duration
-	)
+	s := &runFlags{}
 	cmd := &cobra.Command{
-		Use:   "run",
-		Short: "Certify a live AGH Network v0 peer by playing conformance scenarios at it",
-		Long: `run starts an embedded NATS broker (or uses --nats-url), starts the
+		Use:     "run",
+		Short:   "Certify a live AGH Network v0 peer by playing conformance scenarios at it",
+		Long:    runLong,
+		Example: runExample,
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, _ []string) error { return s.run(cmd) },
+	}
+	s.sf.add(cmd)
+	f := cmd.Flags()
+	f.StringVar(&s.iutLine, "iut", "", "start the implementation under test with `'COMMAND ARGS'` (default: the built-in reference peer)")
+	f.StringVar(&s.iutPeer, "iut-peer", "", "attach to the peer `ID` already running on --nats-url")
+	addNATSFlags(f, &s.nats, "", "use this NATS server or cluster (`URL[,URL...]`, tried in order) instead of an embedded broker")
+	f.StringVar(&s.workspace, "workspace", "", "workspace id of the run (default a fresh aghcheck-XXXXXXXX; with --iut-peer, the peer's own, found from its traffic)")
+	f.StringVar(&s.channel, "channel", "conformance", "channel of the run (with --iut-peer, default the peer's own, found from its traffic)")
+	f.StringVarP(&s.format, "format", "f", "text", "report `FORMAT`: "+reporter.Run.List())
+	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(reporter.Run.Names()...))
+	f.StringVarP(&s.output, "output", "o", "", "write the report to `FILE` instead of stdout")
+	f.BoolVar(&s.strict, "strict", false, "treat warnings (SHOULD not met) as failures")
+	f.BoolVarP(&s.verbose, "verbose", "v", false, "list every skipped scenario and every reason a claim was not earned, and show envelopes whole")
+	f.BoolVar(&s.noColor, "no-color", false, "plain text output (also when NO_COLOR is set or stdout is not a terminal)")
+	f.IntVar(&s.parallel, "parallel", 0, "scenarios played at once (0: all of them)")
+	f.StringVar(&s.fleet, "fleet", "", "play as member `NAME:K/N` of N aghcheck processes (one per machine) that play the same scenarios together against one IUT (--iut-peer) on one NATS network (--nats-url): their bursts leave together and member 1 reports for all (docs/harness.md)")
+	f.IntVar(&s.repeat, "repeat", 0, "play the suite `N` times against the one IUT and report every scenario whose outcome differed between the runs as an error (0: once)")
+	f.DurationVar(&s.timeout, "timeout", 0, "ceiling per scenario (0: none; every expect has --step-timeout)")
+	f.DurationVar(&s.stepTimeout, "step-timeout", harness.DefaultStepTimeout, "ceiling of an expect step: it ends when its match arrives and fails only when none comes within this (not a reply deadline)")
+	f.DurationVar(&s.silence, "silence", 0, "no effect: a silence is kept once a later reply shows the IUT processed what came before")
+	_ = f.MarkDeprecated("silence", "silences have no window any more; they close on the IUT's next reply")
+	f.StringVar(&s.baselinePath, "baseline", "", "known deviations `FILE` (YAML): its failures are expected-fail; a new failure or a stale entry fails the run")
+	f.StringVar(&s.ownedPath, "owned-by-adapter", "", "`FILE` (YAML) naming the requirements whose verdict comes from an adapter's own code, not the runtime it wraps: reports mark them (reference/compozy-agh.adapter.yaml)")
+	f.StringVar(&s.writeBaselinePath, "write-baseline", "", "write this run's failures to `FILE` as a baseline to start from")
+	f.StringVar(&s.recordPath, "record", "", "also write the self-certification record to `FILE` (.json, or .yaml / .yml)")
+	f.StringVar(&s.implName, "implementation", "", "implementation `NAME` every report names (default the Peer Card's display_name)")
+	f.StringVar(&s.implVersion, "implementation-version", "", "implementation `VERSION` every report names (default the Peer Card's version, else unknown)")
+	f.DurationVar(&s.greetTimeout, "greet-timeout", harness.DefaultGreetTimeout, "how long to wait for the IUT's greet (also for its return after it died or lost its connection)")
+	f.IntVar(&s.maxRestarts, "max-restarts", harness.DefaultMaxRestarts, "how often an --iut that died is started again (0: never; the scenarios it could not play are errors)")
+	f.DurationVar(&s.deadline, "deadline", harness.DefaultDeadline, "when the run's verdict is due: after it the run starts no scenario and no replay, and what it could not play is an error")
+	f.DurationVar(&s.backTimeout, "back-timeout", 0, "how long an --iut whose broker connection closed has to come back on its own before it is restarted (default --greet-timeout)")
+	f.StringVar(&s.reproDir, "repro-dir", "", "write each scenario that kills the IUT when played alone as a scenario file into `DIR` (replay: run --suite DIR --embedded=false)")
+	return cmd
+}
+
+const runLong = `run starts an embedded NATS broker (or uses --nats-url), starts the
 implementation under test (--iut 'COMMAND ARGS') or attaches to one already
 on the broker (--iut-peer ID), waits for its greet, plays every scenario in
 parallel as isolated test peers, validates passively every envelope the IUT
@@ -231,8 +277,9 @@ on one NATS network (--nats-url, a node of a cluster each): they meet on
 subjects aghcheck.fleet.NAME.…, every member's burst (an at_once step)
 leaves when all have reached it, and member 1's report is the fleet's:
 each scenario's outcome is the worst of the members', and the load
-figures are all of theirs.`,
-		Example: `  aghcheck run
+figures are all of theirs.`
+
+const runExample = `  aghcheck run
   aghcheck run --iut './my-agent --join' --level core
   aghcheck run --iut './my-agent --join' --level nats
   aghcheck run --iut 'aghcheck peer --fault accept-expired' --run 'delivery\.'
@@ -243,195 +290,196 @@ figures are all of theirs.`,
   aghcheck run --format html -o report.html
   aghcheck run --suite my-suites --format github
   aghcheck run --iut ./adapter --compat reference --owned-by-adapter reference/compozy-agh.adapter.yaml
-  aghcheck run --iut 'aghcheck peer --fault reading:null-as-absent' --errata null-as-absent`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if noColor {
-				color.NoColor = true
-			}
-			if err := refuseBlank(cmd, "iut", "iut-peer"); err != nil {
-				return err
-			}
-			if err := positiveDurations(cmd, "step-timeout", "greet-timeout", "deadline"); err != nil {
-				return err
-			}
-			if backTimeout < 0 {
-				return &exitError{code: exitUsageErr, err: fmt.Errorf("--back-timeout %s: want a positive duration, or 0 for --greet-timeout", backTimeout)}
-			}
-			if timeout < 0 {
-				return &exitError{code: exitUsageErr, err: fmt.Errorf("--timeout %s: want a positive duration, or 0 for no ceiling per scenario", timeout)}
-			}
-			if err := countFlag("parallel", parallel, "every scenario at once"); err != nil {
-				return err
-			}
-			if err := countFlag("max-restarts", maxRestarts, "never"); err != nil {
-				return err
-			}
-			if err := countFlag("repeat", repeat, "once"); err != nil {
-				return err
-			}
-			if iutLine != "" && iutPeer != "" {
-				return usage(errors.New("--iut and --iut-peer are exclusive"))
-			}
-			format, err := outputFormat(cmd, format, output, runExtensions)
-			if err != nil {
-				return err
-			}
-			writer, err := reporter.Run.Get(format)
-			if err != nil {
-				return usage(fmt.Errorf("--format: %w", err))
-			}
-			var recordFormat string
-			if recordPath != "" {
-				if recordFormat, err = reporter.RecordFormat(recordPath); err != nil {
-					return usage(fmt.Errorf("--record: %w", err))
-				}
-			}
-			ext, err := external(nats)
-			if err != nil {
-				return err
-			}
-			o := sf.options()
-			o.Target = harness.Target{
-				StepTimeout: stepTimeout, GreetTimeout: greetTimeout, BackTimeout: backTimeout, Deadline: deadline,
-				IUTPeer: iutPeer, Workspace: workspace, Channel: channel, Version: version, MaxRestarts: maxRestarts,
-				External: ext,
-			}
-			o.Strict, o.Parallel, o.Timeout, o.ReproDir = strict, parallel, timeout, reproDir
-			o.Repeat, o.Fleet = repeat, fleet
-			o.Baseline, o.WriteBaseline = baselinePath, writeBaselinePath
-			o.OwnedByAdapter = ownedPath
-			o.Implementation, o.ImplementationVersion = implName, implVersion
-			o.Warn = func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), "aghcheck: warning:", sanitize.Text(s)) }
-			if iutPeer != "" {
-				// Attached: what is not given is found from the peer's
-				// own traffic on the broker.
-				if !cmd.Flags().Changed("workspace") {
-					o.Workspace = ""
-				}
-				if !cmd.Flags().Changed("channel") {
-					o.Channel = ""
-				}
-			}
-			if builtinPeer(iutLine, iutPeer) {
-				// The built-in peer is this very aghcheck: one name and
-				// aghcheck's version, however it was asked for.
-				o.Implementation, o.ImplementationVersion = cmp.Or(implName, peer.DefaultDisplayName), cmp.Or(implVersion, version)
-			}
-			if o.Command, err = iutArgv(iutLine, iutPeer); err != nil {
-				return err
-			}
-			plan, err := o.Plan()
-			if err != nil {
-				return usage(err)
-			}
-			out, closeOut, err := reportOut(cmd.OutOrStdout(), output)
-			if err != nil {
-				return err
-			}
-			defer closeOut()
-			opts := reporter.Options{Strict: strict, Verbose: verbose, Level: plan.Level(), Scenarios: len(plan.Scenarios()), Selected: plan.Selected(),
-				Color:  out == os.Stdout && !color.NoColor,
-				Record: reporter.RecordInput{Scenarios: plan.Scenarios()}}
-			w := writer.New(out, opts)
-			// While the run waits, a terminal shows one live line saying
-			// what is awaited and for how long, cleared before any other
-			// line; a pipe or a file (a CI log) gets a line every
-			// waitLogEvery while a wait lasts.
-			errOut := cmd.ErrOrStderr()
-			var live *reporter.LiveLine
-			if f, ok := errOut.(*os.File); ok && isTerminal(f) {
-				live = reporter.NewLiveLine(f)
-				plan.Waiting(reporter.LiveWaitOn(live, termWidth()))
-			} else {
-				plan.Waiting(reporter.LogWait(errOut, waitLogEvery))
-			}
-			clearLive := func() {
-				if live != nil {
-					live.Clear()
-				}
-			}
-			plan.Progress(func(sc *report.ScenarioResult) { clearLive(); _ = w.Item(sc) }) // a failed write shows again at Finish
-			// The IUT's deaths and returns go to stderr as they happen,
-			// whatever the report's format: a CI log shows them in order.
-			plan.Life(func(ev report.LifeEvent) { clearLive(); fmt.Fprint(errOut, reporter.LifeLines(ev)) })
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			rep, runErr := plan.Run(ctx)
-			if rep == nil {
-				return usage(runErr)
-			}
-			if err := w.Finish(rep); err != nil {
-				return usage(fmt.Errorf("write report: %w", err))
-			}
-			var written []string
-			companion := false
-			if out != cmd.OutOrStdout() {
-				written = append(written, output)
-			}
-			if recordPath != "" && rep.Error == "" {
-				if err := writeRecord(recordPath, recordFormat, rep, opts); err != nil {
-					return usage(fmt.Errorf("--record: %w", err))
-				}
-				written = append(written, recordPath)
-				if format != "json" {
-					// The record digests the JSON report: a run reported in
-					// another format writes that report too, so the digest
-					// names a file that exists.
-					js := recordReport(recordPath)
-					if err := writeRecord(js, "json", rep, opts); err != nil {
-						return usage(fmt.Errorf("--record: the JSON report it digests: %w", err))
-					}
-					written = append(written, js)
-					companion = true
-				}
-			}
-			if out != cmd.OutOrStdout() || companion {
-				// The report went to a file, or a JSON report was written
-				// beside the record: the log gets the verdict and the files.
-				fmt.Fprintln(cmd.ErrOrStderr(), reporter.VerdictLine(rep, written...))
-			}
-			if runErr != nil {
-				return usage(runErr)
-			}
-			if !rep.Summary.Passed {
-				return &exitError{code: exitInvalid}
-			}
-			return nil
-		},
+  aghcheck run --iut 'aghcheck peer --fault reading:null-as-absent' --errata null-as-absent`
+
+// check refuses flags that cannot go together, one clear line each, and
+// settles the report's format (--format, or -o's extension) and the
+// record's.
+func (s *runFlags) check(cmd *cobra.Command) error {
+	if err := refuseBlank(cmd, "iut", "iut-peer"); err != nil {
+		return err
 	}
-	sf.add(cmd)
-	f := cmd.Flags()
-	f.StringVar(&iutLine, "iut", "", "start the implementation under test with `'COMMAND ARGS'` (default: the built-in reference peer)")
-	f.StringVar(&iutPeer, "iut-peer", "", "attach to the peer `ID` already running on --nats-url")
-	addNATSFlags(f, &nats, "", "use this NATS server or cluster (`URL[,URL...]`, tried in order) instead of an embedded broker")
-	f.StringVar(&workspace, "workspace", "", "workspace id of the run (default a fresh aghcheck-XXXXXXXX; with --iut-peer, the peer's own, found from its traffic)")
-	f.StringVar(&channel, "channel", "conformance", "channel of the run (with --iut-peer, default the peer's own, found from its traffic)")
-	f.StringVarP(&format, "format", "f", "text", "report `FORMAT`: "+reporter.Run.List())
-	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(reporter.Run.Names()...))
-	f.StringVarP(&output, "output", "o", "", "write the report to `FILE` instead of stdout")
-	f.BoolVar(&strict, "strict", false, "treat warnings (SHOULD not met) as failures")
-	f.BoolVarP(&verbose, "verbose", "v", false, "list every skipped scenario and every reason a claim was not earned, and show envelopes whole")
-	f.BoolVar(&noColor, "no-color", false, "plain text output (also when NO_COLOR is set or stdout is not a terminal)")
-	f.IntVar(&parallel, "parallel", 0, "scenarios played at once (0: all of them)")
-	f.StringVar(&fleet, "fleet", "", "play as member `NAME:K/N` of N aghcheck processes (one per machine) that play the same scenarios together against one IUT (--iut-peer) on one NATS network (--nats-url): their bursts leave together and member 1 reports for all (docs/harness.md)")
-	f.IntVar(&repeat, "repeat", 0, "play the suite `N` times against the one IUT and report every scenario whose outcome differed between the runs as an error (0: once)")
-	f.DurationVar(&timeout, "timeout", 0, "ceiling per scenario (0: none; every expect has --step-timeout)")
-	f.DurationVar(&stepTimeout, "step-timeout", harness.DefaultStepTimeout, "ceiling of an expect step: it ends when its match arrives and fails only when none comes within this (not a reply deadline)")
-	f.DurationVar(&silence, "silence", 0, "no effect: a silence is kept once a later reply shows the IUT processed what came before")
-	_ = f.MarkDeprecated("silence", "silences have no window any more; they close on the IUT's next reply")
-	f.StringVar(&baselinePath, "baseline", "", "known deviations `FILE` (YAML): its failures are expected-fail; a new failure or a stale entry fails the run")
-	f.StringVar(&ownedPath, "owned-by-adapter", "", "`FILE` (YAML) naming the requirements whose verdict comes from an adapter's own code, not the runtime it wraps: reports mark them (reference/compozy-agh.adapter.yaml)")
-	f.StringVar(&writeBaselinePath, "write-baseline", "", "write this run's failures to `FILE` as a baseline to start from")
-	f.StringVar(&recordPath, "record", "", "also write the self-certification record to `FILE` (.json, or .yaml / .yml)")
-	f.StringVar(&implName, "implementation", "", "implementation `NAME` every report names (default the Peer Card's display_name)")
-	f.StringVar(&implVersion, "implementation-version", "", "implementation `VERSION` every report names (default the Peer Card's version, else unknown)")
-	f.DurationVar(&greetTimeout, "greet-timeout", harness.DefaultGreetTimeout, "how long to wait for the IUT's greet (also for its return after it died or lost its connection)")
-	f.IntVar(&maxRestarts, "max-restarts", harness.DefaultMaxRestarts, "how often an --iut that died is started again (0: never; the scenarios it could not play are errors)")
-	f.DurationVar(&deadline, "deadline", harness.DefaultDeadline, "when the run's verdict is due: after it the run starts no scenario and no replay, and what it could not play is an error")
-	f.DurationVar(&backTimeout, "back-timeout", 0, "how long an --iut whose broker connection closed has to come back on its own before it is restarted (default --greet-timeout)")
-	f.StringVar(&reproDir, "repro-dir", "", "write each scenario that kills the IUT when played alone as a scenario file into `DIR` (replay: run --suite DIR --embedded=false)")
-	return cmd
+	if err := positiveDurations(cmd, "step-timeout", "greet-timeout", "deadline"); err != nil {
+		return err
+	}
+	if s.backTimeout < 0 {
+		return &exitError{code: exitUsageErr, err: fmt.Errorf("--back-timeout %s: want a positive duration, or 0 for --greet-timeout", s.backTimeout)}
+	}
+	if s.timeout < 0 {
+		return &exitError{code: exitUsageErr, err: fmt.Errorf("--timeout %s: want a positive duration, or 0 for no ceiling per scenario", s.timeout)}
+	}
+	if err := countFlag("parallel", s.parallel, "every scenario at once"); err != nil {
+		return err
+	}
+	if err := countFlag("max-restarts", s.maxRestarts, "never"); err != nil {
+		return err
+	}
+	if err := countFlag("repeat", s.repeat, "once"); err != nil {
+		return err
+	}
+	if s.iutLine != "" && s.iutPeer != "" {
+		return usage(errors.New("--iut and --iut-peer are exclusive"))
+	}
+	format, err := outputFormat(cmd, s.format, s.output, runExtensions)
+	if err != nil {
+		return err
+	}
+	s.format = format
+	if _, err := reporter.Run.Get(s.format); err != nil {
+		return usage(fmt.Errorf("--format: %w", err))
+	}
+	if s.recordPath != "" {
+		if s.recordFormat, err = reporter.RecordFormat(s.recordPath); err != nil {
+			return usage(fmt.Errorf("--record: %w", err))
+		}
+	}
+	return nil
+}
+
+// options maps the flags to the certification layer's options.
+func (s *runFlags) options(cmd *cobra.Command) (harness.Options, error) {
+	ext, err := external(s.nats)
+	if err != nil {
+		return harness.Options{}, err
+	}
+	o := s.sf.options()
+	o.Target = harness.Target{
+		StepTimeout: s.stepTimeout, GreetTimeout: s.greetTimeout, BackTimeout: s.backTimeout, Deadline: s.deadline,
+		IUTPeer: s.iutPeer, Workspace: s.workspace, Channel: s.channel, Version: version, MaxRestarts: s.maxRestarts,
+		External: ext,
+	}
+	o.Strict, o.Parallel, o.Timeout, o.ReproDir = s.strict, s.parallel, s.timeout, s.reproDir
+	o.Repeat, o.Fleet = s.repeat, s.fleet
+	o.Baseline, o.WriteBaseline = s.baselinePath, s.writeBaselinePath
+	o.OwnedByAdapter = s.ownedPath
+	o.Implementation, o.ImplementationVersion = s.implName, s.implVersion
+	o.Warn = func(msg string) { fmt.Fprintln(cmd.ErrOrStderr(), "aghcheck: warning:", sanitize.Text(msg)) }
+	if s.iutPeer != "" {
+		// Attached: what is not given is found from the peer's
+		// own traffic on the broker.
+		if !cmd.Flags().Changed("workspace") {
+			o.Workspace = ""
+		}
+		if !cmd.Flags().Changed("channel") {
+			o.Channel = ""
+		}
+	}
+	if builtinPeer(s.iutLine, s.iutPeer) {
+		// The built-in peer is this very aghcheck: one name and
+		// aghcheck's version, however it was asked for.
+		o.Implementation, o.ImplementationVersion = cmp.Or(s.implName, peer.DefaultDisplayName), cmp.Or(s.implVersion, version)
+	}
+	if o.Command, err = iutArgv(s.iutLine, s.iutPeer); err != nil {
+		return harness.Options{}, err
+	}
+	return o, nil
+}
+
+// run checks the flags, plays the run and writes its report (and record).
+func (s *runFlags) run(cmd *cobra.Command) error {
+	if s.noColor {
+		color.NoColor = true
+	}
+	if err := s.check(cmd); err != nil {
+		return err
+	}
+	o, err := s.options(cmd)
+	if err != nil {
+		return err
+	}
+	plan, err := o.Plan()
+	if err != nil {
+		return usage(err)
+	}
+	out, closeOut, err := reportOut(cmd.OutOrStdout(), s.output)
+	if err != nil {
+		return err
+	}
+	defer closeOut()
+	opts := reporter.Options{Strict: s.strict, Verbose: s.verbose, Level: plan.Level(), Scenarios: len(plan.Scenarios()), Selected: plan.Selected(),
+		Color:  out == os.Stdout && !color.NoColor,
+		Record: reporter.RecordInput{Scenarios: plan.Scenarios()}}
+	w, err := reporter.Run.New(s.format, out, opts)
+	if err != nil {
+		return usage(fmt.Errorf("--format: %w", err))
+	}
+	follow(cmd.ErrOrStderr(), plan, w)
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rep, runErr := plan.Run(ctx)
+	if rep == nil {
+		return usage(runErr)
+	}
+	if err := w.Finish(rep); err != nil {
+		return usage(fmt.Errorf("write report: %w", err))
+	}
+	if err := s.record(cmd, out, rep, opts); err != nil {
+		return err
+	}
+	if runErr != nil {
+		return usage(runErr)
+	}
+	if !rep.Summary.Passed {
+		return &exitError{code: exitInvalid}
+	}
+	return nil
+}
+
+// follow shows the run as it goes on errOut beside the report w: while the
+// run waits, a terminal shows one live line saying what is awaited and for
+// how long, cleared before any other line; a pipe or a file (a CI log)
+// gets a line every waitLogEvery while a wait lasts. The IUT's deaths and
+// returns go there as they happen, whatever the report's format: a CI log
+// shows them in order.
+func follow(errOut io.Writer, plan *harness.Plan, w reporter.Writer[*report.ScenarioResult, *report.Report]) {
+	var live *termline.Line
+	if f, ok := errOut.(*os.File); ok && isTerminal(f) {
+		live = termline.New(f)
+		plan.Waiting(termline.LiveWaitOn(live, termWidth()))
+	} else {
+		plan.Waiting(termline.LogWait(errOut, waitLogEvery))
+	}
+	clearLive := func() {
+		if live != nil {
+			live.Clear()
+		}
+	}
+	plan.Progress(func(sc *report.ScenarioResult) { clearLive(); _ = w.Item(sc) }) // a failed write shows again at Finish
+	plan.Life(func(ev report.LifeEvent) { clearLive(); fmt.Fprint(errOut, termline.LifeLines(ev)) })
+}
+
+// record writes the self-certification record of --record, with the
+// JSON report it digests when the report is in another format, and, when
+// the report went to a file, leaves the verdict and the files in the log.
+func (s *runFlags) record(cmd *cobra.Command, out io.Writer, rep *report.Report, opts reporter.Options) error {
+	var written []string
+	companion := false
+	if out != cmd.OutOrStdout() {
+		written = append(written, s.output)
+	}
+	if s.recordPath != "" && rep.Error == "" {
+		if err := writeRecord(s.recordPath, s.recordFormat, rep, opts); err != nil {
+			return usage(fmt.Errorf("--record: %w", err))
+		}
+		written = append(written, s.recordPath)
+		if s.format != "json" {
+			// The record digests the JSON report: a run reported in
+			// another format writes that report too, so the digest
+			// names a file that exists.
+			js := recordReport(s.recordPath)
+			if err := writeRecord(js, "json", rep, opts); err != nil {
+				return usage(fmt.Errorf("--record: the JSON report it digests: %w", err))
+			}
+			written = append(written, js)
+			companion = true
+		}
+	}
+	if out != cmd.OutOrStdout() || companion {
+		// The report went to a file, or a JSON report was written
+		// beside the record: the log gets the verdict and the files.
+		fmt.Fprintln(cmd.ErrOrStderr(), reporter.VerdictLine(rep, written...))
+	}
+	return nil
 }
 
 // recordReport is where --record writes the JSON report its digest names

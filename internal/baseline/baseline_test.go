@@ -65,111 +65,24 @@ func strictReport() *report.Report {
 	return rep
 }
 
-func TestApply(t *testing.T) {
-	tests := []struct {
-		name              string
-		entries           string
-		strict            bool
-		passed            bool
-		expected, stale   []string // entry ids by status
-		unjudged          []string
-		new               []string // deviations the baseline does not record
-		fail, xfail, errs int      // summary after the baseline
-		passive           report.Outcome
-		outcomeOf         map[string]report.Outcome
-	}{
-		{
-			name:    "no entries: every deviation is new and fails the run",
-			entries: `entries: []`, fail: 1, errs: 1, passive: report.Fail,
-			new: []string{"a.fails", "b.warns", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"},
-		},
-		{
-			name:    "every deviation recorded, warnings and the error too",
-			entries: allRecorded,
-			passed:  true, expected: []string{"a.fails", "b.warns", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"}, xfail: 3,
-			passive:   report.ExpectedFail,
-			outcomeOf: map[string]report.Outcome{"a.fails": report.ExpectedFail, "b.warns": report.ExpectedFail, "e.errors": report.ExpectedFail},
-		},
-		{
-			name:     "every failure recorded: a new warning fails the run",
-			entries:  failuresRecorded,
-			expected: []string{"a.fails", "e.errors", "passive:ENV-WORK-ID"}, xfail: 2,
-			new:       []string{"b.warns", "passive:NATS-GREET-RECONNECT"},
-			passive:   report.Warn, // the unrecorded SHOULD finding still warns
-			outcomeOf: map[string]report.Outcome{"a.fails": report.ExpectedFail, "b.warns": report.Warn},
-		},
-		{
-			name: "a recorded warning; the rest is new",
-			entries: `entries:
-  - {id: b.warns, outcome: warn, reason: erratum 7}`,
-			expected: []string{"b.warns"}, fail: 1, errs: 1, xfail: 1, passive: report.Fail,
-			new: []string{"a.fails", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"},
-		},
-		{
-			name: "stale: the scenario passes now",
-			entries: allRecorded + `
-  - {id: c.passes, outcome: fail, reason: erratum 9}`,
-			expected: []string{"a.fails", "b.warns", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"}, stale: []string{"c.passes"}, xfail: 3,
-			passive: report.ExpectedFail, outcomeOf: map[string]report.Outcome{"c.passes": report.Pass},
-		},
-		{
-			name: "stale, not new: it falls short differently (recorded fail, now warn)",
-			entries: failuresRecorded + `
-  - {id: "passive:NATS-GREET-RECONNECT", outcome: warn, reason: r}
-  - {id: b.warns, outcome: fail, reason: r}`,
-			expected: []string{"a.fails", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"}, stale: []string{"b.warns"}, xfail: 2,
-			passive: report.ExpectedFail,
-		},
-		{
-			name: "stale: recorded warn, now fail (a regression)",
-			entries: `entries:
-  - {id: a.fails, outcome: warn, reason: r}
-  - {id: e.errors, outcome: error, reason: r}
-  - {id: "passive:ENV-WORK-ID", outcome: fail, reason: r}
-  - {id: b.warns, outcome: warn, reason: r}
-  - {id: "passive:NATS-GREET-RECONNECT", outcome: warn, reason: r}`,
-			expected: []string{"b.warns", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"}, stale: []string{"a.fails"}, fail: 1, xfail: 2,
-			passive: report.ExpectedFail, outcomeOf: map[string]report.Outcome{"a.fails": report.Fail},
-		},
-		{
-			name: "stale: a passive rule no longer broken",
-			entries: allRecorded + `
-  - {id: "passive:ENV-THREAD-ID", outcome: fail, reason: r}`,
-			expected: []string{"a.fails", "b.warns", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"},
-			stale:    []string{"passive:ENV-THREAD-ID"}, xfail: 3, passive: report.ExpectedFail,
-		},
-		{
-			name: "a skipped scenario neither confirms nor staleness",
-			entries: allRecorded + `
-  - {id: d.skipped, outcome: fail, reason: r}`,
-			passed: true, expected: []string{"a.fails", "b.warns", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"},
-			unjudged: []string{"d.skipped"}, xfail: 3, passive: report.ExpectedFail,
-		},
-		{
-			name:    "--strict: the recorded warnings still hold",
-			entries: allRecorded, strict: true,
-			passed: true, expected: []string{"a.fails", "b.warns", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"}, xfail: 3,
-			passive: report.ExpectedFail, outcomeOf: map[string]report.Outcome{"b.warns": report.ExpectedFail},
-		},
-		{
-			name:    "--strict: an unrecorded warning is new, and a failure",
-			entries: failuresRecorded, strict: true,
-			expected: []string{"a.fails", "e.errors", "passive:ENV-WORK-ID"}, fail: 1, xfail: 2,
-			new:     []string{"b.warns", "passive:NATS-GREET-RECONNECT"},
-			passive: report.Fail, outcomeOf: map[string]report.Outcome{"b.warns": report.Fail},
-		},
-		{
-			name: "--strict: a warn entry for a real failure is stale",
-			entries: `entries:
-  - {id: a.fails, outcome: warn, reason: r}
-  - {id: e.errors, outcome: error, reason: r}
-  - {id: b.warns, outcome: warn, reason: r}
-  - {id: "passive:ENV-WORK-ID", outcome: warn, reason: r}
-  - {id: "passive:NATS-GREET-RECONNECT", outcome: warn, reason: r}`, strict: true,
-			expected: []string{"b.warns", "e.errors", "passive:NATS-GREET-RECONNECT"}, stale: []string{"a.fails", "passive:ENV-WORK-ID"}, fail: 1, xfail: 2,
-			passive: report.Fail,
-		},
-	}
+// applyCase is one baseline applied to sampleReport (strictReport under
+// strict), and what the report says after.
+type applyCase struct {
+	name              string
+	entries           string
+	strict            bool
+	passed            bool
+	expected, stale   []string // entry ids by status
+	unjudged          []string
+	new               []string // deviations the baseline does not record
+	fail, xfail, errs int      // summary after the baseline
+	passive           report.Outcome
+	outcomeOf         map[string]report.Outcome
+}
+
+// testApply applies each case's baseline and checks the report after.
+func testApply(t *testing.T, tests []applyCase) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rep := sampleReport()
@@ -216,6 +129,114 @@ func TestApply(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestApply(t *testing.T) {
+	testApply(t, []applyCase{
+		{
+			name:    "no entries: every deviation is new and fails the run",
+			entries: `entries: []`, fail: 1, errs: 1, passive: report.Fail,
+			new: []string{"a.fails", "b.warns", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"},
+		},
+		{
+			name:    "every deviation recorded, warnings and the error too",
+			entries: allRecorded,
+			passed:  true, expected: []string{"a.fails", "b.warns", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"}, xfail: 3,
+			passive:   report.ExpectedFail,
+			outcomeOf: map[string]report.Outcome{"a.fails": report.ExpectedFail, "b.warns": report.ExpectedFail, "e.errors": report.ExpectedFail},
+		},
+		{
+			name:     "every failure recorded: a new warning fails the run",
+			entries:  failuresRecorded,
+			expected: []string{"a.fails", "e.errors", "passive:ENV-WORK-ID"}, xfail: 2,
+			new:       []string{"b.warns", "passive:NATS-GREET-RECONNECT"},
+			passive:   report.Warn, // the unrecorded SHOULD finding still warns
+			outcomeOf: map[string]report.Outcome{"a.fails": report.ExpectedFail, "b.warns": report.Warn},
+		},
+		{
+			name: "a recorded warning; the rest is new",
+			entries: `entries:
+  - {id: b.warns, outcome: warn, reason: erratum 7}`,
+			expected: []string{"b.warns"}, fail: 1, errs: 1, xfail: 1, passive: report.Fail,
+			new: []string{"a.fails", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"},
+		},
+		{
+			name: "a skipped scenario neither confirms nor staleness",
+			entries: allRecorded + `
+  - {id: d.skipped, outcome: fail, reason: r}`,
+			passed: true, expected: []string{"a.fails", "b.warns", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"},
+			unjudged: []string{"d.skipped"}, xfail: 3, passive: report.ExpectedFail,
+		},
+	})
+}
+
+// An entry is stale when the run no longer shows its deviation as recorded:
+// gone, or falling short differently.
+func TestApplyStale(t *testing.T) {
+	testApply(t, []applyCase{
+		{
+			name: "stale: the scenario passes now",
+			entries: allRecorded + `
+  - {id: c.passes, outcome: fail, reason: erratum 9}`,
+			expected: []string{"a.fails", "b.warns", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"}, stale: []string{"c.passes"}, xfail: 3,
+			passive: report.ExpectedFail, outcomeOf: map[string]report.Outcome{"c.passes": report.Pass},
+		},
+		{
+			name: "stale, not new: it falls short differently (recorded fail, now warn)",
+			entries: failuresRecorded + `
+  - {id: "passive:NATS-GREET-RECONNECT", outcome: warn, reason: r}
+  - {id: b.warns, outcome: fail, reason: r}`,
+			expected: []string{"a.fails", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"}, stale: []string{"b.warns"}, xfail: 2,
+			passive: report.ExpectedFail,
+		},
+		{
+			name: "stale: recorded warn, now fail (a regression)",
+			entries: `entries:
+  - {id: a.fails, outcome: warn, reason: r}
+  - {id: e.errors, outcome: error, reason: r}
+  - {id: "passive:ENV-WORK-ID", outcome: fail, reason: r}
+  - {id: b.warns, outcome: warn, reason: r}
+  - {id: "passive:NATS-GREET-RECONNECT", outcome: warn, reason: r}`,
+			expected: []string{"b.warns", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"}, stale: []string{"a.fails"}, fail: 1, xfail: 2,
+			passive: report.ExpectedFail, outcomeOf: map[string]report.Outcome{"a.fails": report.Fail},
+		},
+		{
+			name: "stale: a passive rule no longer broken",
+			entries: allRecorded + `
+  - {id: "passive:ENV-THREAD-ID", outcome: fail, reason: r}`,
+			expected: []string{"a.fails", "b.warns", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"},
+			stale:    []string{"passive:ENV-THREAD-ID"}, xfail: 3, passive: report.ExpectedFail,
+		},
+	})
+}
+
+func TestApplyStrict(t *testing.T) {
+	testApply(t, []applyCase{
+		{
+			name:    "--strict: the recorded warnings still hold",
+			entries: allRecorded, strict: true,
+			passed: true, expected: []string{"a.fails", "b.warns", "e.errors", "passive:ENV-WORK-ID", "passive:NATS-GREET-RECONNECT"}, xfail: 3,
+			passive: report.ExpectedFail, outcomeOf: map[string]report.Outcome{"b.warns": report.ExpectedFail},
+		},
+		{
+			name:    "--strict: an unrecorded warning is new, and a failure",
+			entries: failuresRecorded, strict: true,
+			expected: []string{"a.fails", "e.errors", "passive:ENV-WORK-ID"}, fail: 1, xfail: 2,
+			new:     []string{"b.warns", "passive:NATS-GREET-RECONNECT"},
+			passive: report.Fail, outcomeOf: map[string]report.Outcome{"b.warns": report.Fail},
+		},
+		{
+			name: "--strict: a warn entry for a real failure is stale",
+			entries: `entries:
+  - {id: a.fails, outcome: warn, reason: r}
+  - {id: e.errors, outcome: error, reason: r}
+  - {id: b.warns, outcome: warn, reason: r}
+  - {id: "passive:ENV-WORK-ID", outcome: warn, reason: r}
+  - {id: "passive:NATS-GREET-RECONNECT", outcome: warn, reason: r}`, strict: true,
+			expected: []string{"b.warns", "e.errors", "passive:NATS-GREET-RECONNECT"}, stale: []string{"a.fails", "passive:ENV-WORK-ID"}, fail: 1, xfail: 2,
+			passive: report.Fail,
+		},
+	})
 }
 
 // A run that could not be carried out never passes, baseline or not.

@@ -16,15 +16,16 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/internal/broker"
+	"github.com/aghcheck/aghcheck/internal/plural"
 	"github.com/aghcheck/aghcheck/internal/publication"
 	"github.com/aghcheck/aghcheck/internal/requirements"
 	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/sanitize"
 	"github.com/aghcheck/aghcheck/internal/workunit"
-	"github.com/aghcheck/aghcheck/reporter"
-	"github.com/nats-io/nats.go"
 )
 
 // Config is what Run needs. Zero fields take the defaults.
@@ -351,7 +352,7 @@ func (m *monitor) health(now time.Time, final bool) {
 	if d := dropped - m.sum.dropped; d > 0 {
 		m.sum.dropped = dropped
 		m.lossFinding(now, fmt.Sprintf("%s the broker delivered dropped unjudged: the monitor fell behind (slow consumer, %s so far)",
-			reporter.Plural(d, "message"), reporter.Plural(int(m.slowEvents.Load()), "event")))
+			plural.Count(d, "message"), plural.Count(int(m.slowEvents.Load()), "event")))
 	}
 	if d := m.disconnects.Load(); d > m.sum.disconnects {
 		m.sum.disconnects = d

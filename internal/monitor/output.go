@@ -11,9 +11,10 @@ import (
 
 	"github.com/fatih/color"
 
+	"github.com/aghcheck/aghcheck/internal/plural"
 	"github.com/aghcheck/aghcheck/internal/rules"
 	"github.com/aghcheck/aghcheck/internal/sanitize"
-	"github.com/aghcheck/aghcheck/reporter"
+	"github.com/aghcheck/aghcheck/internal/workflowcmd"
 )
 
 // Formats are the output formats of NewSink: live (a refreshed summary
@@ -68,7 +69,7 @@ func line(f *Finding) string {
 	if f.WorkID != "" {
 		fmt.Fprintf(&b, " (%s)", f.WorkID)
 	}
-	fmt.Fprintf(&b, " on %s: %s", f.Subject, reporter.Detail(f.Finding))
+	fmt.Fprintf(&b, " on %s: %s", f.Subject, f.Finding.Detail())
 	return b.String()
 }
 
@@ -142,7 +143,7 @@ func (s *githubSink) Finding(f Finding) {
 	if f.Peer != "" {
 		title += " " + f.Peer
 	}
-	fmt.Fprintln(s.w, reporter.Annotation(cmd, title, line(&f)+"\n"+f.Rule.Severity.Level()+": "+f.Rule.Clause))
+	fmt.Fprintln(s.w, workflowcmd.Annotation(cmd, title, line(&f)+"\n"+f.Rule.Severity.Level()+": "+f.Rule.Clause))
 }
 func (s *githubSink) Tick(*Summary) { _ = s.w.Flush() }
 func (s *githubSink) Close(sum *Summary) error {
@@ -190,10 +191,10 @@ func (s *liveSink) Close(sum *Summary) error {
 func writeSummary(w io.Writer, s *Summary, p painter, rows int) {
 	fmt.Fprintf(w, "aghcheck monitor: %s on %s for %s\n", s.Subject, s.URL, s.Elapsed.Round(time.Second))
 	fmt.Fprintf(w, "judged %s of %d delivered (%s), %s/s; %s\n",
-		reporter.Plural(int(s.Judged), "envelope"), s.Delivered, p.count(s.Dropped, "dropped"), rate(s.Rate), reporter.Plural(s.Repeats, "repeat"))
+		plural.Count(int(s.Judged), "envelope"), s.Delivered, p.count(s.Dropped, "dropped"), rate(s.Rate), plural.Count(s.Repeats, "repeat"))
 	fmt.Fprintf(w, "%s, %s; %s followed (%d open), %s (%d expired); peak heap %.1f MiB\n",
-		p.errors(s.Errors), p.warnings(s.Warnings), reporter.Plural(s.Tracker.Units, "work unit"), s.Tracker.Open,
-		reporter.Plural(s.Tracker.Peers, "peer"), s.Expired, float64(s.PeakHeap)/(1<<20))
+		p.errors(s.Errors), p.warnings(s.Warnings), plural.Count(s.Tracker.Units, "work unit"), s.Tracker.Open,
+		plural.Count(s.Tracker.Peers, "peer"), s.Expired, float64(s.PeakHeap)/(1<<20))
 	if len(s.Rules) > 0 {
 		fmt.Fprintln(w, "rules:")
 		for i, r := range s.Rules {
@@ -223,11 +224,11 @@ func writeSummary(w io.Writer, s *Summary, p painter, rows int) {
 			if pc.Expired {
 				state = "  presence expired"
 			}
-			fmt.Fprintf(w, "  %-*s %18s  %s  %s%s\n", width, pc.Peer, reporter.Plural(pc.Envelopes, "envelope"),
+			fmt.Fprintf(w, "  %-*s %18s  %s  %s%s\n", width, pc.Peer, plural.Count(pc.Envelopes, "envelope"),
 				p.errors(pc.Errors), p.warnings(pc.Warnings), state)
 		}
 		if s.OtherPeers > 0 {
-			fmt.Fprintf(w, "  (%s from peers past the first %d)\n", reporter.Plural(s.OtherPeers, "envelope"), maxPeers)
+			fmt.Fprintf(w, "  (%s from peers past the first %d)\n", plural.Count(s.OtherPeers, "envelope"), maxPeers)
 		}
 	}
 }
@@ -260,7 +261,7 @@ func (p painter) severity(sev rules.Severity, s string) string {
 }
 
 func (p painter) errors(n int) string {
-	s := reporter.Plural(n, "error")
+	s := plural.Count(n, "error")
 	if n == 0 {
 		return p.paint(color.FgGreen, s)
 	}
@@ -268,7 +269,7 @@ func (p painter) errors(n int) string {
 }
 
 func (p painter) warnings(n int) string {
-	s := reporter.Plural(n, "warning")
+	s := plural.Count(n, "warning")
 	if n == 0 {
 		return s
 	}

@@ -119,6 +119,55 @@ func (f Finding) String() string {
 	return b.String()
 }
 
+// Detail is the message part of a finding as the reports print it after
+// its rule id: "at /ptr: message (expected X, found Y)".
+func (f Finding) Detail() string {
+	var b strings.Builder
+	if f.Pointer != "" {
+		b.WriteString("at ")
+		b.WriteString(f.Pointer)
+	}
+	if f.Message != "" {
+		if b.Len() > 0 {
+			b.WriteString(": ")
+		}
+		b.WriteString(f.Message)
+	}
+	if f.Expected != "" || f.Found != "" {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "(expected %s, found %s)", orNone(f.Expected), orNone(f.Found))
+	}
+	if b.Len() == 0 {
+		b.WriteString(f.Rule.Clause)
+	}
+	// One finding, one line: a newline in a message would break the
+	// file:line: form that editors and CI parse.
+	return strings.ReplaceAll(b.String(), "\n", " ")
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "nothing"
+	}
+	return s
+}
+
+// Profiles lists the profiles of the rules in list, sorted.
+func Profiles(list []*Rule) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range list {
+		if !seen[r.Profile] {
+			seen[r.Profile] = true
+			out = append(out, r.Profile)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // HasErrors reports whether any finding has error severity (every finding
 // under strict): whether a document with these findings is invalid.
 func HasErrors(fs []Finding, strict bool) bool {

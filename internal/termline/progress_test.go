@@ -1,4 +1,4 @@
-package reporter
+package termline
 
 import (
 	"bytes"
@@ -32,9 +32,9 @@ func TestProgressLine(t *testing.T) {
 }
 
 // A shorter line blanks what the longer one left; Clear erases it all.
-func TestLiveLine(t *testing.T) {
+func TestLine(t *testing.T) {
 	var b bytes.Buffer
-	l := NewLiveLine(&b)
+	l := New(&b)
 	l.Show("abcdef")
 	l.Show("xy")
 	l.Clear()

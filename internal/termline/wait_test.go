@@ -1,4 +1,4 @@
-package reporter
+package termline
 
 import (
 	"bytes"

@@ -1,8 +1,10 @@
-package reporter
+package termline
 
 import (
 	"fmt"
 	"time"
+
+	"github.com/aghcheck/aghcheck/internal/plural"
 )
 
 // ValidateProgress is how far a long `aghcheck validate` has got.
@@ -18,7 +20,7 @@ type ValidateProgress struct {
 func ProgressLine(p ValidateProgress, width int) string {
 	secs := max(p.Elapsed.Seconds(), 1e-3)
 	s := fmt.Sprintf("%5.1fs file %d/%d, %s, %s (%s/s, %.0f documents/s)",
-		p.Elapsed.Seconds(), p.File, p.Files, Plural(int(p.Documents), "document"), byteSize(float64(p.Bytes)), byteSize(float64(p.Bytes)/secs), float64(p.Documents)/secs)
+		p.Elapsed.Seconds(), p.File, p.Files, plural.Count(int(p.Documents), "document"), byteSize(float64(p.Bytes)), byteSize(float64(p.Bytes)/secs), float64(p.Documents)/secs)
 	return clipRunes(s, width-1)
 }
 

@@ -1,4 +1,4 @@
-package reporter
+package termline
 
 import (
 	"fmt"
@@ -45,12 +45,12 @@ func clipRunes(s string, n int) string {
 // LiveWait returns a Config.Waiting that redraws waitLine in place on a
 // terminal and erases it when the wait ends.
 func LiveWait(out io.Writer, width int) func(harness.Wait) {
-	return LiveWaitOn(&LiveLine{out: out}, width)
+	return LiveWaitOn(New(out), width)
 }
 
 // LiveWaitOn is LiveWait on a live line its caller also clears before it
 // prints a line of its own (a scenario's verdict, a death of the IUT).
-func LiveWaitOn(l *LiveLine, width int) func(harness.Wait) {
+func LiveWaitOn(l *Line, width int) func(harness.Wait) {
 	return func(w harness.Wait) {
 		if w.Done {
 			l.Clear()
@@ -75,29 +75,4 @@ func LogWait(out io.Writer, every time.Duration) func(harness.Wait) {
 			fmt.Fprintf(out, "aghcheck: %s into the run, %s\n", w.Run.Round(100*time.Millisecond), strings.TrimSpace(waitLine(w, 1<<10)))
 		}
 	}
-}
-
-// LiveLine is one line redrawn in place on a terminal: carriage return and
-// blank padding, no escape sequences, so a dumb terminal shows it too.
-type LiveLine struct {
-	out   io.Writer
-	shown int // columns drawn, to blank what a shorter line leaves
-}
-
-// NewLiveLine returns a live line on out, which must be a terminal.
-func NewLiveLine(out io.Writer) *LiveLine { return &LiveLine{out: out} }
-
-// Show replaces the line with s.
-func (l *LiveLine) Show(s string) {
-	n := utf8.RuneCountInString(s)
-	fmt.Fprintf(l.out, "\r%s%s", s, strings.Repeat(" ", max(l.shown-n, 0)))
-	l.shown = max(n, l.shown)
-}
-
-// Clear erases the line, leaving the cursor at its start.
-func (l *LiveLine) Clear() {
-	if l.shown > 0 {
-		fmt.Fprintf(l.out, "\r%s\r", strings.Repeat(" ", l.shown))
-	}
-	l.shown = 0
 }
