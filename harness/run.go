@@ -81,6 +81,9 @@ type runner struct {
 	// and form how the IUT takes them ("" when it takes none).
 	orders initiation
 	form   string
+	// unheard says why nobody hears what is sent on the IUT's peer
+	// subject ("" while somebody does; listen.go).
+	unheard string
 }
 
 func (r *runner) now() time.Time { return r.cfg.Now() }
@@ -127,6 +130,7 @@ func runConfig(ctx context.Context, cfg config) (*report.Report, error) {
 	r.beginLife(ctx)
 	r.keepLate = true
 	play := r.gateAll(rep, todo)
+	r.checkListening(ctx, greet.at)
 	r.playAll(ctx, rep, play)
 	if cfg.Repeat > 1 {
 		r.repeat(ctx, rep, play)
@@ -651,17 +655,27 @@ func (r *runner) dropStream() {
 // greet: an attached peer (--iut-peer), or a spawned one that never greeted.
 func (r *runner) askWhois(peerID string) error {
 	r.bus.expectIUT(peerID)
-	me := "aghcheck-harness." + randid.Hex(4)
+	if err := r.publishHarness(agh.PeerSubject(r.ws, r.ch, peerID), r.whois(r.harnessID(), peerID)); err != nil {
+		return fmt.Errorf("whois to %s: %w", peerID, err)
+	}
+	return nil
+}
+
+// harnessID is the peer id the harness speaks as in its own whois
+// requests, one per run.
+func (r *runner) harnessID() string {
+	me := "aghcheck-harness." + r.tag
 	r.bus.speaksAs(me)
-	env := map[string]any{
+	return me
+}
+
+// whois is a directed whois request from me to peerID.
+func (r *runner) whois(me, peerID string) map[string]any {
+	return map[string]any{
 		"protocol": agh.Protocol, "id": "msg_whois_" + randid.Hex(6), "workspace_id": r.ws, "channel": r.ch,
 		"kind": "whois", "from": me, "to": peerID, "ts": r.now().Unix(), "proof": nil,
 		"body": map[string]any{"type": "request", "query": peerID},
 	}
-	if err := r.publishHarness(agh.PeerSubject(r.ws, r.ch, peerID), env); err != nil {
-		return fmt.Errorf("whois to %s: %w", peerID, err)
-	}
-	return nil
 }
 
 // publishHarness publishes an envelope of the harness's own (a whois to

@@ -59,6 +59,9 @@ func (s *sender) sendAs(ctx context.Context, st *scenario.Send, sound bool) (str
 	if reply != "" && !scenario.ReplyConfined(reply, s.r.ws, s.r.ch) {
 		return "", nil, fmt.Errorf("publish refused: %w", scenario.ErrUnconfined("reply subject", reply))
 	}
+	if err := s.r.unheardSend(subject); err != nil {
+		return "", nil, err
+	}
 	times := max(st.Repeat, 1)
 	if sound && env != nil {
 		s.r.bus.track.sound(env)

@@ -3,6 +3,7 @@ package broker
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -101,3 +102,34 @@ func (b *Broker) Subscribed(subject string, except uint64) (bool, error) {
 	}
 	return false, nil
 }
+
+// Subscriptions lists the subjects every open client connection but
+// except subscribes to (wildcards as given, each once, in order): what a
+// peer listens on, to show where it listens when it does not on its own
+// subject.
+func (b *Broker) Subscriptions(except uint64) ([]string, error) {
+	if b == nil || b.srv == nil {
+		return nil, errors.New("no embedded broker")
+	}
+	cz, err := b.srv.Connz(&server.ConnzOptions{State: server.ConnOpen, Subscriptions: true, Limit: 1 << 16})
+	if err != nil {
+		return nil, fmt.Errorf("list connections: %w", err)
+	}
+	var out []string
+	for _, c := range cz.Conns {
+		if c.Cid == except {
+			continue
+		}
+		for _, s := range c.Subs {
+			if !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// Covers reports whether one of subs (subscription subjects, wildcards
+// allowed) matches the literal subject.
+func Covers(subs []string, subject string) bool { return subscribed(subs, subject) }
