@@ -12,7 +12,6 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/aghcheck/aghcheck/internal/agh"
-	"github.com/aghcheck/aghcheck/internal/broker"
 	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/requirements"
 )
@@ -62,6 +61,9 @@ func (r *runner) checkListening(ctx context.Context, greetAt time.Duration) {
 	tick := time.NewTicker(listenPoll)
 	defer tick.Stop()
 	for {
+		if l := r.life.current(); l == nil || l.ctx.Err() != nil {
+			return // dead, not deaf: the liveness watchers name it
+		}
 		heard, evidence := r.listened(subject)
 		if heard {
 			return
@@ -83,24 +85,90 @@ func (r *runner) checkListening(ctx context.Context, greetAt time.Duration) {
 // and, when nobody does, what shows it.
 func (r *runner) listened(subject string) (bool, string) {
 	if r.broker != nil {
-		self, err := r.nc.GetClientID()
-		if err != nil {
-			return true, ""
+		open, subs, err := r.listeners(subject)
+		if err != nil || len(open) == 0 {
+			return true, "" // not connected: dead, not deaf, if anything
 		}
-		subs, err := r.broker.Subscriptions(self)
-		if err != nil || broker.Covers(subs, subject) {
-			return true, ""
+		for _, on := range open {
+			if on {
+				return true, ""
+			}
 		}
-		if len(subs) == 0 {
-			return false, "the broker lists no subscription of the IUT's"
-		}
-		return false, "the IUT's connections subscribe to " + strings.Join(subs, ", ")
+		return false, subscribedTo(subs)
 	}
 	none, err := r.noResponders(subject)
 	if err != nil || !none {
 		return true, ""
 	}
 	return false, "the broker answered a message published there with no responders"
+}
+
+// listeners asks the embedded broker which connections but the
+// harness's are open, whether each subscribes to subject, and what they
+// subscribe to.
+func (r *runner) listeners(subject string) (map[uint64]bool, []string, error) {
+	self, err := r.nc.GetClientID()
+	if err != nil {
+		return nil, nil, err
+	}
+	return r.broker.Listeners(subject, self)
+}
+
+// subscribedTo says where the IUT's connections listen.
+func subscribedTo(subs []string) string {
+	if len(subs) == 0 {
+		return "the broker lists no subscription of the IUT's"
+	}
+	return "the IUT's connections subscribe to " + strings.Join(subs, ", ")
+}
+
+// watchListening interrupts l, on the embedded broker, as soon as a
+// connection of the IUT that subscribed to its peer subject in this
+// incarnation is still open and no longer does, and none other does: the
+// IUT is deaf at once (a client library that closes a subscription whose
+// callback threw, as nats.js does), with no window to wait out. A
+// connection that closed is the connection watcher's to name, and one the
+// harness dropped (a disconnect step) is not the IUT's doing.
+func (lv *liveness) watchListening(l *life) {
+	r := lv.r
+	if r.broker == nil {
+		return
+	}
+	subject := agh.PeerSubject(r.ws, r.ch, r.iutID)
+	seen := map[uint64]bool{} // connections seen subscribed in l
+	var last time.Duration    // when one last was
+	look := func() bool {
+		if r.dropping.Load() {
+			clear(seen)
+			return true
+		}
+		open, subs, err := r.listeners(subject)
+		if err != nil {
+			return false
+		}
+		now := time.Since(r.start)
+		gone := false
+		for cid, on := range open {
+			switch {
+			case on:
+				seen[cid], last = true, now
+				return true
+			case seen[cid]:
+				gone = true
+			}
+		}
+		if gone {
+			why := fmt.Sprintf("it no longer subscribes to its peer subject %s (%s), still connected", subject, subscribedTo(subs))
+			lv.end(l, &death{event: &report.LifeEvent{Kind: report.LifeDeaf, Cause: why}, after: last, at: now, prompt: true})
+			return false
+		}
+		return true
+	}
+	// Once now, before anything is played on l: an input that makes it
+	// deaf at once must find it seen listening.
+	if look() {
+		l.every(deafPoll, look)
+	}
 }
 
 // noResponders publishes a directed whois to the IUT on subject with a

@@ -96,3 +96,40 @@ func TestNobodyListensOnAnExternalBroker(t *testing.T) {
 	dump(t, rep)
 	checkUnheard(t, rep, "the broker answered a message published there with no responders")
 }
+
+// On a broker the run did not start, a peer whose subscription to its
+// own subject closed (deaf on it, still connected and greeting) is told
+// deaf by the broker's no-responders answer at the first unanswered
+// probe, not after a window without answers.
+func TestDeafOnAnExternalBrokerIsToldByNoResponders(t *testing.T) {
+	t.Parallel()
+	ep := startPasswordServer(t)
+	const ws, ch, id = "ws_deafened", "builders", "deafened-peer.session-1"
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- peer.Run(ctx, peer.Config{URL: ep.URL, User: ep.User, Password: ep.Password, Workspace: ws, Channel: ch, PeerID: id,
+			GreetInterval: 200 * time.Millisecond, Faults: []string{"deaf-on:whois-query-type"}})
+	}()
+	defer func() { cancel(); <-done }()
+	rep, err := runConfig(context.Background(), config{Target: Target{External: &ep, IUTPeer: id, Workspace: ws, Channel: ch,
+		GreetTimeout: 2 * time.Second, StepTimeout: 3 * time.Second}, Scenarios: loadSuites(t),
+		Select: regexp.MustCompile(`^receiver\.WHOIS-QUERY-TYPE\.number$`)})
+	if rep == nil {
+		t.Fatalf("no report: %v", err)
+	}
+	dump(t, rep)
+	deaf := false
+	for _, ev := range rep.IUT.Events {
+		if ev.Kind == report.LifeDeaf {
+			deaf = true
+			if !strings.Contains(ev.Cause, "it no longer subscribes to its peer subject") || !strings.Contains(ev.Cause, "no responders") {
+				t.Errorf("deafness %s, want it told by the broker's no responders", ev)
+			}
+		}
+	}
+	if !deaf {
+		t.Errorf("events %+v, want the IUT named deaf", rep.IUT.Events)
+	}
+}

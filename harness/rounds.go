@@ -421,6 +421,7 @@ func (r *runner) beginLife(ctx context.Context) *life {
 	r.life.watchProcess(l)
 	r.life.watchConnection(l)
 	r.life.watchProbes(l)
+	r.life.watchListening(l)
 	r.life.probe()
 	return l
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -84,6 +85,9 @@ type runner struct {
 	// unheard says why nobody hears what is sent on the IUT's peer
 	// subject ("" while somebody does; listen.go).
 	unheard string
+	// dropping is set while a disconnect step has dropped the IUT's
+	// connection and it has not subscribed again.
+	dropping atomic.Bool
 }
 
 func (r *runner) now() time.Time { return r.cfg.Now() }

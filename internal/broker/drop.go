@@ -103,33 +103,32 @@ func (b *Broker) Subscribed(subject string, except uint64) (bool, error) {
 	return false, nil
 }
 
-// Subscriptions lists the subjects every open client connection but
-// except subscribes to (wildcards as given, each once, in order): what a
-// peer listens on, to show where it listens when it does not on its own
+// Listeners says who listens on subject (a literal subject, matched
+// against each subscription's wildcards) among the open client
+// connections but except: each one's id, whether it subscribes to
+// subject, and every subject they subscribe to (wildcards as given, each
+// once, in order), to show where a peer listens when not on its own
 // subject.
-func (b *Broker) Subscriptions(except uint64) ([]string, error) {
+func (b *Broker) Listeners(subject string, except uint64) (open map[uint64]bool, subs []string, err error) {
 	if b == nil || b.srv == nil {
-		return nil, errors.New("no embedded broker")
+		return nil, nil, errors.New("no embedded broker")
 	}
 	cz, err := b.srv.Connz(&server.ConnzOptions{State: server.ConnOpen, Subscriptions: true, Limit: 1 << 16})
 	if err != nil {
-		return nil, fmt.Errorf("list connections: %w", err)
+		return nil, nil, fmt.Errorf("list connections: %w", err)
 	}
-	var out []string
+	open = map[uint64]bool{}
 	for _, c := range cz.Conns {
 		if c.Cid == except {
 			continue
 		}
+		open[c.Cid] = subscribed(c.Subs, subject)
 		for _, s := range c.Subs {
-			if !slices.Contains(out, s) {
-				out = append(out, s)
+			if !slices.Contains(subs, s) {
+				subs = append(subs, s)
 			}
 		}
 	}
-	slices.Sort(out)
-	return out, nil
+	slices.Sort(subs)
+	return open, subs, nil
 }
-
-// Covers reports whether one of subs (subscription subjects, wildcards
-// allowed) matches the literal subject.
-func Covers(subs []string, subject string) bool { return subscribed(subs, subject) }
