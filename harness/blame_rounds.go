@@ -26,6 +26,13 @@ import (
 // budget used up, the run's deadline past, an IUT that never came back) is
 // an error, never a fail or a pass.
 
+// stopGrace is how long a restarted IUT has to exit on SIGTERM before it
+// is killed; stopDeadGrace, one that died.
+const (
+	stopGrace     = time.Second
+	stopDeadGrace = 100 * time.Millisecond
+)
+
 // attempt is one scenario played against one incarnation.
 type attempt struct {
 	i     int
@@ -275,11 +282,17 @@ func (r *runner) revive(ctx context.Context, rep *report.Report, hunting bool) b
 // restart stops the IUT's process (its whole process group) and starts it
 // again, noting why; the incarnation it ends, if alive, is no death.
 func (r *runner) restart(ctx context.Context, why string) bool {
+	grace := stopGrace
 	if l := r.life.current(); l != nil && l.died() == nil {
 		l.cancel(nil)
+	} else {
+		// It died (deaf, disconnected): what it would do on SIGTERM (a
+		// drain of its connection, say) can no longer finish, and a
+		// second of waiting for it is a second a death.
+		grace = stopDeadGrace
 	}
 	r.restarts++
-	r.proc.Stop(time.Second)
+	r.proc.Stop(grace)
 	r.oldOutput = append(r.oldOutput, r.proc)
 	r.awaitNoConns()
 	proc, err := iut.Start(r.cfg.Command, r.iutEnv())
@@ -416,6 +429,7 @@ func (r *runner) beginLife(ctx context.Context) *life {
 	r.life.watchProcess(l)
 	r.life.watchConnection(l)
 	r.life.watchProbes(l)
+	r.life.watchListening(l)
 	r.life.probe()
 	return l
 }

@@ -38,6 +38,18 @@ const probeQuiet = time.Second
 // answer (a slower one widens it by its own replies).
 const deafAfter = 5 * time.Second
 
+// Once a window without answers has shown the IUT deaf in the run, what
+// is told after is whether it went deaf again, as it was seen to, not
+// whether a peer that answers is slow: its probe goes after quietAgain
+// and is given probeGrace (or three times the IUT's slowest reply, if
+// longer) before the IUT is deaf again. This is what makes the hunt for
+// what makes it deaf take seconds, not minutes; the first deafness of a
+// run is still told by deafAfter.
+const (
+	quietAgain = probeQuiet / 2
+	probeGrace = 500 * time.Millisecond
+)
+
 // maxAsked bounds the directed inputs remembered while they wait for
 // their first answer (a long fuzz run sends millions; most are answered
 // at once, and an input unanswered this many inputs later says nothing).
@@ -116,15 +128,28 @@ func (lv *liveness) deafWindowLocked() time.Duration {
 	if d := lv.r.cfg.deafAfter; d > 0 {
 		least = d
 	}
+	if lv.wasDeaf {
+		least = min(least, quietAgain+probeGrace)
+	}
 	return max(least, 3*lv.slowest)
+}
+
+// quietLocked is how long nothing is answered before a probe asks; lock
+// held.
+func (lv *liveness) quietLocked() time.Duration {
+	if lv.wasDeaf {
+		return quietAgain
+	}
+	return probeQuiet
 }
 
 // watchProbes asks the IUT, while nothing addressed to it was answered
 // for probeQuiet, whether it still listens, and interrupts l once the IUT
 // is deaf.
 func (lv *liveness) watchProbes(l *life) {
+	r := lv.r
 	l.every(deafPoll, func() bool {
-		now := time.Since(lv.r.start)
+		now := time.Since(r.start)
 		lv.mu.Lock()
 		window := lv.deafWindowLocked()
 		// A probe left unanswered while other answers came went
@@ -132,8 +157,16 @@ func (lv *liveness) watchProbes(l *life) {
 		if lv.probedAt > 0 && lv.lastAnswer > lv.probedAt && now-lv.probedAt >= window {
 			lv.probedAt, lv.probeMsg = 0, ""
 		}
-		quiet := now-lv.lastAnswer >= probeQuiet && lv.probedAt == 0
-		deaf := lv.answeredProbe && lv.lifeAnswered && lv.probedAt > lv.lastAnswer && now-lv.lastAnswer >= window && now-lv.probedAt >= lv.slowest
+		quiet := now-lv.lastAnswer >= lv.quietLocked() && lv.probedAt == 0
+		heard := lv.answeredProbe && lv.lifeAnswered && lv.probedAt > lv.lastAnswer
+		deaf := heard && now-lv.lastAnswer >= window && now-lv.probedAt >= lv.slowest
+		// A probe unanswered at the next poll: any other broker than the
+		// embedded one (watchListening) says at once whether the IUT still
+		// subscribes to its peer subject (asked once a probe).
+		ask := heard && !deaf && r.broker == nil && now-lv.probedAt >= deafPoll && lv.brokerAsked != lv.probeMsg
+		if ask {
+			lv.brokerAsked = lv.probeMsg
+		}
 		last, probed, slowest := lv.lastAnswer, lv.probedAt, lv.slowest
 		lv.mu.Unlock()
 		switch {
@@ -143,7 +176,18 @@ func (lv *liveness) watchProbes(l *life) {
 			// Deaf since its last answer at the latest: what was sent
 			// after the probe did not make it deaf.
 			lv.dieSpan(l, report.LifeDeaf, why, last, probed)
+			lv.mu.Lock()
+			lv.wasDeaf = true
+			lv.mu.Unlock()
 			return false
+		case ask:
+			subject := agh.PeerSubject(r.ws, r.ch, r.iutID)
+			if listens, evidence := r.listened(subject); !listens && l.ctx.Err() == nil {
+				why := fmt.Sprintf("it no longer subscribes to its peer subject %s (%s); nothing addressed to it answered since %s, a whois probe sent at %s unanswered; it answered probes before",
+					subject, evidence, rounded(report.Millis(last)), rounded(report.Millis(probed)))
+				lv.end(l, &death{event: &report.LifeEvent{Kind: report.LifeDeaf, Cause: why}, after: min(last, probed), at: probed, prompt: true})
+				return false
+			}
 		case quiet:
 			lv.probe()
 		}

@@ -60,8 +60,10 @@ func TestDeafnessIsNamedAndTheRunGoesOn(t *testing.T) {
 	for _, ev := range rep.IUT.Events {
 		if ev.Kind == report.LifeDeaf {
 			deaf++
-			if !strings.Contains(ev.Cause, "probe") {
-				t.Errorf("deafness %s does not say what went unanswered", ev)
+			// Its subscription is gone: the broker shows it at once, no
+			// window without answers is waited out.
+			if !strings.Contains(ev.Cause, "it no longer subscribes to its peer subject") || !strings.Contains(ev.Cause, "broadcast") {
+				t.Errorf("deafness %s does not say the subscription is gone and where it still listens", ev)
 			}
 		}
 	}
@@ -154,5 +156,56 @@ func TestCloseTo(t *testing.T) {
 		!sameUptime(uptime{proc: 3 * s, greeted: 2 * s}, uptime{proc: 3 * s, greeted: s}) ||
 		sameUptime(uptime{proc: 3 * s, greeted: 2 * s}, uptime{proc: 2 * s, greeted: s}) {
 		t.Error("sameUptime: either count agreeing")
+	}
+}
+
+// A peer that stops processing anything after one payload that is not a
+// JSON object, still connected and subscribed: only a window without
+// answers shows it deaf. The first deafness of the run is told by the
+// whole window; once it has been seen deaf, a deafness again is told by a
+// probe that goes unanswered for half a second, so that the hunt for the
+// scenario that makes it deaf costs a second a death, not five. The
+// verdict is the same: the scenario that sends the garbage is blamed,
+// reproducibly.
+func TestDeafAgainIsToldSooner(t *testing.T) {
+	t.Parallel()
+	rep := runAgainst(t, "peer:deaf-after-garbage", config{Target: Target{GreetTimeout: 3 * time.Second},
+		Select: regexp.MustCompile(`^(delivery\.garbage-survived|kinds\.)`)})
+	if rep.Error != "" {
+		t.Fatal(rep.Error)
+	}
+	dump(t, rep)
+	after := regexp.MustCompile(`unanswered after ([0-9.]+m?s);`)
+	var waits []time.Duration
+	for _, ev := range rep.IUT.Events {
+		if ev.Kind != report.LifeDeaf {
+			continue
+		}
+		m := after.FindStringSubmatch(ev.Cause)
+		if m == nil {
+			t.Fatalf("deafness %s does not say how long its probe went unanswered", ev)
+		}
+		d, err := time.ParseDuration(m[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		waits = append(waits, d)
+	}
+	if len(waits) < 2 {
+		t.Fatalf("%d deafnesses, want the first and the hunt's: %+v", len(waits), rep.IUT.Events)
+	}
+	// The first probe waited out the window from the last answer; each
+	// later one only its grace (a loaded machine polls late: far below
+	// the window still).
+	if waits[0] < deafAfter-probeQuiet-deafPoll {
+		t.Errorf("the first deafness was told after %s, want the whole window", waits[0])
+	}
+	for _, w := range waits[1:] {
+		if w >= deafAfter/2 {
+			t.Errorf("a deafness again was told after %s (%v), want about %s", w, waits, probeGrace)
+		}
+	}
+	if len(rep.IUT.Killers) != 1 || rep.IUT.Killers[0].Scenario != "delivery.garbage-survived" {
+		t.Errorf("killers %+v, want delivery.garbage-survived blamed", rep.IUT.Killers)
 	}
 }

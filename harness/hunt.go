@@ -77,6 +77,19 @@ func (a *attempt) closeTo(d *death, within time.Duration) bool {
 	return false
 }
 
+// nearest is how far from the start of death d's span (d.after) the
+// attempt's input nearest to it was sent, among those sent by d.at (for a
+// death at one moment, how long before it the last input was).
+func (a *attempt) nearest(d *death) time.Duration {
+	best := time.Duration(1<<63 - 1)
+	for _, e := range a.sent {
+		if t := e.At.D(); t <= d.at {
+			best = min(best, (t - d.after).Abs())
+		}
+	}
+	return best
+}
+
 // outOfTime says why nothing more may start ("" while the run has time
 // and the IUT has not flooded it).
 func (r *runner) outOfTime() string {
@@ -126,9 +139,12 @@ func (r *runner) sift(rep *report.Report, d *death, as []*attempt) (back, suspec
 // when the IUT did not come back.
 func (r *runner) hunt(ctx context.Context, rep *report.Report, par int, d *death, suspects []*attempt) (back []*attempt, ok bool) {
 	// Closest to the death first: the killer's input reached the IUT
-	// just before it died.
+	// just before it died. A deafness began after its last answer (after)
+	// and was seen at a probe (at) a while later: what was sent meanwhile
+	// found it deaf already, and the input nearest its last answer is the
+	// likeliest.
 	byCloseness := func(d *death, as []*attempt) {
-		slices.SortStableFunc(as, func(a, b *attempt) int { return cmp.Compare(d.at-a.lastBefore(d.at), d.at-b.lastBefore(d.at)) })
+		slices.SortStableFunc(as, func(a, b *attempt) int { return cmp.Compare(a.nearest(d), b.nearest(d)) })
 	}
 	byCloseness(d, suspects)
 	s := suspects
@@ -148,6 +164,19 @@ func (r *runner) hunt(ctx context.Context, rep *report.Report, par int, d *death
 					r.unplayable(rep, indexes(half), why)
 					return back, true
 				}
+			}
+			if len(half) == 1 {
+				// One suspect: played alone on a fresh IUT, which is how
+				// the last suspect is played (alone), not twice.
+				more, ok := r.alone(ctx, rep, nil, half[0])
+				back = append(back, more...)
+				if k == 0 && ok && len(more) == 0 && !rep.Scenarios[half[0].i].Killed {
+					continue // judged: no killer in this half
+				}
+				if k == 0 {
+					back = append(back, halves[1]...) // back into company
+				}
+				return back, ok
 			}
 			died, got, ok := r.replay(ctx, rep, par, half)
 			if !ok {
@@ -210,7 +239,7 @@ func (r *runner) replay(ctx context.Context, rep *report.Report, par int, as []*
 // it kills it again closely after one of its inputs, not on a timer.
 func (r *runner) alone(ctx context.Context, rep *report.Report, back []*attempt, a *attempt) ([]*attempt, bool) {
 	if l := r.life.current(); !l.fresh() && r.proc != nil {
-		r.hunting.replays++
+		// The restart and the replay on it are one replay of the budget.
 		if !r.restart(ctx, "for a fresh IUT to play "+a.res.ID+" alone") {
 			return append(back, a), false
 		}
@@ -270,7 +299,13 @@ func (r *runner) timedDeath(ctx context.Context, d *death) (timed, ok bool) {
 	// Long enough for the death to come again, counted either way, and to
 	// be seen: deafness shows only after its window.
 	slack := max(closeFloor, max(d.uptime.proc, d.uptime.greeted)/2)
-	if d.event.Kind == report.LifeDeaf {
+	switch {
+	case d.prompt:
+		// The broker shows such a deafness at the first probe.
+		r.life.mu.Lock()
+		slack += r.life.quietLocked() + deafPoll
+		r.life.mu.Unlock()
+	case d.event.Kind == report.LifeDeaf:
 		r.life.mu.Lock()
 		slack += r.life.deafWindowLocked()
 		r.life.mu.Unlock()

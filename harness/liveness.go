@@ -39,6 +39,9 @@ type death struct {
 	// settled: a lost connection was waited on (runner.settle); back: the
 	// IUT came back on its own.
 	settled, back bool
+	// prompt: a deafness the broker showed at once (the IUT's subscription
+	// to its peer subject gone), not one a window without answers told.
+	prompt bool
 }
 
 // uptime is how long an incarnation had lived, counted two ways: since its
@@ -113,6 +116,12 @@ type liveness struct {
 	probedAt      time.Duration // the probe outstanding (0: none)
 	lastAnswer    time.Duration // the IUT's latest answer to a directed input
 	slowest       time.Duration // its slowest reply so far
+	// brokerAsked is the probe the broker was asked about: whether the
+	// IUT still subscribes to its peer subject.
+	brokerAsked string
+	// wasDeaf: a window without answers showed the IUT deaf in this run
+	// (deafAgain).
+	wasDeaf bool
 }
 
 func newLiveness(r *runner) *liveness {
@@ -156,14 +165,21 @@ func (lv *liveness) dieAt(l *life, kind, cause string, at time.Duration) {
 
 // dieSpan is die for a death that happened between after and at.
 func (lv *liveness) dieSpan(l *life, kind, cause string, after, at time.Duration) {
+	lv.end(l, &death{event: &report.LifeEvent{Kind: kind, Cause: cause}, after: min(after, at), at: at})
+}
+
+// end records death d of incarnation l (once; d.event gives its kind and
+// cause) and interrupts it.
+func (lv *liveness) end(l *life, d *death) {
 	if l == nil || l.died() != nil || l.ctx.Err() != nil {
 		return
 	}
-	ev := lv.record(kind, cause)
+	ev := lv.record(d.event.Kind, d.event.Cause)
 	lv.mu.Lock()
-	ev.At = report.Millis(at)
+	ev.At = report.Millis(d.at)
 	lv.mu.Unlock()
-	l.cancel(&death{event: ev, after: min(after, at), at: at, uptime: uptime{proc: at - l.born, greeted: at - l.began}})
+	d.event, d.uptime = ev, uptime{proc: d.at - l.born, greeted: d.at - l.began}
+	l.cancel(d)
 }
 
 // record adds an event, with the IUT's latest output, and tells

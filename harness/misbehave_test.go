@@ -48,7 +48,9 @@ func misbehave(ctx context.Context, name string, cfg peer.Config) int {
 	})
 	switch name {
 	case "silent":
-		// Greets, then never answers anything.
+		// Listens on its own subject and greets, then never answers
+		// anything.
+		_, _ = nc.Subscribe(agh.PeerSubject(cfg.Workspace, cfg.Channel, id), func(*nats.Msg) {})
 		nc.Publish(bcast, greet)
 		nc.Flush()
 		<-ctx.Done()

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -37,6 +38,9 @@ type player struct {
 	// judgeLate, so no message falls between the two judgements.
 	cutSeq int
 	cut    bool
+	// unheard is set when a send went to the IUT's peer subject, where
+	// nobody listens (listen.go).
+	unheard *unreachable
 }
 
 // play plays sc once against incarnation l, whose death interrupts it.
@@ -72,6 +76,9 @@ func (r *runner) play(ctx context.Context, l *life, sc *scenario.Scenario, res *
 	ended := time.Since(r.start)
 	if l.died() != nil {
 		return p // interrupted: not judged
+	}
+	if res.Unplayed {
+		return p // nobody could hear it (listen.go): not judged, nothing to show
 	}
 	if why, at := r.bus.floodReason(); why != "" && at <= ended {
 		// The scenario ended after the flood began: what the IUT sent it
@@ -189,6 +196,10 @@ func (p *player) steps(ctx context.Context) {
 		sr := p.step(ctx, i, st)
 		if p.life != nil && p.life.died() != nil {
 			return // interrupted by the IUT's death: this attempt is not judged
+		}
+		if p.unheard != nil {
+			p.unplayed(i, p.unheard)
+			return
 		}
 		sr.Index, sr.Kind, sr.Duration = i+1, st.Kind(), report.Millis(time.Since(start))
 		sr.Level, sr.Checks = p.grading[i].Level, p.grading[i].Checks
@@ -328,6 +339,7 @@ func (p *player) step(ctx context.Context, i int, st *scenario.Step) report.Step
 		p.wait.markSend()
 		subject, ids, err := p.send.send(ctx, st.Send)
 		if err != nil {
+			errors.As(err, &p.unheard)
 			return sr.Judged(report.Error, err.Error())
 		}
 		if p.sentOn == nil {
@@ -342,6 +354,7 @@ func (p *player) step(ctx context.Context, i int, st *scenario.Step) report.Step
 		p.wait.markSend()
 		subject, ids, err := p.initiate(ctx, st.Initiate)
 		if err != nil {
+			errors.As(err, &p.unheard)
 			return sr.Judged(report.Error, err.Error())
 		}
 		if subject != "" {
@@ -360,6 +373,12 @@ func (p *player) step(ctx context.Context, i int, st *scenario.Step) report.Step
 	case st.ExpectSilence != nil:
 		return p.wait.silence(i, st.ExpectSilence)
 	case st.Disconnect != "":
+		if p.r.unheard != "" {
+			// It drops the connections that listen on the IUT's peer
+			// subject: there is none.
+			p.unheard = &unreachable{p.r.unheard}
+			return sr.Judged(report.Error, p.r.unheard)
+		}
 		return p.disconnect()
 	}
 	select {

@@ -37,6 +37,10 @@ func (p *player) disconnect() report.StepResult {
 		return sr.Judged(report.Error, fmt.Sprintf("disconnect: flush: %v", err))
 	}
 	subject := agh.PeerSubject(r.ws, r.ch, r.iutID)
+	// Until it subscribes again, nobody listening is the drop's doing,
+	// not deafness (watchProbes).
+	r.dropping.Store(true)
+	defer r.dropping.Store(false)
 	p.wait.setAside()
 	n, err := r.broker.DropClients(subject, self)
 	switch {

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -82,6 +83,12 @@ type runner struct {
 	// and form how the IUT takes them ("" when it takes none).
 	orders initiation
 	form   string
+	// unheard says why nobody hears what is sent on the IUT's peer
+	// subject ("" while somebody does; listen.go).
+	unheard string
+	// dropping is set while a disconnect step has dropped the IUT's
+	// connection and it has not subscribed again.
+	dropping atomic.Bool
 }
 
 func (r *runner) now() time.Time { return r.cfg.Now() }
@@ -128,6 +135,7 @@ func runConfig(ctx context.Context, cfg config) (*report.Report, error) {
 	r.beginLife(ctx)
 	r.keepLate = true
 	play := r.gateAll(rep, todo)
+	r.checkListening(ctx, greet.at)
 	r.playAll(ctx, rep, play)
 	if cfg.Repeat > 1 {
 		r.repeat(ctx, rep, play)
@@ -662,17 +670,27 @@ func (r *runner) dropStream() {
 // greet: an attached peer (--iut-peer), or a spawned one that never greeted.
 func (r *runner) askWhois(peerID string) error {
 	r.bus.expectIUT(peerID)
-	me := "aghcheck-harness." + randid.Hex(4)
+	if err := r.publishHarness(agh.PeerSubject(r.ws, r.ch, peerID), r.whois(r.harnessID(), peerID)); err != nil {
+		return fmt.Errorf("whois to %s: %w", peerID, err)
+	}
+	return nil
+}
+
+// harnessID is the peer id the harness speaks as in its own whois
+// requests, one per run.
+func (r *runner) harnessID() string {
+	me := "aghcheck-harness." + r.tag
 	r.bus.speaksAs(me)
-	env := map[string]any{
+	return me
+}
+
+// whois is a directed whois request from me to peerID.
+func (r *runner) whois(me, peerID string) map[string]any {
+	return map[string]any{
 		"protocol": agh.Protocol, "id": "msg_whois_" + randid.Hex(6), "workspace_id": r.ws, "channel": r.ch,
 		"kind": "whois", "from": me, "to": peerID, "ts": r.now().Unix(), "proof": nil,
 		"body": map[string]any{"type": "request", "query": peerID},
 	}
-	if err := r.publishHarness(agh.PeerSubject(r.ws, r.ch, peerID), env); err != nil {
-		return fmt.Errorf("whois to %s: %w", peerID, err)
-	}
-	return nil
 }
 
 // publishHarness publishes an envelope of the harness's own (a whois to

@@ -81,6 +81,9 @@ func (s *sender) prepare(st *scenario.Send, sound bool) (*outgoing, error) {
 	if reply != "" && !scenario.ReplyConfined(reply, s.r.ws, s.r.ch) {
 		return nil, fmt.Errorf("publish refused: %w", scenario.ErrUnconfined("reply subject", reply))
 	}
+	if err := s.r.unheardSend(subject); err != nil {
+		return nil, err
+	}
 	if sound && env != nil {
 		s.r.bus.track.sound(env)
 	} else {

@@ -496,3 +496,27 @@ func TestRunFindingsNameClauseAndErratum(t *testing.T) {
 		t.Errorf("json: no clause and erratum on the finding:\n%s", js)
 	}
 }
+
+// Scenarios not played for one reason are one line of the text report's
+// details, not a block each; -v details each.
+func TestRunTextUnplayedInOneLine(t *testing.T) {
+	rep := runFixture()
+	const why = "nobody subscribes to the IUT's peer subject agh.network.v0.aghcheck-0001.conformance.peer.abc"
+	for k := range 20 {
+		rep.Scenarios = append(rep.Scenarios, &report.ScenarioResult{ID: fmt.Sprintf("receiver.CASE-%d", k), Title: "A case", Suite: "core/envelope",
+			Level: "MUST", Claim: "core-receiver", Outcome: report.Error, Message: "not played: " + why, Unplayed: true})
+	}
+	out := string(writeRun(t, "text", rep, Options{}))
+	_, details, _ := strings.Cut(out, "\nDetails:\n")
+	if n := strings.Count(details, why); n != 1 {
+		t.Errorf("the reason is in the details %d times, want once:\n%s", n, details)
+	}
+	if !strings.Contains(details, "ERROR 20 scenarios not played: "+why) {
+		t.Errorf("no one line for the 20 scenarios in\n%s", details)
+	}
+	verbose := string(writeRun(t, "text", rep, Options{Verbose: true}))
+	_, details, _ = strings.Cut(verbose, "\nDetails:\n")
+	if n := strings.Count(details, why); n != 20 {
+		t.Errorf("-v details the reason %d times, want 20", n)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -207,11 +208,14 @@ func (t *runText) Finish(rep *report.Report) error {
 
 	scs, leftOut := t.played(rep)
 	var skipped, bad []*report.ScenarioResult
+	unplayed := map[string][]*report.ScenarioResult{} // by why
 	for _, sc := range scs {
-		switch sc.Outcome {
-		case report.Skip:
+		switch why, notPlayed := strings.CutPrefix(sc.Message, "not played: "); {
+		case sc.Outcome == report.Skip:
 			skipped = append(skipped, sc)
-		case report.Fail, report.Error, report.Warn:
+		case sc.Outcome == report.Error && notPlayed && !verbose:
+			unplayed[why] = append(unplayed[why], sc)
+		case sc.Outcome == report.Fail, sc.Outcome == report.Error, sc.Outcome == report.Warn:
 			bad = append(bad, sc)
 		}
 	}
@@ -229,6 +233,7 @@ func (t *runText) Finish(rep *report.Report) error {
 			t.failure(sc)
 		}
 	}
+	writeUnplayed(w, p, unplayed)
 
 	t.tables(scs)
 
@@ -288,6 +293,29 @@ func (t *runText) claims(rep *report.Report) {
 			line += " " + p.faint.Sprint(fmt.Sprintf("(not observed, only silences the IUT gave no later sign of hearing check them: %s)", strings.Join(c.Unobserved, ", ")))
 		}
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
+	}
+}
+
+// writeUnplayed says in one line per reason which scenarios were not
+// played (an error each, and nothing more to show of them: -v details
+// each like any other error).
+func writeUnplayed(w io.Writer, p palette, unplayed map[string][]*report.ScenarioResult) {
+	whys := make([]string, 0, len(unplayed))
+	for why := range unplayed {
+		whys = append(whys, why)
+	}
+	slices.Sort(whys)
+	for _, why := range whys {
+		scs := unplayed[why]
+		list := "(listed above; -v details each)"
+		if len(scs) <= 12 {
+			ids := make([]string, len(scs))
+			for k, sc := range scs {
+				ids[k] = sc.ID
+			}
+			list = strings.Join(ids, ", ")
+		}
+		fmt.Fprintf(w, "\n  %s %s not played: %s\n        %s\n", p.outcome(report.Error), plural.Count(len(scs), "scenario"), why, p.faint.Sprint(list))
 	}
 }
 

@@ -3,6 +3,7 @@ package broker
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -100,4 +101,34 @@ func (b *Broker) Subscribed(subject string, except uint64) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// Listeners says who listens on subject (a literal subject, matched
+// against each subscription's wildcards) among the open client
+// connections but except: each one's id, whether it subscribes to
+// subject, and every subject they subscribe to (wildcards as given, each
+// once, in order), to show where a peer listens when not on its own
+// subject.
+func (b *Broker) Listeners(subject string, except uint64) (open map[uint64]bool, subs []string, err error) {
+	if b == nil || b.srv == nil {
+		return nil, nil, errors.New("no embedded broker")
+	}
+	cz, err := b.srv.Connz(&server.ConnzOptions{State: server.ConnOpen, Subscriptions: true, Limit: 1 << 16})
+	if err != nil {
+		return nil, nil, fmt.Errorf("list connections: %w", err)
+	}
+	open = map[uint64]bool{}
+	for _, c := range cz.Conns {
+		if c.Cid == except {
+			continue
+		}
+		open[c.Cid] = subscribed(c.Subs, subject)
+		for _, s := range c.Subs {
+			if !slices.Contains(subs, s) {
+				subs = append(subs, s)
+			}
+		}
+	}
+	slices.Sort(subs)
+	return open, subs, nil
 }

@@ -41,6 +41,7 @@ const (
 	faultAcceptBadSignature = "accept-bad-signature"
 	faultReceiptOnBroadcast = "receipt-on-broadcast"
 	faultWrongRouteToken    = "wrong-route-token"
+	faultListenWrongRoute   = "listen-wrong-route"
 	faultNoRegreet          = "no-greet-after-reconnect"
 	// Faults only a view across envelopes catches (the work-unit tracker).
 	faultBackToSubmitted = "trace-back-to-submitted"
@@ -138,6 +139,7 @@ var faultList = []Fault{
 	{faultReceiptOnBroadcast, "nats", "publishes directed receipts on the channel broadcast subject", []string{"NATS-PUBLISH-SUBJECT"}},
 	{faultNoRegreet, "nats", "does not greet again when its broker connection comes back", []string{"NATS-GREET-RECONNECT"}},
 	{faultWrongRouteToken, "nats", "listens on and publishes to peer subjects whose route token is derived wrongly (last 32 hex chars of SHA-256)", []string{"NATS-PEER-SUBJECT"}},
+	{faultListenWrongRoute, "nats", "listens on a peer subject of its own whose route token is derived wrongly (last 32 hex chars of SHA-256), not on its own peer subject; publishes to the right subjects", []string{"NATS-PEER-SUBJECT"}},
 	{faultBackToSubmitted, "lifecycle", "reports a submitted trace after working, moving work back to submitted, before completing it", []string{"LIFE-TRANSITIONS"}},
 	{faultReportAfterDone, "lifecycle", "reports a working trace after the completed one", []string{"LIFE-TERMINAL-FINAL"}},
 	{faultContainerJump, "lifecycle", "reports the completed trace in another container (a thread) than the work's", []string{"LIFE-CORRELATION"}},

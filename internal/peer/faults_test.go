@@ -250,6 +250,17 @@ var lifecycleFaultCases = []faultCase{
 
 // senderFaultCases are the faults in what it sends and where (nats, sender).
 var senderFaultCases = []faultCase{
+	{faultListenWrongRoute, nil, func(t *testing.T, r *rig) {
+		r.send(r.env("whois", map[string]any{"type": "request", "query": ""}))
+		r.silence() // the right peer subject reaches nobody
+		sum := sha256.Sum256([]byte(r.peerID))
+		h := hex.EncodeToString(sum[:])
+		r.sendRaw("agh.network.v0."+testWS+"."+testChannel+".peer."+h[32:], mustJSON(r.env("whois", map[string]any{"type": "request", "query": ""})))
+		// What it hears there it answers on the right subject.
+		if _, subj := r.next(wait); subj != agh.PeerSubject(testWS, testChannel, r.me) {
+			t.Fatalf("response on %q, want %s", subj, agh.PeerSubject(testWS, testChannel, r.me))
+		}
+	}},
 	{faultReceiptOnBroadcast, nil, func(t *testing.T, r *rig) {
 		r.send(r.work("where does it go"))
 		for {

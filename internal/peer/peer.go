@@ -288,6 +288,9 @@ func newPeer(cfg Config) (*peer, error) {
 	}
 	p.broadcast = agh.BroadcastSubject(cfg.Workspace, cfg.Channel)
 	p.ownSubject = p.peerSubject(p.self)
+	if p.faults[faultListenWrongRoute] {
+		p.ownSubject = wrongRoute(cfg.Workspace, cfg.Channel, p.self)
+	}
 	if _, err := p.checker(); err != nil {
 		return nil, err
 	}
@@ -329,11 +332,17 @@ func (p *peer) checker() (*agh.Checker, error) {
 // peerSubject is the NATS subject that reaches peerID directly.
 func (p *peer) peerSubject(peerID string) string {
 	if p.faults[faultWrongRouteToken] {
-		sum := sha256.Sum256([]byte(peerID))
-		h := hex.EncodeToString(sum[:])
-		return "agh.network.v0." + p.cfg.Workspace + "." + p.cfg.Channel + ".peer." + h[len(h)-32:]
+		return wrongRoute(p.cfg.Workspace, p.cfg.Channel, peerID)
 	}
 	return agh.PeerSubject(p.cfg.Workspace, p.cfg.Channel, peerID)
+}
+
+// wrongRoute is the peer subject of peerID with its route token derived
+// wrongly: the last 32 hex digits of SHA-256 instead of the first.
+func wrongRoute(ws, ch, peerID string) string {
+	sum := sha256.Sum256([]byte(peerID))
+	h := hex.EncodeToString(sum[:])
+	return "agh.network.v0." + ws + "." + ch + ".peer." + h[len(h)-32:]
 }
 
 // envelope starts an outbound envelope with every required field and the
