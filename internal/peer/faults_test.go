@@ -296,6 +296,7 @@ func TestFaultsChangeBehaviour(t *testing.T) {
 	}
 	cases = append(cases, trackerFaultCases...)
 	cases = append(cases, handFaultCases...)
+	cases = append(cases, sentenceFaultCases...)
 	cases = append(cases, reconnectFaultCases...)
 	cases = append(cases, livenessFaultCases...)
 	cases = append(cases, initFaultCases...)
