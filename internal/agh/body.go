@@ -132,7 +132,9 @@ func (r *run) peerCard(card map[string]any) {
 			r.add(RuleCardArrays, base+name, "array of strings (may be empty)", "absent")
 		}
 	}
-	r.typed(RuleCardOptional, card, base, cardMembers)
+	if r.typed(RuleCardOptional, card, base, cardMembers) {
+		r.cardBrief(card, "body", "peer_card")
+	}
 }
 
 func (r *run) whois(body map[string]any) {
@@ -150,6 +152,7 @@ func (r *run) whois(body map[string]any) {
 	case "response":
 		if c, isObj := card.(map[string]any); isObj {
 			r.peerCard(c)
+			r.catalog(body)
 		} else {
 			r.add(RuleWhoisResponseCard, "/body/peer_card", "Peer Card object", found(card, hasCard))
 		}
@@ -187,6 +190,8 @@ func (r *run) capability(body map[string]any) {
 	}
 	if !r.typed(RuleCapTypes, capDoc, base, capabilityMembers) {
 		digestable = false
+	} else if v, _ := capDoc["version"].(string); strings.TrimSpace(v) != "" && !IsSemver(v) {
+		r.add(RuleCapVersion, base+"version", "a semantic version (MAJOR.MINOR.PATCH)", describe(v))
 	}
 	if reqs, ok := capDoc["requirements"].([]any); ok && !r.requirements(reqs, base+"requirements/") {
 		digestable = false

@@ -194,7 +194,9 @@ func (f *fast) ext() bool {
 	s := &f.s
 	return s.Object() && members(s, func(name []byte) bool {
 		j := bytes.IndexByte(name, '.')
-		return j > 0 && j < len(name)-1 && s.Skip()
+		// The capability catalog is judged against the card beside it
+		// (WHOIS-CATALOG-*): the full check's.
+		return j > 0 && j < len(name)-1 && string(name) != ExtCapabilityCatalog && s.Skip()
 	})
 }
 

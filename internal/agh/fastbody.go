@@ -100,7 +100,11 @@ func (f *fast) peerCard(s *jsonx.Scanner) bool {
 		case "display_name":
 			return str(s, false)
 		case "ext":
-			return typed(s, '{')
+			// The brief projection is judged against the capabilities
+			// (CARD-CAPABILITIES-BRIEF): the full check's.
+			return s.Object() && members(s, func(name []byte) bool {
+				return string(name) != ExtCapabilitiesBrief && s.Skip()
+			})
 		}
 		for _, a := range PeerCardArrays {
 			if string(name) == a {
@@ -266,6 +270,9 @@ func (f *fast) capabilityDoc(s *jsonx.Scanner) bool {
 	const required = 1<<capID | 1<<capSummary | 1<<capOutcome | 1<<capDigest
 	if !ok || present&required != required {
 		return false
+	}
+	if v := val[capVersion]; len(v) > 0 && !IsSemver(v) {
+		return false // CAP-VERSION-SEMVER, a warning
 	}
 	if present&(1<<capRequirements) != 0 {
 		reqs := f.list[lists[capRequirements][0]:lists[capRequirements][1]]

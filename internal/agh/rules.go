@@ -35,6 +35,7 @@ const (
 	srcKinds    = "AGH Message Kinds"
 	srcDelivery = "AGH Delivery Guarantees"
 	srcNATS     = "AGH NATS binding"
+	srcCapDisco = "AGH Capability Discovery"
 )
 
 // Envelope-level rules (stage 2).
@@ -231,6 +232,22 @@ var (
 		Clause: "peer_card.peer_id MUST equal the envelope from in greet and in whois responses.",
 		Source: srcKinds + " §greet; AGH Peer Discovery",
 		Basis:  `Message Kinds §greet envelope requirements, body.peer_card.peer_id: "MUST match the envelope from value."; Peer Discovery §Peer Card: the same in whois responses`})
+	RuleCardBrief = rule(stageBody, rules.Rule{ID: "CARD-CAPABILITIES-BRIEF",
+		Clause: `A Peer Card's ext["agh.capabilities_brief"], when present, MUST project its capability catalog: an array of {id, summary} objects whose ids are the card's capabilities entry by entry, in order; a card without capabilities (no catalog) MUST omit it.`,
+		Source: srcCapDisco + " §Brief discovery; AGH Peer Discovery §Brief projection",
+		Basis:  `Capability Discovery §Brief discovery: a peer with a catalog "MUST project it into its Peer Card in two places", the brief "matching peer_card.capabilities entry-by-entry, in the same order"; a peer without one "MUST omit peer_card.ext["agh.capabilities_brief"] entirely."`})
+	RuleCatalogEntry = rule(stageBody, rules.Rule{ID: "WHOIS-CATALOG-ENTRY",
+		Clause: `Each entry of a whois response's ext["agh.capability_catalog"].capabilities MUST be a capability record: id, summary and outcome non-blank strings, its optional members typed as a capability's and omitted when empty.`,
+		Source: srcCapDisco + " §Response extensions",
+		Basis:  `Capability Discovery §Response extensions, field rules for each entry: "id, summary, and outcome are always present"; the optional members "are optional and MUST be omitted when empty."`})
+	RuleCatalogDigest = rule(stageBody, rules.Rule{ID: "WHOIS-CATALOG-DIGEST", Reason: ReasonVerificationFailed,
+		Clause: "A capability catalog entry's digest, when present, MUST be the canonical digest of its record, the digest a capability transfer of the same record carries (erratum 2: --errata skip-capability-digest).",
+		Source: srcCapDisco + " §Response extensions; erratum 2",
+		Basis:  `Capability Discovery §Response extensions, field rules: digest "is the canonical digest computed from the structured capability document and MUST match the digest carried by a subsequent kind:"capability" transfer of the same record."`})
+	RuleCatalogInCard = rule(stageBody, rules.Rule{ID: "WHOIS-CATALOG-IN-CARD",
+		Clause: "The capability catalog of a whois response MUST be the catalog its own Peer Card projects: each entry one of the card's capabilities, in the card's order, and a card with a catalog carries the brief (a peer without a catalog answers capabilities []).",
+		Source: srcCapDisco + " §Brief discovery, §Response rules",
+		Basis:  `Capability Discovery §Brief discovery: "A peer with a local capability catalog MUST project it into its Peer Card in two places"; §Response rules: "When the responder has no local catalog, agh.capability_catalog.capabilities MUST be []."`})
 	RuleWhoisType = rule(stageBody, rules.Rule{ID: "WHOIS-TYPE",
 		Clause: `whois body type MUST be "request" or "response".`,
 		Source: srcKinds + " §whois body fields",
@@ -283,6 +300,10 @@ var (
 		Clause: "capability.digest MUST equal the canonical digest of the capability document.",
 		Source: srcKinds + " §capability; reference digest algorithm (spec §1); erratum 2",
 		Basis:  `Message Kinds §capability: "Senders MUST compute capability.digest from the canonical structured capability document." and "Receivers MUST reject digest mismatches with reason_code = verification_failed." (erratum 2)`})
+	RuleCapVersion = rule(stageBody, rules.Rule{ID: "CAP-VERSION-SEMVER", Severity: rules.Warning,
+		Clause: "A capability's version, when present and not blank, SHOULD be a semantic version (MAJOR.MINOR.PATCH, semver.org).",
+		Source: srcKinds + " §capability body fields (version)",
+		Basis:  `Message Kinds §capability body fields, version: "Semantic versions are RECOMMENDED." (RECOMMENDED is SHOULD, RFC 2119)`})
 	RuleReceiptForID = rule(stageBody, rules.Rule{ID: "RECEIPT-FOR-ID",
 		Clause: "receipt body for_id MUST be a non-empty string naming the acknowledged envelope.",
 		Source: srcKinds + " §receipt body fields",

@@ -24,9 +24,19 @@ func Write(w io.Writer, t Table, format string) error {
 	var b strings.Builder
 	switch format {
 	case "text":
+		ss, err := BuildSentences(t)
+		if err != nil {
+			return err
+		}
 		t.text(&b)
+		fmt.Fprintf(&b, "%s (markdown lists them)\n", ss.Summary())
 	case "markdown":
+		ss, err := BuildSentences(t)
+		if err != nil {
+			return err
+		}
 		t.markdown(&b)
+		ss.markdown(&b)
 	case "json":
 		js, err := json.MarshalIndent(t, "", "  ")
 		if err != nil {

@@ -179,14 +179,14 @@ func TestFaultyPeersFound(t *testing.T) {
 // double's range, a byte that is not UTF-8: the sender's MUSTs,
 // rules.Rule.Tolerable) is played to see the peer survive it, and a peer
 // that takes it (the allowed variant lenient-json) has no finding. (Seed
-// 130 draws a repeated member first, seed 36 a huge number, seed 297 a
+// 203 draws a repeated member first, seed 36 a huge number, seed 297 a
 // byte that is not UTF-8.)
 func TestToleratedInputIsNoFault(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		seed  uint64
 		input string
-	}{{130, "INPUT-DUPLICATE-KEY"}, {36, "INPUT-NUMBER-RANGE"}, {297, "INPUT-UTF8"}} {
+	}{{203, "INPUT-DUPLICATE-KEY"}, {36, "INPUT-NUMBER-RANGE"}, {297, "INPUT-UTF8"}} {
 		t.Run(tc.input, func(t *testing.T) {
 			t.Parallel()
 			first := cases(t, tc.seed, 1)[0]

@@ -1,6 +1,7 @@
 package peer
 
 import (
+	"maps"
 	"strings"
 
 	"github.com/aghcheck/aghcheck/internal/agh"
@@ -56,20 +57,31 @@ func (p *peer) peerCard() map[string]any {
 	caps := make([]any, 0, len(p.catalog))
 	brief := make([]any, 0, len(p.catalog))
 	for _, c := range p.catalog {
+		if p.faults[faultCardWithoutCatalog] {
+			break
+		}
 		caps = append(caps, c["id"])
-		brief = append(brief, map[string]any{"id": c["id"], "summary": c["summary"]})
+		id := c["id"]
+		if p.faults[faultBriefOutOfStep] {
+			id = strings.ToUpper(id.(string)[:1]) + id.(string)[1:]
+		}
+		brief = append(brief, map[string]any{"id": id, "summary": c["summary"]})
+	}
+	artifacts := []any{"capability"}
+	if p.faults[faultNoCapabilityArtifact] {
+		artifacts = []any{}
 	}
 	card := map[string]any{
 		"peer_id":               p.self,
 		"display_name":          p.cfg.DisplayName,
 		"profiles_supported":    profiles,
 		"capabilities":          caps,
-		"artifacts_supported":   []any{"capability"},
+		"artifacts_supported":   artifacts,
 		"trust_modes_supported": modes,
 	}
 	// A peer without a catalog omits the brief entirely (Capability
 	// Discovery, "Brief discovery").
-	if len(p.catalog) > 0 {
+	if len(caps) > 0 {
 		card["ext"] = map[string]any{"agh.capabilities_brief": brief}
 	}
 	return card
@@ -97,7 +109,7 @@ func (p *peer) greet() {
 		})
 		return
 	}
-	p.publish(env, false, nil)
+	p.publish(env, p.faults[faultBriefOutOfStep], nil)
 }
 
 // notePeer refreshes the presence cache from a greet or whois response.
@@ -151,7 +163,7 @@ func (p *peer) whois(env map[string]any, directed bool) {
 		resp["to"] = nil
 	}
 	resp["reply_to"] = id
-	if ids, ok := catalogRequest(env); (ok && !p.cfg.NoCapabilityDiscovery) || p.faults[faultCatalogUnasked] {
+	if ids, ok := p.catalogRequest(env); (ok && !p.cfg.NoCapabilityDiscovery) || p.faults[faultCatalogUnasked] {
 		resp["ext"] = map[string]any{"agh.capability_catalog": map[string]any{"capabilities": p.catalogFor(ids)}}
 	}
 	if p.faults[faultWhoisNoReplyTo] {
@@ -159,7 +171,9 @@ func (p *peer) whois(env map[string]any, directed bool) {
 		p.publish(resp, true, nil)
 		return
 	}
-	p.publish(resp, false, nil)
+	// A card or catalog fault breaks the answer on purpose.
+	p.publish(resp, p.faults[faultBriefOutOfStep] || p.faults[faultCatalogEmptyMembers] ||
+		p.faults[faultCatalogStaleDigest] || p.faults[faultCardWithoutCatalog], nil)
 }
 
 // matches is the reference runtime's whois matching: empty query, exact
@@ -178,6 +192,24 @@ func (p *peer) matches(q string) bool {
 		}
 	}
 	return false
+}
+
+// catalogRequest is catalogRequest as the peer's faults read it.
+func (p *peer) catalogRequest(env map[string]any) ([]string, bool) {
+	ids, ok := catalogRequest(env)
+	ext, _ := env["ext"].(map[string]any)
+	inc, present := ext["agh.include"]
+	switch {
+	case p.faults[faultCatalogAnyInclude] && present:
+		ok = true
+	case p.faults[faultCatalogIncludeStrict]:
+		list, _ := inc.([]any)
+		ok = ok && len(list) == 1
+	}
+	if p.faults[faultCatalogFilterIgnored] {
+		ids = nil
+	}
+	return ids, ok
 }
 
 // catalogRequest reports whether a whois request asks for the capability
@@ -219,6 +251,15 @@ func (p *peer) catalogFor(ids []string) []any {
 	for _, c := range p.catalog {
 		if ids != nil && !contains(ids, c["id"].(string)) {
 			continue
+		}
+		if p.faults[faultCatalogEmptyMembers] || p.faults[faultCatalogStaleDigest] {
+			c = maps.Clone(c)
+		}
+		if p.faults[faultCatalogEmptyMembers] {
+			c["constraints"], c["examples"] = []any{}, []any{}
+		}
+		if p.faults[faultCatalogStaleDigest] {
+			c["summary"] = "Echo the request text back."
 		}
 		out = append(out, c)
 	}

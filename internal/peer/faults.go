@@ -79,6 +79,19 @@ const (
 	faultCardWithoutV0     = "card-without-v0"
 	faultReportOthersWork  = "reports-others-work"
 	faultBareCompleted     = "bare-completed"
+	// Faults of one sentence each of the Capability Discovery, Peer
+	// Discovery and Delivery pages (the sentence inventory, docs/coverage.md).
+	faultCatalogFilterIgnored = "catalog-filter-ignored"
+	faultCatalogAnyInclude    = "catalog-on-any-include"
+	faultCatalogIncludeStrict = "catalog-include-strict"
+	faultCatalogEmptyMembers  = "catalog-empty-members"
+	faultCatalogStaleDigest   = "catalog-stale-digest"
+	faultCardWithoutCatalog   = "card-without-catalog"
+	faultBriefOutOfStep       = "brief-out-of-step"
+	faultNoCapabilityArtifact = "card-without-capability-artifact"
+	faultExpiredRemembered    = "expired-id-remembered"
+	faultRouteBeforeValidate  = "route-before-validate"
+	faultNullBodyAbsent       = "null-body-as-absent"
 	// Faults of the NATS binding.
 	faultBroadcastAddressed = "broadcast-taken-as-addressed"
 	faultChannelOnly        = "channel-only-subjects"
@@ -164,6 +177,17 @@ var faultList = []Fault{
 	{faultCardWithoutV0, "kinds", "leaves agh-network/v0 out of its Peer Card's profiles_supported", []string{"DISC-PROFILES-V0"}},
 	{faultReportOthersWork, "lifecycle", "acknowledges work between two other peers it sees on the broadcast subject with an accepted receipt", []string{"LIFE-PARTICIPANTS-ONLY"}},
 	{faultBareCompleted, "lifecycle", "completes work with a bare completed trace: no message, result or artifact_refs", []string{"LIFE-PROGRESS-DETAIL"}},
+	{faultCatalogFilterIgnored, "extensions", "answers a request for the capability catalog with every capability, whatever agh.capability_ids names", []string{"DISC-CATALOG-FILTER"}},
+	{faultCatalogAnyInclude, "extensions", "takes any agh.include for a request of the capability catalog, even one that does not hold capability_catalog", []string{"DISC-CAPABILITY-CATALOG"}},
+	{faultCatalogIncludeStrict, "extensions", "sends the capability catalog only when agh.include holds capability_catalog and nothing else: a value it does not know makes it answer without the catalog", []string{"DISC-INCLUDE-UNKNOWN"}},
+	{faultCatalogEmptyMembers, "extensions", "gives its catalog records empty constraints and examples lists instead of omitting them", []string{"WHOIS-CATALOG-ENTRY"}},
+	{faultCatalogStaleDigest, "extensions", "gives its catalog records a summary other than the one their digest was computed of", []string{"WHOIS-CATALOG-DIGEST"}},
+	{faultCardWithoutCatalog, "extensions", "projects nothing of its catalog into its Peer Card (no capabilities, no brief), yet answers a request for the catalog with its capability", []string{"WHOIS-CATALOG-IN-CARD"}},
+	{faultBriefOutOfStep, "kinds", "gives its Peer Card a brief whose entry names another id (Echo) than its capabilities (echo)", []string{"CARD-CAPABILITIES-BRIEF"}},
+	{faultNoCapabilityArtifact, "kinds", "takes capability work, yet leaves capability out of its Peer Card's artifacts_supported", []string{"DISC-CAPABILITY-ARTIFACT"}},
+	{faultExpiredRemembered, "delivery", "refuses an expired message as it should, but remembers its id first: a fresh retry of the same message is refused as a duplicate", []string{"DELIV-EXPIRED-NO-SIDE-EFFECT"}},
+	{faultRouteBeforeValidate, "delivery", "routes before it validates: a malformed message on its subject that names another peer is refused as not_target, not as malformed", []string{"DELIV-VALIDATE-BEFORE-ROUTING"}},
+	{faultNullBodyAbsent, "receiver", "takes a body member set to null as absent, as decoders into typed structs do: a say whose intent is null, a whois whose query is null are taken", []string{"SAY-OPTIONAL-TYPES", "WHOIS-QUERY-TYPE"}},
 	{faultBroadcastAddressed, "nats", "takes directed work seen on the broadcast subject as addressed to itself, whoever it names", []string{"NATS-BROADCAST-NOT-ADDRESSED"}},
 	{faultChannelOnly, "nats", "also listens on the obsolete channel-only subjects (no workspace segment)", []string{"NATS-WORKSPACE-SUBJECT"}},
 	{faultReplyOnInbox, "nats", "answers a message that came with a NATS reply subject on that inbox instead of the sender's peer subject", []string{"NATS-REQUEST-REPLY-CORRELATION"}},

@@ -348,7 +348,7 @@ var trustFaultCases = []faultCase{
 func TestFaultsChangeBehaviour(t *testing.T) {
 	var cases []faultCase
 	for _, family := range [][]faultCase{receiverFaultCases, discoveryFaultCases, lifecycleFaultCases, senderFaultCases, trustFaultCases,
-		trackerFaultCases, handFaultCases, reconnectFaultCases, livenessFaultCases, initFaultCases, raceFaultCases, edgeFaultCases} {
+		trackerFaultCases, handFaultCases, reconnectFaultCases, livenessFaultCases, initFaultCases, raceFaultCases, edgeFaultCases, sentenceFaultCases} {
 		cases = append(cases, family...)
 	}
 	seen := map[string]bool{FaultOverlook + "RULE-ID": true, FaultEmit + "RULE-ID": true, FaultReading + "NAME": true}

@@ -33,6 +33,9 @@ func (p *peer) handle(subject string, raw []byte) {
 		p.log.Error("engine", "err", err)
 		return
 	}
+	if p.faults[faultNullBodyAbsent] {
+		raw = dropNullBody(raw)
+	}
 	res := ck.CheckBytes(raw)
 	if res.Envelope == nil && p.faults[faultLenientJSON] && !utf8.Valid(raw) {
 		// Read as Go's encoding/json and most decoders read it: each
@@ -89,8 +92,15 @@ func (p *peer) handle(subject string, raw []byte) {
 	if p.faults[faultInitLax] && p.laxApply(env) {
 		return
 	}
+	if p.faults[faultRouteBeforeValidate] && to != "" && to != p.self {
+		p.refuse(env, "not_target", nil)
+		return
+	}
 	reason, fs := p.refusal(res, env)
 	reason, fs = p.unsortedRoom(env, reason, fs)
+	if reason == agh.ReasonExpired && id != "" && p.faults[faultExpiredRemembered] {
+		p.remember(dedupKey{from, id}, env)
+	}
 	p.helperRefuse(res, env, reason)
 	if reason != "" {
 		p.log.Debug("refused", "id", id, "reason", reason, "findings", len(fs))

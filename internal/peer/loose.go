@@ -1,6 +1,7 @@
 package peer
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -54,4 +55,32 @@ func (p *peer) containerOf(env map[string]any) *container {
 	}
 	b, _ := json.Marshal(members)
 	return &container{loose: string(b)}
+}
+
+// dropNullBody removes the body members set to null, as a decoder into a
+// typed struct reads them (the null-body-as-absent fault); bytes without
+// such a member are returned as they are.
+func dropNullBody(raw []byte) []byte {
+	var env map[string]any
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if d.Decode(&env) != nil {
+		return raw
+	}
+	body, _ := env["body"].(map[string]any)
+	dropped := false
+	for k, v := range body {
+		if v == nil {
+			delete(body, k)
+			dropped = true
+		}
+	}
+	if !dropped {
+		return raw
+	}
+	out, err := json.Marshal(env)
+	if err != nil {
+		return raw
+	}
+	return out
 }

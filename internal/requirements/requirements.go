@@ -96,6 +96,14 @@ var (
 		Clause: "Refusals SHOULD keep the failure classes apart, never one generic failure: malformed, unsupported profile, verification failure, expired, duplicate and application rejection each get their own reason_code.",
 		Source: conformanceSrc + " §Failure handling; " + kindsSrc + " §Reason codes",
 		Basis:  `Conformance Levels §Failure handling: "Collapsing these cases into a generic failure ... SHOULD be avoided"; Message Kinds §Reason codes: refusals "SHOULD use one of these reason codes". The MUST there, "A test runner MUST distinguish", binds aghcheck, not the peer`})
+	DelivExpiredNoSideEffect = delivery.Declare(rules.Rule{ID: "DELIV-EXPIRED-NO-SIDE-EFFECT", Severity: rules.Warning,
+		Clause: "A receiver SHOULD reject an expired message before any side effect: it does not remember its id, so a fresh retry of the same message (same id, a new expiry) is taken as new work, not refused as a duplicate.",
+		Source: deliverySrc + " §Receiver responsibilities",
+		Basis:  `Delivery Guarantees §Receiver responsibilities: a receiver SHOULD "Reject expired messages before side effects."; §Retry semantics: a retry of the same logical envelope keeps its id`})
+	DelivValidateBeforeRouting = delivery.Declare(rules.Rule{ID: "DELIV-VALIDATE-BEFORE-ROUTING", Severity: rules.Warning,
+		Clause: "A receiver SHOULD validate an envelope before routing it: a malformed message on its peer subject that names another peer in to is refused as malformed (or in silence), never as not_target.",
+		Source: deliverySrc + " §Receiver responsibilities; AGH Network v0, Envelope §Validation order",
+		Basis:  `Delivery Guarantees §Receiver responsibilities: a receiver SHOULD "Validate the envelope before routing."; Envelope §Validation order: routing rules (step 6) after the envelope, surface and body checks (steps 2 to 5)`})
 	DelivGarbage = delivery.Declare(rules.Rule{ID: "DELIV-GARBAGE-SURVIVED",
 		Clause: "A receiver MUST survive bytes that are not an envelope (not JSON, not an object, oversized fields) and keep serving valid traffic.",
 		Source: deliverySrc,
@@ -120,6 +128,18 @@ var (
 		Clause: "A whois response MUST NOT carry the capability catalog unless its request asked for it (ext agh.include holding capability_catalog), and never inside peer_card.ext; where it does carry it, ext[\"agh.capability_catalog\"].capabilities is an array.",
 		Source: discoSrc + " §Rich discovery; " + capDiscoSrc + " §Request extensions, §Response rules",
 		Basis:  `Capability Discovery §Request extensions: "When agh.include does not contain capability_catalog, the responder MUST NOT add agh.capability_catalog to the response envelope."; §Response rules: the catalog lives in the envelope-level ext, "never inside peer_card.ext"`})
+	DiscCatalogFilter = discovery.Declare(rules.Rule{ID: "DISC-CATALOG-FILTER",
+		Clause: `A whois request for the capability catalog whose agh.capability_ids name no capability of the responder (unknown ids included) MUST get ext["agh.capability_catalog"].capabilities [] when the catalog comes: the filter keeps only the capabilities it names.`,
+		Source: capDiscoSrc + " §Response rules",
+		Basis:  `Capability Discovery §Response rules: "When agh.capability_ids filters out every capability (including when every ID is unknown), agh.capability_catalog.capabilities MUST be []."`})
+	DiscIncludeUnknown = discovery.Declare(rules.Rule{ID: "DISC-INCLUDE-UNKNOWN", Severity: rules.Warning,
+		Clause: "A responder SHOULD ignore values of agh.include it does not know: a request for the capability catalog that also names an unknown value gets the catalog as it would without it.",
+		Source: capDiscoSrc + " §Request extensions",
+		Basis:  `Capability Discovery §Request extensions: "Receivers SHOULD ignore unknown values inside agh.include so that future extensions stay forward-compatible."`})
+	DiscCapabilityArtifact = discovery.Declare(rules.Rule{ID: "DISC-CAPABILITY-ARTIFACT", Severity: rules.Warning,
+		Clause: `A peer that takes capability transfers (it accepts work opened by a capability envelope) SHOULD list "capability" in its Peer Card's artifacts_supported, even when its capabilities are empty.`,
+		Source: discoSrc + " §Peer Card",
+		Basis:  `Peer Discovery §Peer Card, artifacts_supported: "AGH v0 peers that support unified capability transfer SHOULD include "capability" even when capabilities is empty."`})
 	ExtUnknownIgnored = extensions.Declare(rules.Rule{ID: "EXT-UNKNOWN-IGNORED",
 		Clause: "Receivers MUST ignore extension keys they do not understand: work carrying an unknown ext key is processed as without it.",
 		Source: "AGH Network v0, Envelope §Extension rules",
