@@ -37,6 +37,7 @@ func (p *player) atOnce(ctx context.Context, i int, st *scenario.Step) report.St
 	for k, s := range sends {
 		o, err := p.send.prepare(s, false)
 		if err != nil {
+			errors.As(err, &p.unheard) // nobody listens: not played (see unplayed)
 			return sr.Judged(report.Error, err.Error())
 		}
 		outs[k] = o

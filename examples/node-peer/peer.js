@@ -70,7 +70,9 @@ const card = {
   display_name: 'Node.js example peer',
   profiles_supported: control ? [PROTOCOL, CONTROL, INITIATE] : [PROTOCOL, INITIATE],
   capabilities: [echo.id],
-  artifacts_supported: [],
+  // It takes capability work (the echo capability): Peer Discovery asks such
+  // a peer to list capability among the artifacts it supports.
+  artifacts_supported: ['capability'],
   trust_modes_supported: ['unverified'],
   ext: { 'agh.capabilities_brief': [{ id: echo.id, summary: echo.summary }] },
 };

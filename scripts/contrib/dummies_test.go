@@ -141,7 +141,7 @@ func TestRunTAPGolden(t *testing.T) {
 }
 `},
 			{file: "reporter/reporter.go", anchor: "\trunFormat{Name: \"github\", New: whole[*report.ScenarioResult](writeRunGitHub)},\n", after: true, text: "\trunFormat{Name: \"tap\", New: whole[*report.ScenarioResult](writeRunTAP)},\n"},
-			{file: "reporter/reporter.go", anchor: "GitHub annotations or the self-certification record", text: "TAP, "},
+			{file: "reporter/doc.go", anchor: "GitHub annotations or the self-certification record", text: "TAP, "},
 			{file: "cmd/aghcheck/run.go", anchor: "\".xml\": {\"junit\"}, ", after: true, text: "\".tap\": {\"tap\"}, "},
 			{file: "docs/harness.md", anchor: "- `--format html`:", text: "- `--format tap`: the Test Anything Protocol, a line per scenario (`-o report.tap`).\n"},
 		},
