@@ -55,7 +55,7 @@ bench-run:
 
 ## bench-monitor: aghcheck monitor judging 1,000,000 envelopes published flat out on an embedded broker.
 bench-monitor:
-	$(GO) test -run='^$$' -bench=Monitor -benchtime=1000000x ./monitor
+	$(GO) test -run='^$$' -bench=Monitor -benchtime=1000000x ./internal/monitor
 
 ## html-check: the HTML report of a failing run, rendered and checked in headless Chromium (apt-get install -y chromium).
 html-check:

@@ -26,6 +26,8 @@ func newMonitorCmd() *cobra.Command {
 		nats                       harness.Credentials
 		workspace, channel, format string
 		compat, maxAge             string
+		shard, durable             string
+		fromStream                 bool
 		errata                     []string
 		failOnError, noColor       bool
 		duration, greet            time.Duration
@@ -44,6 +46,13 @@ sender, and the greet heartbeat (presence expires two greet intervals after
 the last greet). Memory is bounded: ids, work units and peers are
 forgotten once idle for the replay window.
 
+With --shard K/N, N monitors divide the traffic: the broker splits it by
+workspace (a subject mapping into an account of the monitors' own) and
+each monitor judges one part. With --jetstream it reads its part from a
+JetStream stream: the broker holds what the monitor has not judged yet,
+and a monitor that restarts resumes where it stopped. docs/monitor.md
+gives the broker configuration.
+
 On a terminal the output is a summary refreshed every second (per rule,
 per peer, the latest findings); on a pipe it is one JSON line per finding.
 SIGINT (Ctrl-C) or --duration ends it with a final summary.
@@ -53,7 +62,9 @@ seen; 2 when the broker cannot be reached or for usage errors.`,
 		Example: `  aghcheck monitor --nats-url nats://127.0.0.1:4222
   aghcheck monitor --nats-url nats://nats.internal:4222 --nats-creds ops.creds --workspace ws_alpha
   aghcheck monitor --nats-url nats://127.0.0.1:4222 --format json > findings.ndjson
-  aghcheck monitor --nats-url "$NATS_URL" --duration 10m --format github --fail-on-error`,
+  aghcheck monitor --nats-url "$NATS_URL" --duration 10m --format github --fail-on-error
+  aghcheck monitor --nats-url nats://nats.internal:4222 --nats-creds monitor.creds --shard 0/3
+  aghcheck monitor --nats-url nats://nats.internal:4222 --nats-creds monitor.creds --shard 0/3 --jetstream`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			usage := func(err error) error { return &exitError{code: exitUsageErr, err: err} }
@@ -67,6 +78,19 @@ seen; 2 when the broker cannot be reached or for usage errors.`,
 				if v != "" && !agh.ValidWorkspaceID(v) {
 					return usage(fmt.Errorf("--%s %q: not a NATS subject token", name, v))
 				}
+			}
+			var sh monitor.Shard
+			if shard != "" {
+				var err error
+				if sh, err = monitor.ParseShard(shard); err != nil {
+					return usage(fmt.Errorf("--shard %w", err))
+				}
+			}
+			if fromStream && shard == "" {
+				return usage(errors.New("--jetstream needs --shard (0/1 when the broker splits the traffic one way)"))
+			}
+			if durable != "" && !fromStream {
+				return usage(errors.New("--durable needs --jetstream"))
 			}
 			opts := agh.Options{}
 			var err error
@@ -104,6 +128,7 @@ seen; 2 when the broker cannot be reached or for usage errors.`,
 			}
 			cfg := monitor.Config{
 				Endpoint: *ep, Subject: monitor.Subject(workspace, channel), Options: opts,
+				Shard: sh, JetStream: fromStream, Durable: durable,
 				Tracker: workunit.Config{Window: time.Duration(opts.MaxReplayAge) * time.Second, GreetInterval: greet, MaxEntries: maxEntries},
 			}
 			sum, err := monitor.Run(ctx, cfg, sink)
@@ -120,6 +145,9 @@ seen; 2 when the broker cannot be reached or for usage errors.`,
 	addNATSFlags(f, &nats, "nats://127.0.0.1:4222", "NATS server or cluster (`URL[,URL...]`)")
 	f.StringVar(&workspace, "workspace", "", "watch only this workspace `ID`")
 	f.StringVar(&channel, "channel", "", "watch only this channel of --workspace")
+	f.StringVar(&shard, "shard", "", "watch only part `K/N` of the traffic, as the broker splits it by workspace (see docs/monitor.md)")
+	f.BoolVar(&fromStream, "jetstream", false, "read the shard from the JetStream stream that stores it, through a durable consumer: the broker holds what is not judged yet, and a restart resumes where it stopped")
+	f.StringVar(&durable, "durable", "", "the stream consumer's `NAME` (default aghmon-K-of-N)")
 	f.StringVarP(&format, "format", "f", "auto", "output: auto (live on a terminal, json otherwise), "+strings.Join(monitor.Formats, ", "))
 	f.BoolVar(&failOnError, "fail-on-error", false, "exit 1 when an error-level finding was seen")
 	f.DurationVar(&duration, "duration", 0, "stop after this long (default: until interrupted)")

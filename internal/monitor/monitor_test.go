@@ -81,9 +81,9 @@ func watch(t *testing.T, faults ...string) (d *driver, sink *collector, stop fun
 	b := startBroker(t)
 	sink = newCollector()
 	stop = startMonitor(t, b, sink)
-	d = newDriver(t, b)
+	d = newDriver(t, b.Endpoint)
 	d.sink = sink
-	startPeer(t, b, d, faults...)
+	startPeer(t, b.Endpoint, d, faults...)
 	return d, sink, stop
 }
 
@@ -115,13 +115,13 @@ func startMonitor(t *testing.T, b *broker.Broker, sink *collector) (stop func() 
 
 // startPeer runs the reference peer (with faults) until the test ends and
 // waits for its greet.
-func startPeer(t *testing.T, b *broker.Broker, d *driver, faults ...string) {
+func startPeer(t *testing.T, ep broker.Endpoint, d *driver, faults ...string) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := peer.Run(ctx, peer.Config{URL: b.URL, Token: b.Token, Workspace: testWS, Channel: testChannel,
+		if err := peer.Run(ctx, peer.Config{URL: ep.URL, Token: ep.Token, User: ep.User, Password: ep.Password, Workspace: testWS, Channel: testChannel,
 			PeerID: refPeer, Faults: faults}); err != nil {
 			t.Errorf("peer: %v", err)
 		}
@@ -140,9 +140,9 @@ type driver struct {
 	sink *collector
 }
 
-func newDriver(t *testing.T, b *broker.Broker) *driver {
+func newDriver(t *testing.T, ep broker.Endpoint) *driver {
 	t.Helper()
-	nc, err := b.Connect("test driver")
+	nc, err := ep.Connect("test driver")
 	if err != nil {
 		t.Fatal(err)
 	}
