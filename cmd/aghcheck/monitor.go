@@ -79,21 +79,11 @@ seen; 2 when the broker cannot be reached or for usage errors.`,
 					return usage(fmt.Errorf("--%s %q: not a NATS subject token", name, v))
 				}
 			}
-			var sh monitor.Shard
-			if shard != "" {
-				var err error
-				if sh, err = monitor.ParseShard(shard); err != nil {
-					return usage(fmt.Errorf("--shard %w", err))
-				}
-			}
-			if fromStream && shard == "" {
-				return usage(errors.New("--jetstream needs --shard (0/1 when the broker splits the traffic one way)"))
-			}
-			if durable != "" && !fromStream {
-				return usage(errors.New("--durable needs --jetstream"))
+			sh, err := shardFlags(shard, workspace, fromStream, durable)
+			if err != nil {
+				return usage(err)
 			}
 			opts := agh.Options{}
-			var err error
 			if opts.MaxReplayAge, err = parseAge(maxAge); err != nil {
 				return usage(err)
 			}
@@ -160,6 +150,27 @@ seen; 2 when the broker cannot be reached or for usage errors.`,
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(append([]string{"auto"}, monitor.Formats...)...))
 	_ = cmd.RegisterFlagCompletionFunc("compat", fixedCompletion("reference"))
 	return cmd
+}
+
+// shardFlags reads --shard and checks what goes with it.
+func shardFlags(shard, workspace string, fromStream bool, durable string) (monitor.Shard, error) {
+	var sh monitor.Shard
+	if shard != "" {
+		var err error
+		if sh, err = monitor.ParseShard(shard); err != nil {
+			return sh, fmt.Errorf("--shard %w", err)
+		}
+	}
+	if k := monitor.PartitionOf(workspace, max(sh.N, 1)); workspace != "" && sh.N > 0 && k != sh.K {
+		return sh, fmt.Errorf("--workspace %s is in shard %d/%d, not %s", workspace, k, sh.N, sh)
+	}
+	if fromStream && shard == "" {
+		return sh, errors.New("--jetstream needs --shard (0/1 when the broker splits the traffic one way)")
+	}
+	if durable != "" && !fromStream {
+		return sh, errors.New("--durable needs --jetstream")
+	}
+	return sh, nil
 }
 
 // isTerminal reports whether f is a character device (a terminal).

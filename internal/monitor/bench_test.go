@@ -140,7 +140,7 @@ func benchMonitor(b *testing.B, bc benchCase) {
 		// reads the shard of the workspace from its stream.
 		srv := startNode(b)
 		ep, cfg.Endpoint = at(srv, appUser), at(srv, monUser)
-		cfg.Shard, cfg.JetStream = Shard{partitionOf(ws, 3), 3}, true
+		cfg.Shard, cfg.JetStream = Shard{PartitionOf(ws, 3), 3}, true
 		createStream(b, cfg.Endpoint, cfg.Shard.K, 1)
 	} else {
 		srv := brokertest.Start(b, &server.Options{MaxPayload: broker.MaxPayload})

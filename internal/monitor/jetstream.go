@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -73,6 +74,11 @@ func attachStream(ctx context.Context, m *monitor) (*streamSource, error) {
 	st, err := js.Stream(actx, name)
 	if err != nil {
 		return nil, fmt.Errorf("JetStream stream %s: %w", name, err)
+	}
+	if whole := sharded(m.cfg.Shard, ">"); m.cfg.Subject == Subject("", "") && slices.Equal(st.CachedInfo().Config.Subjects, []string{whole}) {
+		// All the stream holds: the broker reads it straight through
+		// rather than matching every message against a filter.
+		filter = whole
 	}
 	s := &streamSource{m: m, stream: st, filter: filter}
 	s.cons, err = st.CreateOrUpdateConsumer(actx, jetstream.ConsumerConfig{

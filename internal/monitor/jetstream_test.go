@@ -14,7 +14,7 @@ import (
 func TestStreamResumes(t *testing.T) {
 	srv := startNode(t)
 	app, mon := at(srv, appUser), at(srv, monUser)
-	sh := Shard{partitionOf(testWS, 3), 3}
+	sh := Shard{PartitionOf(testWS, 3), 3}
 	createStream(t, mon, sh.K, 1)
 	cfg := Config{Endpoint: mon, Subject: Subject(testWS, ""), Shard: sh, JetStream: true}
 	r := newWatcher(t, cfg)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"os"
 	"path/filepath"
 	"slices"
@@ -79,16 +78,6 @@ func createStream(t testing.TB, ep broker.Endpoint, k, replicas int) jetstream.S
 		t.Fatal(err)
 	}
 	return st
-}
-
-// partitionOf is the broker's partition of a workspace: FNV-1a of the
-// token, modulo n (nats-server's partition function). The test uses it to
-// pick workspaces that cover every shard, and checks each monitor saw only
-// its own.
-func partitionOf(ws string, n int) int {
-	h := fnv.New32a()
-	h.Write([]byte(ws))
-	return int(h.Sum32() % uint32(n))
 }
 
 // stored counts the messages a shard's stream holds: what the broker
@@ -220,7 +209,7 @@ func workspacesPerShard(n int) []string {
 	found := 0
 	for i := 0; found < n; i++ {
 		ws := fmt.Sprintf("ws_shard_%d", i)
-		if k := partitionOf(ws, n); out[k] == "" {
+		if k := PartitionOf(ws, n); out[k] == "" {
 			out[k] = ws
 			found++
 		}
@@ -353,7 +342,7 @@ func TestShardedMonitors(t *testing.T) {
 				t.Errorf("shard %d (JetStream %v): delivered %d, judged %d, want its partition's %d", k, w.cfg.JetStream, delivered, judged, want[k])
 			}
 			for _, f := range w.sink.findings {
-				if ws := strings.Split(f.Subject, ".")[3]; f.Rule != Dropped && partitionOf(ws, n) != k {
+				if ws := strings.Split(f.Subject, ".")[3]; f.Rule != Dropped && PartitionOf(ws, n) != k {
 					t.Errorf("shard %d judged %s of another partition", k, f.Subject)
 				}
 			}

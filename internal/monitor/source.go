@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"strconv"
 	"strings"
 	"time"
@@ -57,6 +58,15 @@ func (s Shard) label() string {
 // DurableName is the stream consumer of a shard by default: one per
 // shard, shared by the restarts of that shard's monitor.
 func DurableName(s Shard) string { return fmt.Sprintf("%s-%d-of-%d", ShardPrefix, s.K, s.N) }
+
+// PartitionOf is the shard of a workspace among n, as the broker computes
+// it for the mapping docs/monitor.md gives (partition(n,1) of the
+// workspace token): FNV-1a of the token, modulo n.
+func PartitionOf(workspace string, n int) int {
+	h := fnv.New32a()
+	h.Write([]byte(workspace))
+	return int(h.Sum32() % uint32(n))
+}
 
 // sharded is the subject carrying subject's traffic in shard s.
 func sharded(s Shard, subject string) string {
