@@ -148,6 +148,7 @@ func TestMonitorUsageErrors(t *testing.T) {
 		{"unreachable-broker", []string{"monitor", "--nats-url", "nats://127.0.0.1:1", "--duration", "1s"}, ""},
 		{"bad-shard", []string{"monitor", "--shard", "3/3"}, "want K/N with 0 <= K < N"},
 		{"shard-syntax", []string{"monitor", "--shard", "one"}, "want K/N"},
+		{"no-shard-of-none", []string{"monitor", "--shard", "0/0"}, "want K/N with 0 <= K < N"},
 		{"jetstream-without-shard", []string{"monitor", "--jetstream"}, "--jetstream needs --shard"},
 		{"durable-without-jetstream", []string{"monitor", "--shard", "0/3", "--durable", "x"}, "--durable needs --jetstream"},
 		{"workspace-of-another-shard", []string{"monitor", "--shard", fmt.Sprintf("%d/3", other), "--workspace", "ws_alpha"},

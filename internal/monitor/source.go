@@ -32,13 +32,18 @@ func ParseShard(s string) (Shard, error) {
 	if !ok || err1 != nil || err2 != nil {
 		return Shard{}, fmt.Errorf("%q: want K/N, such as 0/3", s)
 	}
-	return sh, sh.valid()
+	return sh, sh.check()
 }
 
+// valid: the whole traffic, or one part of it.
 func (s Shard) valid() error {
 	if s == (Shard{}) {
 		return nil
 	}
+	return s.check()
+}
+
+func (s Shard) check() error {
 	if s.N < 1 || s.K < 0 || s.K >= s.N {
 		return fmt.Errorf("shard %d/%d: want K/N with 0 <= K < N", s.K, s.N)
 	}
