@@ -239,7 +239,10 @@ func benchMonitor(b *testing.B, bc benchCase) {
 	if s.Dropped != 0 && !bc.lossy {
 		b.Errorf("%d dropped", s.Dropped)
 	}
-	if n := sink.findings.Load(); n != 0 {
+	// Valid traffic gives nothing to find, unless messages were dropped:
+	// a work unit missing a message then looks broken, as MONITOR-DROPPED
+	// warns.
+	if n := sink.findings.Load(); n != 0 && s.Dropped == 0 {
 		b.Errorf("%d findings on valid traffic, the first: %s", n, line(&sink.first))
 	}
 	b.ReportMetric(float64(judged)/elapsed.Seconds(), "envelopes/s")

@@ -11,7 +11,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -62,6 +64,10 @@ type Config struct {
 	// messages as a slow consumer, and the monitor reports them. A burst
 	// is absorbed, a sustained overload is reported, memory stays bounded.
 	PendingMsgs, PendingBytes int
+	// MemoryLimit is the soft limit on the process's memory the Go
+	// runtime is asked to keep while the monitor runs (0: MemoryLimitFor
+	// the tracker's cap; negative: none), unless GOMEMLIMIT sets one.
+	MemoryLimit int64
 }
 
 // Core NATS has no flow control towards the publishers: a monitor that
@@ -72,6 +78,18 @@ const (
 	DefaultPendingMsgs  = 1 << 16
 	DefaultPendingBytes = 32 << 20
 )
+
+// MemoryLimitFor is the soft memory limit for a tracker remembering at most
+// maxEntries: what it holds when full (about 100 MiB at the default 1 Mi
+// entries) and as much again for everything else. Without a limit the Go
+// runtime lets the heap grow to twice what is live before it collects;
+// with it, it collects sooner, and the heap stays near what is live.
+func MemoryLimitFor(maxEntries int) int64 {
+	if maxEntries <= 0 {
+		maxEntries = workunit.DefaultMaxEntries
+	}
+	return 100<<20 + int64(maxEntries)*100
+}
 
 // Subject is the subscription for a workspace and channel ("" for all).
 func Subject(workspace, channel string) string {
@@ -104,9 +122,10 @@ type Sink interface {
 
 // Dropped is the monitor's own finding (not a protocol rule, not in the
 // catalogue): messages were lost before they could be judged, so findings
-// that depend on them may be missing.
+// that depend on them may be missing, or mistaken (a lost trace makes the
+// next one look like a jump).
 var Dropped = &rules.Rule{ID: "MONITOR-DROPPED", Profile: "monitor", Severity: rules.Error,
-	Clause: "The monitor must judge every message the broker delivers; messages were lost (slow consumer, or the connection dropped) and were not judged.",
+	Clause: "The monitor must judge every message the broker delivers; messages were lost (slow consumer, or the connection dropped) and were not judged; findings about the work they belong to may be missing or mistaken.",
 	Source: "aghcheck monitor"}
 
 // inMsg is one message as its source hands it over.
@@ -202,6 +221,13 @@ func Run(ctx context.Context, cfg Config, sink Sink) (*Summary, error) {
 		cfg.Durable = DurableName(cfg.Shard)
 	}
 	cfg.Tracker.Complete = false
+	if cfg.MemoryLimit == 0 {
+		cfg.MemoryLimit = MemoryLimitFor(cfg.Tracker.MaxEntries)
+	}
+	if cfg.MemoryLimit > 0 && debug.SetMemoryLimit(-1) == math.MaxInt64 {
+		prev := debug.SetMemoryLimit(cfg.MemoryLimit)
+		defer debug.SetMemoryLimit(prev)
+	}
 	m := &monitor{cfg: cfg, sink: sink, tracker: workunit.New(cfg.Tracker),
 		in: make(chan inMsg, 4*maxBatch), closed: make(chan struct{})}
 	if _, err := agh.NewChecker(cfg.Options); err != nil {
