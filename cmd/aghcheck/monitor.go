@@ -26,6 +26,8 @@ func newMonitorCmd() *cobra.Command {
 		nats                       harness.Credentials
 		workspace, channel, format string
 		compat, maxAge             string
+		shard, durable             string
+		fromStream                 bool
 		errata                     []string
 		failOnError, noColor       bool
 		duration, greet            time.Duration
@@ -44,6 +46,13 @@ sender, and the greet heartbeat (presence expires two greet intervals after
 the last greet). Memory is bounded: ids, work units and peers are
 forgotten once idle for the replay window.
 
+With --shard K/N, N monitors divide the traffic: the broker splits it by
+workspace (a subject mapping into an account of the monitors' own) and
+each monitor judges one part. With --jetstream it reads its part from a
+JetStream stream: the broker holds what the monitor has not judged yet,
+and a monitor that restarts resumes where it stopped. docs/monitor.md
+gives the broker configuration.
+
 On a terminal the output is a summary refreshed every second (per rule,
 per peer, the latest findings); on a pipe it is one JSON line per finding.
 SIGINT (Ctrl-C) or --duration ends it with a final summary.
@@ -53,7 +62,9 @@ seen; 2 when the broker cannot be reached or for usage errors.`,
 		Example: `  aghcheck monitor --nats-url nats://127.0.0.1:4222
   aghcheck monitor --nats-url nats://nats.internal:4222 --nats-creds ops.creds --workspace ws_alpha
   aghcheck monitor --nats-url nats://127.0.0.1:4222 --format json > findings.ndjson
-  aghcheck monitor --nats-url "$NATS_URL" --duration 10m --format github --fail-on-error`,
+  aghcheck monitor --nats-url "$NATS_URL" --duration 10m --format github --fail-on-error
+  aghcheck monitor --nats-url nats://nats.internal:4222 --nats-creds monitor.creds --shard 0/3
+  aghcheck monitor --nats-url nats://nats.internal:4222 --nats-creds monitor.creds --shard 0/3 --jetstream`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			usage := func(err error) error { return &exitError{code: exitUsageErr, err: err} }
@@ -68,8 +79,11 @@ seen; 2 when the broker cannot be reached or for usage errors.`,
 					return usage(fmt.Errorf("--%s %q: not a NATS subject token", name, v))
 				}
 			}
+			sh, err := shardFlags(shard, workspace, fromStream, durable)
+			if err != nil {
+				return usage(err)
+			}
 			opts := agh.Options{}
-			var err error
 			if opts.MaxReplayAge, err = parseAge(maxAge); err != nil {
 				return usage(err)
 			}
@@ -104,6 +118,7 @@ seen; 2 when the broker cannot be reached or for usage errors.`,
 			}
 			cfg := monitor.Config{
 				Endpoint: *ep, Subject: monitor.Subject(workspace, channel), Options: opts,
+				Shard: sh, JetStream: fromStream, Durable: durable,
 				Tracker: workunit.Config{Window: time.Duration(opts.MaxReplayAge) * time.Second, GreetInterval: greet, MaxEntries: maxEntries},
 			}
 			sum, err := monitor.Run(ctx, cfg, sink)
@@ -120,6 +135,9 @@ seen; 2 when the broker cannot be reached or for usage errors.`,
 	addNATSFlags(f, &nats, "nats://127.0.0.1:4222", "NATS server or cluster (`URL[,URL...]`)")
 	f.StringVar(&workspace, "workspace", "", "watch only this workspace `ID`")
 	f.StringVar(&channel, "channel", "", "watch only this channel of --workspace")
+	f.StringVar(&shard, "shard", "", "watch only part `K/N` of the traffic, as the broker splits it by workspace (see docs/monitor.md)")
+	f.BoolVar(&fromStream, "jetstream", false, "read the shard from the JetStream stream that stores it, through a durable consumer: the broker holds what is not judged yet, and a restart resumes where it stopped")
+	f.StringVar(&durable, "durable", "", "the stream consumer's `NAME` (default aghmon-K-of-N)")
 	f.StringVarP(&format, "format", "f", "auto", "output: auto (live on a terminal, json otherwise), "+strings.Join(monitor.Formats, ", "))
 	f.BoolVar(&failOnError, "fail-on-error", false, "exit 1 when an error-level finding was seen")
 	f.DurationVar(&duration, "duration", 0, "stop after this long (default: until interrupted)")
@@ -132,6 +150,27 @@ seen; 2 when the broker cannot be reached or for usage errors.`,
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(append([]string{"auto"}, monitor.Formats...)...))
 	_ = cmd.RegisterFlagCompletionFunc("compat", fixedCompletion("reference"))
 	return cmd
+}
+
+// shardFlags reads --shard and checks what goes with it.
+func shardFlags(shard, workspace string, fromStream bool, durable string) (monitor.Shard, error) {
+	var sh monitor.Shard
+	if shard != "" {
+		var err error
+		if sh, err = monitor.ParseShard(shard); err != nil {
+			return sh, fmt.Errorf("--shard %w", err)
+		}
+	}
+	if k := monitor.PartitionOf(workspace, max(sh.N, 1)); workspace != "" && sh.N > 0 && k != sh.K {
+		return sh, fmt.Errorf("--workspace %s is in shard %d/%d, not %s", workspace, k, sh.N, sh)
+	}
+	if fromStream && shard == "" {
+		return sh, errors.New("--jetstream needs --shard (0/1 when the broker splits the traffic one way)")
+	}
+	if durable != "" && !fromStream {
+		return sh, errors.New("--durable needs --jetstream")
+	}
+	return sh, nil
 }
 
 // isTerminal reports whether f is a character device (a terminal).

@@ -11,7 +11,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,9 +33,23 @@ import (
 // Config is what Run needs. Zero fields take the defaults.
 type Config struct {
 	Endpoint broker.Endpoint
-	// Subject is the subscription (default agh.network.v0.>; see Subject).
+	// Subject is what to watch, in the network's own subjects (default
+	// agh.network.v0.>; see Subject).
 	Subject string
-	// Options configure the rule engine; Now is kept current by the monitor.
+	// Shard, when its N is set, makes this monitor one of N that divide
+	// the traffic: it watches partition K of what the broker splits by
+	// workspace onto aghmon.<K>.<subject> (docs/monitor.md), never the
+	// network's subjects themselves.
+	Shard Shard
+	// JetStream: read the shard from the JetStream stream that stores its
+	// subjects, through a durable pull consumer acknowledged as it is
+	// judged: a monitor that stops resumes where it stopped, and the broker
+	// holds what the monitor has not yet taken (flow control, not a
+	// backlog in memory). Otherwise, a core NATS subscription.
+	JetStream bool
+	// Durable names the stream's consumer (default DurableName(Shard)).
+	Durable string
+	// Options configure the rule engine; Now is set by the monitor.
 	Options agh.Options
 	// Tracker configures the work-unit tracker (its Complete is ignored:
 	// a monitor joins a network already talking).
@@ -42,11 +58,37 @@ type Config struct {
 	Workers int
 	// Tick is how often the Sink gets the running summary (default 1 s).
 	Tick time.Duration
-	// PendingMsgs bounds how many delivered messages wait to be judged
-	// before the client drops further ones as a slow consumer (default
-	// 262,144, about 2.5 s of traffic at 100,000 envelopes/s): a burst is
-	// absorbed, a sustained overload is reported, memory stays bounded.
-	PendingMsgs int
+	// PendingMsgs and PendingBytes bound what a core NATS subscription
+	// holds delivered but not yet judged (defaults DefaultPendingMsgs and
+	// DefaultPendingBytes, payload bytes); past either the client drops
+	// messages as a slow consumer, and the monitor reports them. A burst
+	// is absorbed, a sustained overload is reported, memory stays bounded.
+	PendingMsgs, PendingBytes int
+	// MemoryLimit is the soft limit on the process's memory the Go
+	// runtime is asked to keep while the monitor runs (0: MemoryLimitFor
+	// the tracker's cap; negative: none), unless GOMEMLIMIT sets one.
+	MemoryLimit int64
+}
+
+// Core NATS has no flow control towards the publishers: a monitor that
+// falls behind either buffers without bound or drops. It drops, counted,
+// past these (about 0.65 s of traffic at 100,000 envelopes/s, and well
+// under 100 MiB of heap).
+const (
+	DefaultPendingMsgs  = 1 << 16
+	DefaultPendingBytes = 32 << 20
+)
+
+// MemoryLimitFor is the soft memory limit for a tracker remembering at most
+// maxEntries: what it holds when full (about 100 MiB at the default 1 Mi
+// entries) and as much again for everything else. Without a limit the Go
+// runtime lets the heap grow to twice what is live before it collects;
+// with it, it collects sooner, and the heap stays near what is live.
+func MemoryLimitFor(maxEntries int) int64 {
+	if maxEntries <= 0 {
+		maxEntries = workunit.DefaultMaxEntries
+	}
+	return 100<<20 + int64(maxEntries)*100
 }
 
 // Subject is the subscription for a workspace and channel ("" for all).
@@ -80,38 +122,79 @@ type Sink interface {
 
 // Dropped is the monitor's own finding (not a protocol rule, not in the
 // catalogue): messages were lost before they could be judged, so findings
-// that depend on them may be missing.
+// that depend on them may be missing, or mistaken (a lost trace makes the
+// next one look like a jump).
 var Dropped = &rules.Rule{ID: "MONITOR-DROPPED", Profile: "monitor", Severity: rules.Error,
-	Clause: "The monitor must judge every message the broker delivers; messages were lost (slow consumer, or the connection dropped) and were not judged.",
+	Clause: "The monitor must judge every message the broker delivers; messages were lost (slow consumer, or the connection dropped) and were not judged; findings about the work they belong to may be missing or mistaken.",
 	Source: "aghcheck monitor"}
+
+// inMsg is one message as its source hands it over.
+type inMsg struct {
+	subject string // the network's subject it was published on
+	data    []byte
+	at      time.Time // when the broker stored it (JetStream); zero: when it was delivered
+	ack     *nats.Msg // to acknowledge once judged (JetStream); nil: nothing to acknowledge
+	replay  bool      // judged before, read again only to restore the tracker's state
+}
 
 // pub is one delivered message on its way through the pipeline.
 type pub struct {
-	at      time.Time
-	subject string
-	data    []byte
+	inMsg
+	checker *agh.Checker // the rule engine at the message's time
 	res     agh.Result
 }
 
 const maxBatch = 256
 
+// source delivers the traffic: a core NATS subscription, or a JetStream
+// consumer.
+type source interface {
+	// start hands messages to the monitor's in until ctx is done and
+	// everything the broker already delivered was handed over; then it
+	// closes the returned channel.
+	start(ctx context.Context) <-chan struct{}
+	// delivered counts what the broker delivered, dropped messages
+	// included (replayed ones not).
+	delivered() uint64
+	// dropped counts what the client dropped unjudged (a slow consumer).
+	dropped() int
+	// lossy: a lost connection loses what was published meanwhile (core
+	// NATS); a stream keeps it.
+	lossy() bool
+	// behind: the source holds more than what it handed over (the tracker's
+	// clock then follows the messages' own times, not the wall clock).
+	behind() bool
+	// finish: everything handed over was judged.
+	finish()
+}
+
 type monitor struct {
 	cfg     Config
 	sink    Sink
 	tracker *workunit.Tracker
-	checker atomic.Pointer[agh.Checker]
 	sum     *tally
+	src     source
+	stream  string // the JetStream stream read
+	// in is the hand-over from the source: bounded, so a source that gets
+	// ahead waits (a stream's consumer then stops pulling; a core
+	// subscription's client holds up to its pending limits, then drops).
+	in chan inMsg
+
+	// The rule engine for the second being judged (read goroutine only).
+	checker *agh.Checker
+	second  int64
 
 	nc          *nats.Conn
+	closed      chan struct{} // the connection closed
 	slowEvents  atomic.Int64
 	disconnects atomic.Int64
 	stopping    atomic.Bool
-	sub         *nats.Subscription
 }
 
-// Run subscribes and judges until ctx is done, then drains what the broker
-// already delivered, closes the sink with the final summary and returns it.
-// An error means the monitor could not attach (nothing was judged).
+// Run attaches to the broker and judges until ctx is done, then judges
+// what the broker already delivered, closes the sink with the final
+// summary and returns it. An error means the monitor could not attach
+// (nothing was judged).
 func Run(ctx context.Context, cfg Config, sink Sink) (*Summary, error) {
 	if cfg.Subject == "" {
 		cfg.Subject = Subject("", "")
@@ -123,17 +206,36 @@ func Run(ctx context.Context, cfg Config, sink Sink) (*Summary, error) {
 		cfg.Tick = time.Second
 	}
 	if cfg.PendingMsgs <= 0 {
-		cfg.PendingMsgs = 1 << 18
+		cfg.PendingMsgs = DefaultPendingMsgs
+	}
+	if cfg.PendingBytes <= 0 {
+		cfg.PendingBytes = DefaultPendingBytes
+	}
+	if err := cfg.Shard.valid(); err != nil {
+		return nil, err
+	}
+	if cfg.JetStream && cfg.Shard.N == 0 {
+		return nil, errors.New("reading from JetStream needs a shard (0/1 for a broker that splits the traffic one way)")
+	}
+	if cfg.JetStream && cfg.Durable == "" {
+		cfg.Durable = DurableName(cfg.Shard)
 	}
 	cfg.Tracker.Complete = false
-	m := &monitor{cfg: cfg, sink: sink, tracker: workunit.New(cfg.Tracker)}
-	if err := m.refreshChecker(time.Now()); err != nil {
+	if cfg.MemoryLimit == 0 {
+		cfg.MemoryLimit = MemoryLimitFor(cfg.Tracker.MaxEntries)
+	}
+	if cfg.MemoryLimit > 0 && debug.SetMemoryLimit(-1) == math.MaxInt64 {
+		prev := debug.SetMemoryLimit(cfg.MemoryLimit)
+		defer debug.SetMemoryLimit(prev)
+	}
+	m := &monitor{cfg: cfg, sink: sink, tracker: workunit.New(cfg.Tracker),
+		in: make(chan inMsg, 4*maxBatch), closed: make(chan struct{})}
+	if _, err := agh.NewChecker(cfg.Options); err != nil {
 		return nil, err
 	}
 	m.sum = newTally(cfg, time.Now())
 
-	closed := make(chan struct{})
-	nc, err := cfg.Endpoint.Connect("aghcheck monitor",
+	nc, err := cfg.Endpoint.Connect("aghcheck monitor"+cfg.Shard.label(),
 		nats.MaxReconnects(-1),
 		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
 			if errors.Is(err, nats.ErrSlowConsumer) {
@@ -145,42 +247,27 @@ func Run(ctx context.Context, cfg Config, sink Sink) (*Summary, error) {
 				m.disconnects.Add(1)
 			}
 		}),
-		nats.ClosedHandler(func(*nats.Conn) { close(closed) }),
+		nats.ClosedHandler(func(*nats.Conn) { close(m.closed) }),
 	)
 	if err != nil {
 		return nil, err
 	}
 	defer nc.Close()
 	m.nc = nc
-
-	// The client delivers straight into in: its capacity is the pending
-	// limit, and a message that finds it full is dropped and counted by the
-	// client as a slow consumer.
-	in := make(chan *nats.Msg, cfg.PendingMsgs)
-	stop := make(chan struct{})
-	m.sub, err = nc.ChanSubscribe(cfg.Subject, in)
-	if err == nil {
-		err = nc.Flush()
+	if cfg.JetStream {
+		m.src, err = attachStream(ctx, m)
+	} else {
+		m.src, err = subscribe(m)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("subscribe %s on %s: %w", cfg.Subject, sanitize.URL(cfg.Endpoint.URL), err)
+		return nil, fmt.Errorf("%s on %s: %w", m.watching(), sanitize.URL(cfg.Endpoint.URL), err)
 	}
 
+	end := m.src.start(ctx)
 	batches := make(chan []pub, 4)
-	go m.read(in, stop, batches)
-	// On ctx done: stop the interest, let the client hand over what it
-	// holds, then stop the reader, which flushes its last batch.
-	go func() {
-		<-ctx.Done()
-		m.stopping.Store(true)
-		_ = nc.Drain()
-		select {
-		case <-closed:
-		case <-time.After(5 * time.Second):
-		}
-		close(stop)
-	}()
+	go m.read(m.in, end, batches)
 	m.judgeLoop(batches)
+	m.src.finish()
 	now := time.Now()
 	s := m.snapshot(now)
 	// The last tick's rate says how the traffic ended (often 0/s); the
@@ -191,35 +278,42 @@ func Run(ctx context.Context, cfg Config, sink Sink) (*Summary, error) {
 	return s, sink.Close(s)
 }
 
-func (m *monitor) refreshChecker(now time.Time) error {
-	opts := m.cfg.Options
-	opts.Now = now.Unix()
-	c, err := agh.NewChecker(opts)
-	if err != nil {
-		return err
+// checkerAt is the rule engine judging freshness at t (one a second).
+func (m *monitor) checkerAt(t time.Time) *agh.Checker {
+	if sec := t.Unix(); m.checker == nil || sec != m.second {
+		opts := m.cfg.Options
+		opts.Now = sec
+		if c, err := agh.NewChecker(opts); err == nil { // the options were tried in Run
+			m.checker, m.second = c, sec
+		}
 	}
-	m.checker.Store(c)
-	return nil
+	return m.checker
 }
 
 // read batches delivered messages and runs the stateless checks on each
 // batch in parallel; batches leave in delivery order.
-func (m *monitor) read(in <-chan *nats.Msg, stop <-chan struct{}, out chan<- []pub) {
+func (m *monitor) read(in <-chan inMsg, end <-chan struct{}, out chan<- []pub) {
 	defer close(out)
 	for {
 		var batch []pub
-		add := func(msg *nats.Msg, at time.Time) {
-			batch = append(batch, pub{at: at, subject: msg.Subject, data: msg.Data})
+		// One time for the batch: it was delivered within microseconds.
+		var now time.Time
+		add := func(msg inMsg) {
+			if msg.at.IsZero() {
+				msg.at = now
+			}
+			batch = append(batch, pub{inMsg: msg, checker: m.checkerAt(msg.at)})
 		}
 		select {
 		case msg := <-in:
+			now = time.Now()
 			batch = make([]pub, 0, maxBatch)
-			add(msg, time.Now())
-		case <-stop:
-			// Whatever got in before the stop.
-			now := time.Now()
+			add(msg)
+		case <-end:
+			// Whatever got in before the end.
+			now = time.Now()
 			for len(in) > 0 {
-				add(<-in, now)
+				add(<-in)
 			}
 			if len(batch) > 0 {
 				m.check(batch)
@@ -227,13 +321,11 @@ func (m *monitor) read(in <-chan *nats.Msg, stop <-chan struct{}, out chan<- []p
 			}
 			return
 		}
-		// One time for the batch: it was delivered within microseconds.
-		now := batch[0].at
 	fill:
 		for len(batch) < maxBatch {
 			select {
 			case msg := <-in:
-				add(msg, now)
+				add(msg)
 			default:
 				break fill
 			}
@@ -244,10 +336,9 @@ func (m *monitor) read(in <-chan *nats.Msg, stop <-chan struct{}, out chan<- []p
 }
 
 func (m *monitor) check(batch []pub) {
-	c := m.checker.Load()
 	run := func(part []pub) {
 		for i := range part {
-			part[i].res = publication.Check(c, part[i].subject, part[i].data)
+			part[i].res = publication.Check(part[i].checker, part[i].subject, part[i].data)
 		}
 	}
 	w := min(m.cfg.Workers, len(batch)/16+1)
@@ -269,7 +360,8 @@ func (m *monitor) check(batch []pub) {
 }
 
 // judgeLoop feeds the tracker in delivery order and reports; it alone
-// touches the tally and the sink.
+// touches the tally and the sink. A message judged is acknowledged (a
+// stream's consumer): a monitor that stops resumes after it.
 func (m *monitor) judgeLoop(batches <-chan []pub) {
 	tick := time.NewTicker(m.cfg.Tick)
 	defer tick.Stop()
@@ -282,10 +374,17 @@ func (m *monitor) judgeLoop(batches <-chan []pub) {
 			}
 			for i := range batch {
 				m.judge(&batch[i])
+				if a := batch[i].ack; a != nil {
+					_ = a.Ack() // an ack lost is a redelivery, judged again, not a loss
+				}
 			}
 		case now := <-tick.C:
-			m.tracker.Expire(now)
-			_ = m.refreshChecker(now)
+			// Reading a stream's backlog, the tracker's clock is the
+			// messages' own: the wall clock would expire what they
+			// still refer to.
+			if !m.src.behind() {
+				m.tracker.Expire(now)
+			}
 			m.health(now, false)
 			m.sink.Tick(m.snapshot(now))
 		}
@@ -309,6 +408,12 @@ func (m *monitor) judge(p *pub) {
 		refused := rules.HasErrors(stateless, false)
 		r := m.tracker.Observe(workunit.Envelope{At: p.at, Env: env, Judged: true, Refused: refused})
 		stateful, repeat = r.Findings, r.Repeat
+	}
+	if p.replay {
+		// Judged and reported before this monitor restarted: only the
+		// tracker's state was wanted.
+		m.sum.replayed++
+		return
 	}
 	if repeat {
 		// A retry or a duplicate delivery: its content was judged when it
@@ -340,29 +445,34 @@ func subjectFindings(fs []rules.Finding) []rules.Finding {
 
 // health reports lost messages as findings of their own. While running,
 // the client's count of what it dropped; at the end (final), everything
-// the broker delivered to the connection that was not judged.
+// the broker delivered that was not judged.
 func (m *monitor) health(now time.Time, final bool) {
-	dropped := m.sum.dropped
-	if n, err := m.sub.Dropped(); err == nil {
-		dropped = max(dropped, n)
-	}
-	if final {
-		dropped = max(dropped, int(m.delivered()-m.sum.judged))
+	dropped := max(m.sum.dropped, m.src.dropped())
+	if del := m.src.delivered(); final && del > m.sum.judged {
+		dropped = max(dropped, int(del-m.sum.judged))
 	}
 	if d := dropped - m.sum.dropped; d > 0 {
 		m.sum.dropped = dropped
 		m.lossFinding(now, fmt.Sprintf("%s the broker delivered dropped unjudged: the monitor fell behind (slow consumer, %s so far)",
 			plural.Count(d, "message"), plural.Count(int(m.slowEvents.Load()), "event")))
 	}
-	if d := m.disconnects.Load(); d > m.sum.disconnects {
+	if d := m.disconnects.Load(); d > m.sum.disconnects && m.src.lossy() {
 		m.sum.disconnects = d
 		m.lossFinding(now, "the connection to the broker dropped: what was published until it came back was not seen")
 	}
 }
 
-// delivered is what the broker delivered to the monitor's connection (its
-// only subscription's messages, dropped ones included).
-func (m *monitor) delivered() uint64 { return m.nc.Stats().InMsgs }
+// watching names what the monitor watches, for people.
+func (m *monitor) watching() string {
+	w := m.cfg.Subject
+	if m.cfg.Shard.N > 0 {
+		w += " shard " + m.cfg.Shard.String()
+	}
+	if m.cfg.JetStream {
+		w += " from JetStream"
+	}
+	return w
+}
 
 func (m *monitor) lossFinding(now time.Time, msg string) {
 	f := Finding{At: now, Subject: m.cfg.Subject, Finding: rules.Finding{Rule: Dropped, Message: msg}}

@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"math"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -19,6 +21,7 @@ import (
 	"github.com/aghcheck/aghcheck/internal/jsonx"
 	"github.com/aghcheck/aghcheck/internal/peer"
 	"github.com/aghcheck/aghcheck/internal/testwait"
+	"github.com/aghcheck/aghcheck/internal/workunit"
 )
 
 const (
@@ -81,9 +84,9 @@ func watch(t *testing.T, faults ...string) (d *driver, sink *collector, stop fun
 	b := startBroker(t)
 	sink = newCollector()
 	stop = startMonitor(t, b, sink)
-	d = newDriver(t, b)
+	d = newDriver(t, b.Endpoint)
 	d.sink = sink
-	startPeer(t, b, d, faults...)
+	startPeer(t, b.Endpoint, d, faults...)
 	return d, sink, stop
 }
 
@@ -115,13 +118,13 @@ func startMonitor(t *testing.T, b *broker.Broker, sink *collector) (stop func() 
 
 // startPeer runs the reference peer (with faults) until the test ends and
 // waits for its greet.
-func startPeer(t *testing.T, b *broker.Broker, d *driver, faults ...string) {
+func startPeer(t *testing.T, ep broker.Endpoint, d *driver, faults ...string) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := peer.Run(ctx, peer.Config{URL: b.URL, Token: b.Token, Workspace: testWS, Channel: testChannel,
+		if err := peer.Run(ctx, peer.Config{URL: ep.URL, Token: ep.Token, User: ep.User, Password: ep.Password, Workspace: testWS, Channel: testChannel,
 			PeerID: refPeer, Faults: faults}); err != nil {
 			t.Errorf("peer: %v", err)
 		}
@@ -140,9 +143,9 @@ type driver struct {
 	sink *collector
 }
 
-func newDriver(t *testing.T, b *broker.Broker) *driver {
+func newDriver(t *testing.T, ep broker.Endpoint) *driver {
 	t.Helper()
-	nc, err := b.Connect("test driver")
+	nc, err := ep.Connect("test driver")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -461,5 +464,45 @@ func TestMonitorRepeatOnAnotherSubject(t *testing.T) {
 	// The final rate is that of the whole watch, not of its quiet end.
 	if want := float64(s.Judged) / s.Elapsed.Seconds(); s.Rate < want/2 || s.Rate > want*2 {
 		t.Errorf("final rate %.2f/s, want about %.2f/s (%d judged in %s)", s.Rate, want, s.Judged, s.Elapsed)
+	}
+}
+
+// limitSink records the runtime's memory limit while the monitor runs.
+type limitSink struct {
+	collector
+	limit atomic.Int64
+}
+
+func (s *limitSink) Tick(sum *Summary) {
+	s.limit.Store(debug.SetMemoryLimit(-1))
+	s.collector.Tick(sum)
+}
+
+// TestMonitorMemoryLimit: while it runs, the monitor keeps the process
+// under the soft memory limit of its tracker's cap, and gives the runtime
+// back its own limit when it ends.
+func TestMonitorMemoryLimit(t *testing.T) {
+	before := debug.SetMemoryLimit(-1)
+	if before != math.MaxInt64 {
+		t.Skip("GOMEMLIMIT is set: the monitor leaves it")
+	}
+	b := startBroker(t)
+	sink := &limitSink{collector: *newCollector()}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := Run(ctx, Config{Endpoint: b.Endpoint, Tick: 10 * time.Millisecond, Tracker: workunit.Config{MaxEntries: 1 << 21}}, sink)
+		done <- err
+	}()
+	<-sink.ticked
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got, want := sink.limit.Load(), MemoryLimitFor(1<<21); got != want || want <= MemoryLimitFor(0) {
+		t.Errorf("memory limit %d while running, want %d (more than the default cap's %d)", got, want, MemoryLimitFor(0))
+	}
+	if after := debug.SetMemoryLimit(-1); after != before {
+		t.Errorf("memory limit %d after the monitor, want %d again", after, before)
 	}
 }

@@ -189,9 +189,20 @@ func (s *liveSink) Close(sum *Summary) error {
 
 // writeSummary prints the summary; rows > 0 limits the rule and peer tables.
 func writeSummary(w io.Writer, s *Summary, p painter, rows int) {
-	fmt.Fprintf(w, "aghcheck monitor: %s on %s for %s\n", s.Subject, s.URL, s.Elapsed.Round(time.Second))
-	fmt.Fprintf(w, "judged %s of %d delivered (%s), %s/s; %s\n",
-		plural.Count(int(s.Judged), "envelope"), s.Delivered, p.count(s.Dropped, "dropped"), rate(s.Rate), plural.Count(s.Repeats, "repeat"))
+	what := s.Subject
+	if s.Shard != "" {
+		what += " shard " + s.Shard
+	}
+	if s.Stream != "" {
+		what += " from stream " + s.Stream + " (consumer " + s.Durable + ")"
+	}
+	fmt.Fprintf(w, "aghcheck monitor: %s on %s for %s\n", what, s.URL, s.Elapsed.Round(time.Second))
+	replayed := ""
+	if s.Replayed > 0 {
+		replayed = fmt.Sprintf("; %d replayed to restore the state judged before a restart", s.Replayed)
+	}
+	fmt.Fprintf(w, "judged %s of %d delivered (%s), %s/s; %s%s\n",
+		plural.Count(int(s.Judged), "envelope"), s.Delivered, p.count(s.Dropped, "dropped"), rate(s.Rate), plural.Count(s.Repeats, "repeat"), replayed)
 	fmt.Fprintf(w, "%s, %s; %s followed (%d open), %s (%d expired); peak heap %.1f MiB\n",
 		p.errors(s.Errors), p.warnings(s.Warnings), plural.Count(s.Tracker.Units, "work unit"), s.Tracker.Open,
 		plural.Count(s.Tracker.Peers, "peer"), s.Expired, float64(s.PeakHeap)/(1<<20))

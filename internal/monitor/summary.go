@@ -13,19 +13,25 @@ import (
 type Summary struct {
 	URL     string        `json:"url"`
 	Subject string        `json:"subject"`
+	Shard   string        `json:"shard,omitempty"`  // K/N: this monitor's part of the traffic
+	Stream  string        `json:"stream,omitempty"` // the JetStream stream read, through the consumer Durable
+	Durable string        `json:"durable,omitempty"`
 	Started time.Time     `json:"started"`
 	Elapsed time.Duration `json:"elapsed_ns"`
 	// Delivered counts the messages the broker delivered to the monitor
 	// (Judged + Dropped, once the run is over).
-	Delivered uint64      `json:"delivered"`
-	Judged    uint64      `json:"judged"`
-	Dropped   int         `json:"dropped"` // by the client as a slow consumer
-	Repeats   int         `json:"repeats"` // same sender, id and content again: judged once
-	Rate      float64     `json:"rate"`    // envelopes judged per second since the last tick; in the final summary, over the whole watch
-	Errors    int         `json:"errors"`
-	Warnings  int         `json:"warnings"`
-	Rules     []RuleCount `json:"rules"`
-	Peers     []PeerCount `json:"peers"`
+	Delivered uint64 `json:"delivered"`
+	Judged    uint64 `json:"judged"`
+	Dropped   int    `json:"dropped"` // by the client as a slow consumer
+	Repeats   int    `json:"repeats"` // same sender, id and content again: judged once
+	// Replayed counts the stream's messages read again at start, judged
+	// and reported before a restart: they restore the tracker's state.
+	Replayed uint64      `json:"replayed,omitempty"`
+	Rate     float64     `json:"rate"` // envelopes judged per second since the last tick; in the final summary, over the whole watch
+	Errors   int         `json:"errors"`
+	Warnings int         `json:"warnings"`
+	Rules    []RuleCount `json:"rules"`
+	Peers    []PeerCount `json:"peers"`
 	// OtherPeers counts envelopes from peers past the table's limit.
 	OtherPeers int            `json:"other_peers,omitempty"`
 	Tracker    workunit.Stats `json:"tracker"`
@@ -72,6 +78,7 @@ type tally struct {
 	started     time.Time
 	judged      uint64
 	repeats     int
+	replayed    uint64
 	errs, warns int
 	byRule      map[*rules.Rule]int
 	byPeer      map[string]*PeerCount
@@ -143,9 +150,12 @@ func (m *monitor) snapshot(now time.Time) *Summary {
 	}
 	s := &Summary{
 		URL: m.cfg.Endpoint.URL, Subject: m.cfg.Subject, Started: t.started, Elapsed: now.Sub(t.started),
-		Delivered: m.delivered(), Judged: t.judged, Dropped: t.dropped,
-		Repeats: t.repeats, Rate: t.rate, Errors: t.errs, Warnings: t.warns, OtherPeers: t.otherPeers,
-		Tracker: m.tracker.Stats(), PeakHeap: t.peakHeap,
+		Delivered: m.src.delivered(), Judged: t.judged, Dropped: t.dropped,
+		Repeats: t.repeats, Replayed: t.replayed, Rate: t.rate, Errors: t.errs, Warnings: t.warns, OtherPeers: t.otherPeers,
+		Tracker: m.tracker.Stats(), PeakHeap: t.peakHeap, Stream: m.stream, Durable: m.cfg.Durable,
+	}
+	if m.cfg.Shard.N > 0 {
+		s.Shard = m.cfg.Shard.String()
 	}
 	for r, n := range t.byRule {
 		s.Rules = append(s.Rules, RuleCount{Rule: r.ID, Level: r.Severity.Level(), Count: n})

@@ -1,0 +1,71 @@
+package monitor
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/aghcheck/aghcheck/internal/brokertest"
+	"github.com/aghcheck/aghcheck/internal/testwait"
+)
+
+// shardConf is the broker configuration docs/monitor.md gives for sharded
+// monitors on core NATS (the test loads the very file the doc shows).
+var shardConf = filepath.Join("testdata", "shard-accounts.conf")
+
+// startNode starts one server configured from shardConf, with JetStream.
+func startNode(t testing.TB) *server.Server {
+	t.Helper()
+	o, err := server.ProcessConfigFile(shardConf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.JetStream, o.StoreDir = true, t.TempDir()
+	return brokertest.Start(t, o)
+}
+
+// startCluster starts a JetStream cluster of n nodes, each configured from
+// shardConf, routed over loopback, and waits for a full mesh and a
+// JetStream meta leader. It returns the nodes' client URLs.
+func startCluster(t *testing.T, n int) []*server.Server {
+	t.Helper()
+	var routes []*url.URL
+	ports := make([]int, n)
+	for i := range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ports[i] = l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		routes = append(routes, &url.URL{Scheme: "nats-route", Host: fmt.Sprintf("127.0.0.1:%d", ports[i])})
+	}
+	nodes := make([]*server.Server, n)
+	for i := range n {
+		o, err := server.ProcessConfigFile(shardConf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.ServerName = fmt.Sprintf("n%d", i)
+		o.JetStream, o.StoreDir = true, t.TempDir()
+		o.Cluster = server.ClusterOpts{Name: "aghmon-test", Host: "127.0.0.1", Port: ports[i]}
+		o.Routes = routes
+		nodes[i] = brokertest.Start(t, o)
+	}
+	testwait.Eventually(t, 20*time.Second, func() bool {
+		leader := false
+		for _, s := range nodes {
+			if s.NumRemotes() != n-1 || !s.JetStreamIsCurrent() {
+				return false
+			}
+			leader = leader || s.JetStreamIsLeader()
+		}
+		return leader
+	}, "a full mesh of routes and a JetStream meta leader")
+	return nodes
+}
