@@ -44,5 +44,6 @@
 // at_once step sends and measures the IUT's answers to it; brokerlink.go
 // is the harness's broker connection and its outages; liveness.go, iut_conns.go,
 // deafness.go and hunt.go watch the IUT and find what killed or deafened
-// it; target.go is what a run is pointed at.
+// it; startup.go brings up the broker, the IUT and its greet; target.go
+// is what a run is pointed at.
 package harness
