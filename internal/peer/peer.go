@@ -40,72 +40,15 @@ func Run(ctx context.Context, cfg Config) error {
 	defer close(p.quit)
 
 	inbox := make(chan *nats.Msg, 4096)
-	closed := make(chan struct{})
-	var closeOnce sync.Once
-	reconnected := make(chan struct{}, 1)
-	opts := []nats.Option{
-		nats.Name("aghcheck peer " + p.self),
-		// The peer never needs its own broadcasts back.
-		nats.NoEcho(),
-		nats.MaxReconnects(cfg.MaxReconnects),
-		nats.ReconnectWait(cfg.ReconnectWait),
-		nats.ReconnectJitter(0, 0),
-		nats.ReconnectHandler(func(*nats.Conn) {
-			select {
-			case reconnected <- struct{}{}:
-			default:
-			}
-		}),
-		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
-			if err != nil {
-				p.log.Info("disconnected", "err", err)
-			}
-		}),
-		nats.ClosedHandler(func(*nats.Conn) { closeOnce.Do(func() { close(closed) }) }),
-	}
-	opts = append(opts, cfg.Auth()...)
-	nc, err := nats.Connect(cfg.URL, opts...)
+	nc, conn, err := p.connect(cfg)
 	if err != nil {
-		return fmt.Errorf("connect to %s: %w", cfg.URL, err)
+		return err
 	}
-	p.send = nc.Publish
-	defer nc.Close()
-	if p.faults[faultHelperRefuses] {
-		// Another process would connect the same way: the peer's
-		// credentials, a name of its own.
-		hc, err := nats.Connect(cfg.URL, append(slices.Clone(opts), nats.Name("aghcheck peer helper "+p.self))...)
-		if err != nil {
-			return fmt.Errorf("helper: connect to %s: %w", cfg.URL, err)
-		}
-		defer hc.Close()
-		p.helper = hc.Publish
-	}
-	if p.live.slow > 0 {
-		line := startDelayLine(p.live.slow, nc.Publish, p.log)
-		defer line.stop()
-		p.sendLate = line.push
-	}
-
-	subjects := []string{p.broadcast, p.ownSubject}
-	if p.faults[faultChannelOnly] {
-		// The subjects of the obsolete binding, without a workspace segment.
-		subjects = append(subjects, agh.SubjectPrefix+"."+cfg.Channel+".broadcast",
-			agh.SubjectPrefix+"."+cfg.Channel+".peer."+agh.RouteToken(p.self))
-	}
-	var own *nats.Subscription // the subscription deaf-on closes
-	for _, subj := range subjects {
-		sub, err := p.subscribe(nc, subj, inbox)
-		if err != nil {
-			return fmt.Errorf("subscribe %s: %w", subj, err)
-		}
-		if subj == p.ownSubject {
-			own = sub
-		}
-	}
-	// Subscriptions must be live at the broker before the greet announces
-	// the peer, or an immediate whois could be lost.
-	if err := nc.FlushTimeout(5 * time.Second); err != nil {
-		return fmt.Errorf("subscribe on %s: %w", cfg.URL, err)
+	defer conn.close()
+	closed, reconnected := conn.closed, conn.reconnected
+	own, err := p.subscribeAll(nc, inbox)
+	if err != nil {
+		return err
 	}
 	p.log.Info("joined", "peer", p.self, "broadcast", p.broadcast, "direct", p.ownSubject, "faults", cfg.Faults)
 	drop := &dropCycle{d: p.live.dropAfter}
@@ -192,6 +135,100 @@ func Run(ctx context.Context, cfg Config) error {
 			}
 		}
 	}
+}
+
+// peerConn is the peer's broker connection: what tells Run it closed or
+// came back, and what to stop when Run returns (last first).
+type peerConn struct {
+	closed      chan struct{}
+	reconnected chan struct{}
+	stops       []func()
+}
+
+func (c *peerConn) close() {
+	for i := len(c.stops) - 1; i >= 0; i-- {
+		c.stops[i]()
+	}
+}
+
+// connect connects the peer to its broker (and, with helper-refuses, its
+// helper beside it; with slow:DURATION, the delay line its sends go
+// through).
+func (p *peer) connect(cfg Config) (*nats.Conn, *peerConn, error) {
+	closed := make(chan struct{})
+	var closeOnce sync.Once
+	reconnected := make(chan struct{}, 1)
+	opts := []nats.Option{
+		nats.Name("aghcheck peer " + p.self),
+		// The peer never needs its own broadcasts back.
+		nats.NoEcho(),
+		nats.MaxReconnects(cfg.MaxReconnects),
+		nats.ReconnectWait(cfg.ReconnectWait),
+		nats.ReconnectJitter(0, 0),
+		nats.ReconnectHandler(func(*nats.Conn) {
+			select {
+			case reconnected <- struct{}{}:
+			default:
+			}
+		}),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			if err != nil {
+				p.log.Info("disconnected", "err", err)
+			}
+		}),
+		nats.ClosedHandler(func(*nats.Conn) { closeOnce.Do(func() { close(closed) }) }),
+	}
+	opts = append(opts, cfg.Auth()...)
+	nc, err := nats.Connect(cfg.URL, opts...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("connect to %s: %w", cfg.URL, err)
+	}
+	p.send = nc.Publish
+	cn := &peerConn{closed: closed, reconnected: reconnected, stops: []func(){nc.Close}}
+	if p.faults[faultHelperRefuses] {
+		// Another process would connect the same way: the peer's
+		// credentials, a name of its own.
+		hc, err := nats.Connect(cfg.URL, append(slices.Clone(opts), nats.Name("aghcheck peer helper "+p.self))...)
+		if err != nil {
+			cn.close()
+			return nil, nil, fmt.Errorf("helper: connect to %s: %w", cfg.URL, err)
+		}
+		cn.stops = append(cn.stops, hc.Close)
+		p.helper = hc.Publish
+	}
+	if p.live.slow > 0 {
+		line := startDelayLine(p.live.slow, nc.Publish, p.log)
+		cn.stops = append(cn.stops, line.stop)
+		p.sendLate = line.push
+	}
+	return nc, cn, nil
+}
+
+// subscribeAll subscribes the peer to its subjects, and returns the
+// subscription of its own peer subject (the one deaf-on closes).
+func (p *peer) subscribeAll(nc *nats.Conn, inbox chan *nats.Msg) (*nats.Subscription, error) {
+	subjects := []string{p.broadcast, p.ownSubject}
+	if p.faults[faultChannelOnly] {
+		// The subjects of the obsolete binding, without a workspace segment.
+		subjects = append(subjects, agh.SubjectPrefix+"."+p.cfg.Channel+".broadcast",
+			agh.SubjectPrefix+"."+p.cfg.Channel+".peer."+agh.RouteToken(p.self))
+	}
+	var own *nats.Subscription // the subscription deaf-on closes
+	for _, subj := range subjects {
+		sub, err := p.subscribe(nc, subj, inbox)
+		if err != nil {
+			return nil, fmt.Errorf("subscribe %s: %w", subj, err)
+		}
+		if subj == p.ownSubject {
+			own = sub
+		}
+	}
+	// Subscriptions must be live at the broker before the greet announces
+	// the peer, or an immediate whois could be lost.
+	if err := nc.FlushTimeout(5 * time.Second); err != nil {
+		return nil, fmt.Errorf("subscribe on %s: %w", p.cfg.URL, err)
+	}
+	return own, nil
 }
 
 // peer is the state of one running reference peer. Only Run's goroutine
