@@ -310,154 +310,181 @@ type issue struct{ at, msg string }
 // check finds what the schema cannot: unknown requirement ids, undeclared
 // peers, templates that cannot evaluate, captures used before they exist.
 func (sc *Scenario) check() []issue {
-	var out []issue
-	at := "" // what is being checked: the problems' place in the file
-	bad := func(format string, a ...any) { out = append(out, issue{at, fmt.Sprintf(format, a...)}) }
+	c := &checker{sc: sc, peers: map[string]*TestPeer{}}
 	for j, id := range sc.Requirements {
 		if _, ok := catalogue.Lookup(id); !ok {
-			at = "/requirements/" + strconv.Itoa(j)
-			bad("requirement %s is not a registered rule id (see `aghcheck rules`)", id)
+			c.at = "/requirements/" + strconv.Itoa(j)
+			c.bad("requirement %s is not a registered rule id (see `aghcheck rules`)", id)
 		}
 	}
-	peers := map[string]*TestPeer{}
 	for k, p := range sc.PeerNames() {
-		at = "/peers/" + strconv.Itoa(k)
+		c.at = "/peers/" + strconv.Itoa(k)
 		if !PeerName(p.Name) {
-			bad("bad test peer name %q", p.Name)
+			c.bad("bad test peer name %q", p.Name)
 		}
-		if _, dup := peers[p.Name]; dup {
-			bad("test peer %q declared twice", p.Name)
+		if _, dup := c.peers[p.Name]; dup {
+			c.bad("test peer %q declared twice", p.Name)
 		}
 		tp := &TestPeer{Name: p.Name, ID: p.Name + ".x"}
 		if p.Key {
 			tp.Key = make([]byte, 64)
 		}
-		peers[p.Name] = tp
+		c.peers[p.Name] = tp
 	}
-	ctx := &Context{Workspace: "ws", Channel: "ch", IUT: "iut.x", Tag: "t", Peers: peers, Captures: map[string]any{}, Dry: true}
-	where := func(i int, w string, allowAny bool) {
-		switch {
-		case w == "" || w == "broadcast" || strings.HasPrefix(w, "subject:"):
-		case w == "any" && allowAny:
-		default:
-			if _, ok := peers[w]; !ok {
-				bad("step %d: %q is not a test peer, broadcast or subject:…", i+1, w)
-			}
-		}
-	}
-	// Every template is rendered as a run renders it, with a sample
-	// binding: what fails here (an unclosed {{, an unknown name) would fail
-	// the run.
-	tmpl := func(i int, v any) {
-		if _, err := ctx.Render(v); err != nil {
-			bad("step %d: %v", i+1, err)
-		}
-	}
-	// Where a send publishes, rendered as a run renders it (derivations
-	// too: a route token is part of a subject), must be one of the run's
-	// subjects; what a capture holds is the IUT's, and makes none.
-	real := *ctx
-	real.Dry = false
-	confined := func(i int, subject, reply string) {
-		if subject != "" {
-			if got, err := real.RenderString(subject); err == nil && !Confined(got, real.Workspace, real.Channel) {
-				bad("step %d: send: %v", i+1, ErrUnconfined("subject", subject))
-			}
-		}
-		if reply != "" {
-			if got, err := real.RenderString(reply); err != nil {
-				bad("step %d: reply: %v", i+1, err)
-			} else if !ReplyConfined(got, real.Workspace, real.Channel) {
-				bad("step %d: send: %v", i+1, ErrUnconfined("reply subject", reply))
-			}
-		}
-	}
-	patterns := func(i int, ps []map[string]any) {
-		for _, p := range ps {
-			tmpl(i, p)
-			checkOps(p, func(msg string) { bad("step %d: %s", i+1, msg) })
-		}
-	}
-	checkSend := func(i int, s *Send) {
-		if s.From != "" {
-			if _, ok := peers[s.From]; !ok {
-				bad("step %d: send from undeclared peer %q", i+1, s.From)
-			}
-		}
-		from := s.From
-		if from == "" {
-			from = sc.PeerNames()[0].Name
-		}
-		if s.Sign && peers[from] != nil && peers[from].Key == nil {
-			bad("step %d: sign needs a peer declared with key: true", i+1)
-		}
-		if s.To != "" && s.To != "iut" && s.To != "broadcast" && peers[s.To] == nil {
-			bad("step %d: send to %q: want iut, broadcast or a test peer", i+1, s.To)
-		}
-		if s.RawBase64 != "" {
-			if _, err := base64.StdEncoding.DecodeString(s.RawBase64); err != nil {
-				bad("step %d: raw_base64: %v", i+1, err)
-			}
-		}
-		if s.Raw != nil {
-			tmpl(i, *s.Raw)
-		}
-		tmpl(i, s.Envelope)
-		tmpl(i, s.Tamper)
-		tmpl(i, s.Subject)
-		confined(i, s.Subject, s.Reply)
-		if s.JetStream && !sc.Requires.JetStream {
-			bad("step %d: a jetstream send needs requires.jetstream", i+1)
-		}
-		if s.Copies > 0 && s.Repeat > 0 {
-			bad("step %d: copies (at once) and repeat (one after another) cannot both be given", i+1)
-		}
-	}
+	c.ctx = &Context{Workspace: "ws", Channel: "ch", IUT: "iut.x", Tag: "t", Peers: c.peers, Captures: map[string]any{}, Dry: true}
+	c.real = *c.ctx
+	c.real.Dry = false
 	for i, st := range sc.Steps {
-		at = "/steps/" + strconv.Itoa(i)
+		c.at = "/steps/" + strconv.Itoa(i)
 		switch {
 		case st.Send != nil || st.AtOnce != nil:
 			if st.AtOnce != nil && len(st.AtOnce) == 0 {
-				bad("step %d: at_once lists no send", i+1)
+				c.bad("step %d: at_once lists no send", i+1)
 			}
 			for _, s := range st.Published() {
-				checkSend(i, s)
+				c.send(i, s)
 			}
 		case st.Initiate != nil:
-			for _, e := range sc.checkInitiate(i, peers) {
-				bad("%s", e)
+			for _, e := range sc.checkInitiate(i, c.peers) {
+				c.bad("%s", e)
 			}
 		case st.Expect != nil:
-			where(i, st.Expect.On, true)
-			patterns(i, st.Expect.Patterns())
-			if u := st.Expect.Unobservable; u != nil {
-				patterns(i, u.AnyOf)
-			}
-			if b := st.Expect.Before; b != 0 && (b > i || sc.Steps[b-1].Expect == nil) {
-				bad("step %d: before: %d names no earlier expect step", i+1, b)
-			}
-			if st.Expect.NeedsEnd != "" {
-				switch {
-				case st.Expect.Before != 0:
-					bad("step %d: needs_end waits for the work, before judges order without waiting: give one of them", i+1)
-				case st.Expect.Work() == "":
-					bad("step %d: needs_end: every pattern must name the work_id of the work it waits on, the same in each", i+1)
-				}
-			}
-			names := make([]string, 0, len(st.Expect.Capture))
-			for name := range st.Expect.Capture {
-				names = append(names, name)
-			}
-			sort.Strings(names)
-			for _, name := range names {
-				ctx.Captures[name] = "x"
-			}
+			c.expect(i, st.Expect)
 		case st.ExpectSilence != nil:
-			where(i, st.ExpectSilence.On, true)
-			patterns(i, st.ExpectSilence.Patterns())
+			c.where(i, st.ExpectSilence.On, true)
+			c.patterns(i, st.ExpectSilence.Patterns())
 		}
 	}
-	return append(out, sc.checkLevels()...)
+	return append(c.out, sc.checkLevels()...)
+}
+
+// checker is one scenario's check in progress: the problems so far, the
+// place in the file being checked, and a sample binding every template is
+// rendered with, as a run renders it.
+type checker struct {
+	sc    *Scenario
+	out   []issue
+	at    string // what is being checked: the problems' place in the file
+	peers map[string]*TestPeer
+	ctx   *Context
+	// real renders as a run does, derivations too (a route token is part
+	// of a subject): where a send publishes must be one of the run's
+	// subjects.
+	real Context
+}
+
+func (c *checker) bad(format string, a ...any) {
+	c.out = append(c.out, issue{c.at, fmt.Sprintf(format, a...)})
+}
+
+// where checks an on: a test peer, broadcast, subject:… or (allowAny) any.
+func (c *checker) where(i int, w string, allowAny bool) {
+	switch {
+	case w == "" || w == "broadcast" || strings.HasPrefix(w, "subject:"):
+	case w == "any" && allowAny:
+	default:
+		if _, ok := c.peers[w]; !ok {
+			c.bad("step %d: %q is not a test peer, broadcast or subject:…", i+1, w)
+		}
+	}
+}
+
+// tmpl renders v with the sample binding: what fails here (an unclosed
+// {{, an unknown name) would fail the run.
+func (c *checker) tmpl(i int, v any) {
+	if _, err := c.ctx.Render(v); err != nil {
+		c.bad("step %d: %v", i+1, err)
+	}
+}
+
+// confined checks that a send publishes, and asks replies, only on the
+// run's subjects; what a capture holds is the IUT's, and makes none.
+func (c *checker) confined(i int, subject, reply string) {
+	if subject != "" {
+		if got, err := c.real.RenderString(subject); err == nil && !Confined(got, c.real.Workspace, c.real.Channel) {
+			c.bad("step %d: send: %v", i+1, ErrUnconfined("subject", subject))
+		}
+	}
+	if reply != "" {
+		if got, err := c.real.RenderString(reply); err != nil {
+			c.bad("step %d: reply: %v", i+1, err)
+		} else if !ReplyConfined(got, c.real.Workspace, c.real.Channel) {
+			c.bad("step %d: send: %v", i+1, ErrUnconfined("reply subject", reply))
+		}
+	}
+}
+
+func (c *checker) patterns(i int, ps []map[string]any) {
+	for _, p := range ps {
+		c.tmpl(i, p)
+		checkOps(p, func(msg string) { c.bad("step %d: %s", i+1, msg) })
+	}
+}
+
+// send checks one send (of a send step or an at_once list).
+func (c *checker) send(i int, s *Send) {
+	if s.From != "" {
+		if _, ok := c.peers[s.From]; !ok {
+			c.bad("step %d: send from undeclared peer %q", i+1, s.From)
+		}
+	}
+	from := s.From
+	if from == "" {
+		from = c.sc.PeerNames()[0].Name
+	}
+	if s.Sign && c.peers[from] != nil && c.peers[from].Key == nil {
+		c.bad("step %d: sign needs a peer declared with key: true", i+1)
+	}
+	if s.To != "" && s.To != "iut" && s.To != "broadcast" && c.peers[s.To] == nil {
+		c.bad("step %d: send to %q: want iut, broadcast or a test peer", i+1, s.To)
+	}
+	if s.RawBase64 != "" {
+		if _, err := base64.StdEncoding.DecodeString(s.RawBase64); err != nil {
+			c.bad("step %d: raw_base64: %v", i+1, err)
+		}
+	}
+	if s.Raw != nil {
+		c.tmpl(i, *s.Raw)
+	}
+	c.tmpl(i, s.Envelope)
+	c.tmpl(i, s.Tamper)
+	c.tmpl(i, s.Subject)
+	c.confined(i, s.Subject, s.Reply)
+	if s.JetStream && !c.sc.Requires.JetStream {
+		c.bad("step %d: a jetstream send needs requires.jetstream", i+1)
+	}
+	if s.Copies > 0 && s.Repeat > 0 {
+		c.bad("step %d: copies (at once) and repeat (one after another) cannot both be given", i+1)
+	}
+}
+
+// expect checks an expect step, and makes its captures known to the steps
+// after it.
+func (c *checker) expect(i int, e *Expect) {
+	c.where(i, e.On, true)
+	c.patterns(i, e.Patterns())
+	if u := e.Unobservable; u != nil {
+		c.patterns(i, u.AnyOf)
+	}
+	if b := e.Before; b != 0 && (b > i || c.sc.Steps[b-1].Expect == nil) {
+		c.bad("step %d: before: %d names no earlier expect step", i+1, b)
+	}
+	if e.NeedsEnd != "" {
+		switch {
+		case e.Before != 0:
+			c.bad("step %d: needs_end waits for the work, before judges order without waiting: give one of them", i+1)
+		case e.Work() == "":
+			c.bad("step %d: needs_end: every pattern must name the work_id of the work it waits on, the same in each", i+1)
+		}
+	}
+	names := make([]string, 0, len(e.Capture))
+	for name := range e.Capture {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		c.ctx.Captures[name] = "x"
+	}
 }
 
 func checkOps(v any, bad func(string)) {
