@@ -122,7 +122,12 @@ func (p *peer) handle(subject string, raw []byte) {
 		p.remember(k, env)
 	}
 
-	directed := to == p.self
+	p.dispatch(env, kind, from, subject, to == p.self)
+}
+
+// dispatch hands a message that passed every check to what it is for:
+// discovery, a control request, the initiator's half or the lifecycle.
+func (p *peer) dispatch(env map[string]any, kind, from, subject string, directed bool) {
 	switch kind {
 	case "greet":
 		p.notePeer(env)
