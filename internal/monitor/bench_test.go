@@ -311,7 +311,11 @@ func streamPublisher(b *testing.B, nc *nats.Conn) (publish func(string, []byte) 
 		return err
 	}
 	flush = func() error {
-		<-js.PublishAsyncComplete()
+		select {
+		case <-js.PublishAsyncComplete():
+		case <-time.After(time.Minute):
+			return fmt.Errorf("%d publications never acknowledged, %d failed", js.PublishAsyncPending(), failed.Load())
+		}
 		if n := failed.Load(); n > 0 {
 			return fmt.Errorf("%d publications not stored, the first: %w", n, *firstErr.Load())
 		}
