@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/aghcheck/aghcheck/internal/pkgdoc"
 )
 
 // TestDocMap checks that every function doc.go's map names is declared in
@@ -60,14 +62,17 @@ func TestDocMap(t *testing.T) {
 		}
 	}
 	// Every exported name is stated in the package comment.
-	for _, pkg := range pkgs {
-		for _, f := range pkg.Files {
-			for name, obj := range f.Scope.Objects {
-				if ast.IsExported(name) && !strings.Contains(string(doc), name) && !strings.HasPrefix(name, "Default") && !strings.HasPrefix(name, "EnvNATS") {
-					t.Errorf("harness exports %s (%s), which doc.go's list of public names does not give", name, obj.Kind)
-				}
-			}
+	surface, err := pkgdoc.Read(".", "github.com/aghcheck/aghcheck/harness")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, kind := range surface.Names {
+		if !strings.Contains(string(doc), name) && !strings.HasPrefix(name, "Default") && !strings.HasPrefix(name, "EnvNATS") {
+			t.Errorf("harness exports %s (%s), which doc.go's list of public names does not give", name, kind)
 		}
+	}
+	if surface.ShortLines > 15 {
+		t.Errorf("go doc -short lists %d lines, want at most 15: harness exports what cmd, aghtest and fuzz need", surface.ShortLines)
 	}
 	for _, m := range regexp.MustCompile(`\(([a-zA-Z]+\.[a-zA-Z]+), ([a-z_]+\.go)\)`).FindAllStringSubmatch(string(doc), -1) {
 		if got := declared[m[1]]; got != m[2] {
