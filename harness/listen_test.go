@@ -75,24 +75,9 @@ func TestNobodyListensOnThePeerSubject(t *testing.T) {
 // broker's no-responders answer, for an attached peer too.
 func TestNobodyListensOnAnExternalBroker(t *testing.T) {
 	t.Parallel()
-	ep := startPasswordServer(t)
-	const ws, ch, id = "ws_unheard", "builders", "unheard-peer.session-1"
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		// It greets on its interval: the harness's whois, on its peer
-		// subject, never reaches it.
-		done <- peer.Run(ctx, peer.Config{URL: ep.URL, User: ep.User, Password: ep.Password, Workspace: ws, Channel: ch, PeerID: id,
-			GreetInterval: 200 * time.Millisecond, Faults: []string{"listen-wrong-route"}})
-	}()
-	defer func() { cancel(); <-done }()
-	rep, err := runConfig(context.Background(), config{Target: Target{External: &ep, IUTPeer: id, Workspace: ws, Channel: ch,
-		GreetTimeout: 5 * time.Second, StepTimeout: 3 * time.Second}, Scenarios: loadSuites(t),
-		Select: regexp.MustCompile(`^(kinds|nats)\.`)})
-	if rep == nil {
-		t.Fatalf("no report: %v", err)
-	}
+	// It greets on its interval: the harness's whois, on its peer subject,
+	// never reaches it.
+	rep := runAttachedPeer(t, "ws_unheard", "unheard-peer.session-1", "listen-wrong-route", 5*time.Second, `^(kinds|nats)\.`)
 	dump(t, rep)
 	checkUnheard(t, rep, "the broker answered a message published there with no responders")
 }
@@ -103,22 +88,7 @@ func TestNobodyListensOnAnExternalBroker(t *testing.T) {
 // probe, not after a window without answers.
 func TestDeafOnAnExternalBrokerIsToldByNoResponders(t *testing.T) {
 	t.Parallel()
-	ep := startPasswordServer(t)
-	const ws, ch, id = "ws_deafened", "builders", "deafened-peer.session-1"
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		done <- peer.Run(ctx, peer.Config{URL: ep.URL, User: ep.User, Password: ep.Password, Workspace: ws, Channel: ch, PeerID: id,
-			GreetInterval: 200 * time.Millisecond, Faults: []string{"deaf-on:whois-query-type"}})
-	}()
-	defer func() { cancel(); <-done }()
-	rep, err := runConfig(context.Background(), config{Target: Target{External: &ep, IUTPeer: id, Workspace: ws, Channel: ch,
-		GreetTimeout: 2 * time.Second, StepTimeout: 3 * time.Second}, Scenarios: loadSuites(t),
-		Select: regexp.MustCompile(`^receiver\.WHOIS-QUERY-TYPE\.number$`)})
-	if rep == nil {
-		t.Fatalf("no report: %v", err)
-	}
+	rep := runAttachedPeer(t, "ws_deafened", "deafened-peer.session-1", "deaf-on:whois-query-type", 2*time.Second, `^receiver\.WHOIS-QUERY-TYPE\.number$`)
 	dump(t, rep)
 	deaf := false
 	for _, ev := range rep.IUT.Events {
@@ -132,4 +102,26 @@ func TestDeafOnAnExternalBrokerIsToldByNoResponders(t *testing.T) {
 	if !deaf {
 		t.Errorf("events %+v, want the IUT named deaf", rep.IUT.Events)
 	}
+}
+
+// runAttachedPeer runs the scenarios sel selects against a built-in peer
+// with fault, started on a broker the run did not start and attached to by
+// its id in workspace ws, and stops the peer when the run ends.
+func runAttachedPeer(t *testing.T, ws, id, fault string, greet time.Duration, sel string) *report.Report {
+	t.Helper()
+	ep := startPasswordServer(t)
+	const ch = "builders"
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- peer.Run(ctx, peer.Config{URL: ep.URL, User: ep.User, Password: ep.Password, Workspace: ws, Channel: ch, PeerID: id,
+			GreetInterval: 200 * time.Millisecond, Faults: []string{fault}})
+	}()
+	defer func() { cancel(); <-done }()
+	rep, err := runConfig(context.Background(), config{Target: Target{External: &ep, IUTPeer: id, Workspace: ws, Channel: ch,
+		GreetTimeout: greet, StepTimeout: 3 * time.Second}, Scenarios: loadSuites(t), Select: regexp.MustCompile(sel)})
+	if rep == nil {
+		t.Fatalf("no report: %v", err)
+	}
+	return rep
 }
