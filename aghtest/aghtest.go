@@ -34,6 +34,7 @@ import (
 	"github.com/aghcheck/aghcheck/internal/baseline"
 	"github.com/aghcheck/aghcheck/internal/buildinfo"
 	"github.com/aghcheck/aghcheck/internal/report"
+	"github.com/aghcheck/aghcheck/internal/sanitize"
 	"github.com/aghcheck/aghcheck/reporter"
 )
 
@@ -286,11 +287,13 @@ func (r *run) reportScenario(t *testing.T, id string) {
 	switch sc.Outcome {
 	case report.Pass:
 	case report.Skip:
-		t.Skip(sc.Message)
+		// A message may quote what the IUT sent: through the sanitiser,
+		// as every line the formats write.
+		t.Skip(sanitize.Text(sc.Message))
 	case report.ExpectedFail:
-		why := sc.Message
+		why := sanitize.Text(sc.Message)
 		if why == "" && len(sc.Notes) > 0 {
-			why = sc.Notes[0]
+			why = sanitize.Text(sc.Notes[0])
 		}
 		t.Logf("known deviation, recorded %s in %s (%s): %s", sc.Baseline.Recorded, r.known.File, sc.Baseline.Reason, why)
 	case report.Warn:
@@ -349,7 +352,7 @@ func (r *run) reportRun(t *testing.T) {
 		return
 	}
 	if rep.IUT.Stderr != "" && (rep.Error != "" || rep.IUT.Crashed) {
-		t.Logf("the IUT's stderr:\n%s", rep.IUT.Stderr)
+		t.Logf("the IUT's stderr:\n%s", sanitize.Lines(rep.IUT.Stderr))
 	}
 	if rep.Baseline != nil && len(rep.Baseline.Stale) > 0 {
 		t.Errorf("stale baseline entries (the deviation they record is gone: update or remove them):\n%s", r.text.Baseline())
