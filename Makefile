@@ -18,10 +18,11 @@ build:
 	$(GO) build -ldflags "-X github.com/aghcheck/aghcheck/internal/buildinfo.stamped=$(VERSION)" -o $(BIN) ./cmd/aghcheck
 
 ## test: the one command CI runs (.ci/run): vet, race-enabled tests, docs in sync.
-# -parallel 4: the parallel tests of harness and cmd/aghcheck (conformance
+# -parallel 8: the parallel tests of harness and cmd/aghcheck (conformance
 # runs, testscript scripts) mostly wait on a peer, a silence window or a
-# timeout, not on a core; the default (GOMAXPROCS, 2 on a small CI machine)
-# would play them two at a time.
+# step's ceiling, not on a core; the default (GOMAXPROCS, 2 on a small CI
+# machine) would play them two at a time. The IUTs those tests start are
+# built without the race detector (internal/testiut: they are fixtures).
 # GORACE=atexit_sleep_ms=0: a race-enabled binary sleeps a second before it
 # exits, and the tests start hundreds of them (every IUT a run starts or
 # restarts is the test binary; every command a script runs is one).
@@ -30,11 +31,12 @@ build:
 # the machine's memory (no test measures it).
 test:
 	$(GO) vet $(PKGS)
-	GORACE=atexit_sleep_ms=0 GOGC=200 $(GO) test -race -count=1 -p 4 -parallel 4 $(PKGS)
+	GORACE=atexit_sleep_ms=0 GOGC=200 $(GO) test -race -count=1 -p 4 -parallel 8 $(PKGS)
 
 ## stability: every fault of aghcheck peer caught on each of STABILITY (5) runs, plain and
 ## loaded in turn (slow: added, all its scenarios at once, 16 faults at once); make test
-## plays the cheap form, one loaded run beside the plain one (docs/mutation.md#stability).
+## plays the cheap form, one loaded run of each hand-written fault beside the plain one
+## (docs/mutation.md#stability).
 stability:
 	GORACE=atexit_sleep_ms=0 GOGC=200 AGHCHECK_STABILITY=$(STABILITY) $(GO) test -race -count=1 -timeout 60m -run '^TestMutationStability$$' -v ./harness
 

@@ -19,7 +19,7 @@ import (
 	"github.com/aghcheck/aghcheck/internal/testiut"
 )
 
-// TestMain puts an "aghcheck" on PATH that is this test binary: run as
+// TestMain puts an "aghcheck" on PATH that is this package's test binary: run as
 // `aghcheck peer [--fault F]...` it becomes the built-in peer, as the real
 // command would, without a separate build.
 func TestMain(m *testing.M) {
@@ -30,16 +30,19 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	exe, err := os.Executable()
-	if err == nil {
-		err = os.Symlink(exe, filepath.Join(dir, "aghcheck"))
+	// The peer is a fixture: without the race detector when a copy can
+	// be built (testiut.Self says why).
+	exe, err := testiut.Binary()
+	if exe == "" {
+		panic(err)
 	}
-	if err != nil {
+	if err := os.Symlink(exe, filepath.Join(dir, "aghcheck")); err != nil {
 		panic(err)
 	}
 	os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	code := m.Run()
 	os.RemoveAll(dir)
+	testiut.Cleanup()
 	os.Exit(code)
 }
 

@@ -31,6 +31,7 @@ func TestParseFleet(t *testing.T) {
 // verdicts and load figures, and a peer whose dedupe races fails there as
 // it fails one run.
 func TestFleetOnACluster(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a three-node cluster")
 	}

@@ -144,6 +144,7 @@ func TestGradeControlOnlyRequirementIsACaveat(t *testing.T) {
 // that need it are skipped, their requirements are listed as unexercised,
 // and every claim is still earned.
 func TestPeerWithoutControlExtensionEarnsClaims(t *testing.T) {
+	t.Parallel()
 	rep := runAgainst(t, "plain-peer", config{})
 	dump(t, rep)
 	if rep.Error != "" {

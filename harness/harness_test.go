@@ -20,12 +20,7 @@ import (
 
 // The test binary doubles as the IUT: with AGHCHECK_TEST_IUT set it becomes
 // the reference peer (optionally with faults) or a misbehaving one.
-func TestMain(m *testing.M) {
-	if mode := os.Getenv("AGHCHECK_TEST_IUT"); mode != "" {
-		os.Exit(runTestIUT(mode))
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { testiut.Main(m, runTestIUT) }
 
 func runTestIUT(mode string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
@@ -90,11 +85,7 @@ func loadSuites(t testing.TB) []*scenario.Scenario {
 
 func selfIUT(t testing.TB) []string {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return []string{exe, "-test.run=^$"}
+	return []string{testiut.Self(t), "-test.run=^$"}
 }
 
 func runAgainst(t *testing.T, mode string, cfg config) *report.Report {
@@ -162,6 +153,7 @@ func dump(t *testing.T, rep *report.Report) {
 // Played twice (--repeat 2) against the one peer: every verdict holds on
 // both runs, so none is unstable.
 func TestReferencePeerPassesEverything(t *testing.T) {
+	t.Parallel()
 	rep := runAgainst(t, "peer", config{Repeat: 2})
 	dump(t, rep)
 	if rep.Error != "" {

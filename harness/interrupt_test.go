@@ -14,6 +14,7 @@ import (
 // cut short are errors, never failures blamed on the IUT, no claim is
 // earned and Run reports a harness error (exit status 2).
 func TestInterruptedRunBlamesNobody(t *testing.T) {
+	t.Parallel()
 	cfg := config{Target: Target{Command: selfIUT(t), Env: []string{"AGHCHECK_TEST_IUT=silent"},
 		GreetTimeout: 10 * time.Second, StepTimeout: time.Second}, Scenarios: loadSuites(t),
 		Parallel: 2}
@@ -50,6 +51,7 @@ func TestInterruptedRunBlamesNobody(t *testing.T) {
 
 // Interrupted while waiting for the greet: the report says so in words.
 func TestInterruptedBeforeGreet(t *testing.T) {
+	t.Parallel()
 	cfg := config{Target: Target{Command: []string{"sh", "-c", "exec sleep 30"}, GreetTimeout: 20 * time.Second}, Scenarios: loadSuites(t)}
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)

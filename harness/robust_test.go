@@ -15,9 +15,11 @@ import (
 
 	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/scenario"
+	"github.com/aghcheck/aghcheck/internal/testiut"
 )
 
 func TestIUTNeverGreets(t *testing.T) {
+	t.Parallel()
 	rep := runAgainst(t, "hang", config{Target: Target{GreetTimeout: 500 * time.Millisecond}})
 	if rep.Error == "" || !strings.Contains(rep.Error, "did not greet") {
 		t.Fatalf("error %q", rep.Error)
@@ -35,6 +37,7 @@ func TestIUTNeverGreets(t *testing.T) {
 }
 
 func TestIUTExitsAtOnce(t *testing.T) {
+	t.Parallel()
 	// A greet timeout longer than the test's own: a run that waited it out
 	// instead of seeing the exit would never end.
 	rep := runAgainst(t, "exit", config{Target: Target{GreetTimeout: time.Hour}})
@@ -44,6 +47,7 @@ func TestIUTExitsAtOnce(t *testing.T) {
 }
 
 func TestSilentIUTFails(t *testing.T) {
+	t.Parallel()
 	rep := runAgainst(t, "silent", config{Target: Target{StepTimeout: 300 * time.Millisecond}})
 	if rep.Error != "" {
 		t.Fatal(rep.Error)
@@ -65,6 +69,7 @@ func TestSilentIUTFails(t *testing.T) {
 // is blamed, and what could not be played once the restarts are used up is
 // an error.
 func TestCrashingIUT(t *testing.T) {
+	t.Parallel()
 	rep := runAgainst(t, "crash", config{Target: Target{StepTimeout: 5 * time.Second, MaxRestarts: 3}})
 	if rep.Error != "" {
 		t.Fatal(rep.Error)
@@ -104,6 +109,7 @@ func TestCrashingIUT(t *testing.T) {
 }
 
 func TestFloodingIUT(t *testing.T) {
+	t.Parallel()
 	// The harness validates each IUT message until the limit, which under
 	// -race on a busy machine takes milliseconds apiece: a limit of a few
 	// hundred is reached well inside the run however slow the checks are.
@@ -126,6 +132,7 @@ func TestFloodingIUT(t *testing.T) {
 }
 
 func TestMalformedBytesFromIUT(t *testing.T) {
+	t.Parallel()
 	// The scenarios runAgainst plays a misbehaving IUT, less the one that
 	// drops its connection (nats.greet-after-reconnect): this IUT never
 	// greets again, and its two explicit 5 s waits would double the test's
@@ -166,6 +173,7 @@ func TestMalformedBytesFromIUT(t *testing.T) {
 // No cross-talk: many copies of the same scenarios run at once, each must
 // pass and see only envelopes addressed to its own test peers.
 func TestParallelScenariosIsolated(t *testing.T) {
+	t.Parallel()
 	base := loadSuites(t)
 	var scs []*scenario.Scenario
 	for copyN := range 4 {
@@ -212,8 +220,8 @@ func TestNoIUTProcessLeft(t *testing.T) {
 	if rep.IUT.Exit == "" {
 		t.Fatal("exit status not recorded")
 	}
-	// Nothing in /proc may still run the test binary in IUT mode.
-	exe, _ := os.Executable()
+	// Nothing in /proc may still run the IUT binary in IUT mode.
+	exe := testiut.Self(t)
 	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
 	for _, p := range procs {
 		b, err := os.ReadFile(p)

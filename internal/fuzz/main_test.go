@@ -1,7 +1,6 @@
 package fuzz
 
 import (
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -12,12 +11,7 @@ import (
 
 // The test binary doubles as the IUT: with AGHCHECK_TEST_IUT=peer[:FAULT,...]
 // it is the reference peer, with those faults.
-func TestMain(m *testing.M) {
-	if mode := os.Getenv("AGHCHECK_TEST_IUT"); mode != "" {
-		os.Exit(runPeer(mode))
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { testiut.Main(m, runPeer) }
 
 func runPeer(mode string) int {
 	var faults []string
@@ -31,10 +25,7 @@ func runPeer(mode string) int {
 // faults (none for the correct peer).
 func against(t testing.TB, faults ...string) harness.Target {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	exe := testiut.Self(t)
 	mode := "peer"
 	if len(faults) > 0 {
 		mode += ":" + strings.Join(faults, ",")

@@ -2,7 +2,6 @@ package monitor
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
@@ -15,10 +14,7 @@ import (
 // The test binary doubles as the IUT of a run: with AGHCHECK_TEST_IUT=peer
 // it is the reference peer, configured from the IUT environment.
 func TestMain(m *testing.M) {
-	if os.Getenv("AGHCHECK_TEST_IUT") == "peer" {
-		os.Exit(testiut.Peer(nil, false))
-	}
-	os.Exit(m.Run())
+	testiut.Main(m, func(string) int { return testiut.Peer(nil, false) })
 }
 
 // TestMonitorAgreesWithRun watches one broker while `aghcheck run` certifies
@@ -46,10 +42,7 @@ func TestMonitorAgreesWithRun(t *testing.T) {
 	if err := set.Err(); err != nil {
 		t.Fatal(err)
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	exe := testiut.Self(t)
 	ep := b.Endpoint
 	plan, err := harness.Options{
 		Target: harness.Target{External: &ep, Command: []string{exe, "-test.run=^$"}, Env: []string{"AGHCHECK_TEST_IUT=peer"},

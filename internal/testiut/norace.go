@@ -1,0 +1,5 @@
+//go:build !race
+
+package testiut
+
+const raceEnabled = false
