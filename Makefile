@@ -18,7 +18,7 @@ build:
 	$(GO) build -ldflags "-X github.com/aghcheck/aghcheck/internal/buildinfo.stamped=$(VERSION)" -o $(BIN) ./cmd/aghcheck
 
 ## test: the one command CI runs (.ci/run): vet, race-enabled tests, docs in sync.
-# -parallel 8: the parallel tests of harness and cmd/aghcheck (conformance
+# -parallel 4: the parallel tests of harness and cmd/aghcheck (conformance
 # runs, testscript scripts) mostly wait on a peer, a silence window or a
 # step's ceiling, not on a core; the default (GOMAXPROCS, 2 on a small CI
 # machine) would play them two at a time. The IUTs those tests start are
@@ -31,7 +31,7 @@ build:
 # the machine's memory (no test measures it).
 test:
 	$(GO) vet $(PKGS)
-	GORACE=atexit_sleep_ms=0 GOGC=200 $(GO) test -race -count=1 -p 4 -parallel 8 $(PKGS)
+	GORACE=atexit_sleep_ms=0 GOGC=200 $(GO) test -race -count=1 -p 4 -parallel 4 $(PKGS)
 
 ## stability: every fault of aghcheck peer caught on each of STABILITY (5) runs, plain and
 ## loaded in turn (slow: added, all its scenarios at once, 16 faults at once); make test

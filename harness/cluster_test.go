@@ -162,7 +162,8 @@ func jetStreamLast(scs []*scenario.Scenario) []*scenario.Scenario {
 // replicated on all three nodes; then again while node B is shut down in the
 // middle of the run: nothing is lost and nothing is blamed on the IUT.
 func TestCluster(t *testing.T) {
-	t.Parallel()
+	// Not parallel: many scenarios against one peer, under step ceilings
+	// that the other tests' load would decide.
 	if testing.Short() {
 		t.Skip("starts a three-node cluster")
 	}

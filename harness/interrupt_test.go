@@ -4,10 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/aghcheck/aghcheck/internal/report"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aghcheck/aghcheck/internal/report"
+	"github.com/aghcheck/aghcheck/internal/testwait"
 )
 
 // An interrupted run (Ctrl-C) is a harness condition: the scenarios it
@@ -49,12 +53,17 @@ func TestInterruptedRunBlamesNobody(t *testing.T) {
 	noGoInternals(t, rep)
 }
 
-// Interrupted while waiting for the greet: the report says so in words.
+// Interrupted while waiting for the greet (once the IUT has started): the
+// report says so in words.
 func TestInterruptedBeforeGreet(t *testing.T) {
 	t.Parallel()
-	cfg := config{Target: Target{Command: []string{"sh", "-c", "exec sleep 30"}, GreetTimeout: 20 * time.Second}, Scenarios: loadSuites(t)}
+	started := filepath.Join(t.TempDir(), "started")
+	cfg := config{Target: Target{Command: []string{"sh", "-c", `: > "$0"; exec sleep 30`, started}, GreetTimeout: 20 * time.Second}, Scenarios: loadSuites(t)}
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(300*time.Millisecond, cancel)
+	go func() {
+		testwait.Until(20*time.Second, func() bool { _, err := os.Stat(started); return err == nil })
+		cancel()
+	}()
 	rep, err := runConfig(ctx, cfg)
 	if rep == nil || err == nil {
 		t.Fatalf("report %v, err %v: want both", rep != nil, err)
@@ -64,6 +73,27 @@ func TestInterruptedBeforeGreet(t *testing.T) {
 	}
 	if rep.IUT.Exit != "terminated by signal SIGTERM" {
 		t.Errorf("IUT exit %q", rep.IUT.Exit)
+	}
+	noGoInternals(t, rep)
+}
+
+// Interrupted before the run has its broker link (the JetStream stream,
+// say, still being made): "run interrupted", never Go's "context
+// canceled", and no IUT was started.
+func TestInterruptedBeforeConnecting(t *testing.T) {
+	t.Parallel()
+	cfg := config{Target: Target{Command: []string{"sh", "-c", "exec sleep 30"}}, Scenarios: loadSuites(t)}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rep, err := runConfig(ctx, cfg)
+	if rep == nil || err == nil {
+		t.Fatalf("report %v, err %v: want both", rep != nil, err)
+	}
+	if rep.Error != "run interrupted" {
+		t.Errorf("error %q, want %q", rep.Error, "run interrupted")
+	}
+	if rep.IUT.Exit != "" {
+		t.Errorf("IUT exit %q: no IUT should have started", rep.IUT.Exit)
 	}
 	noGoInternals(t, rep)
 }

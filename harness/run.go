@@ -116,6 +116,9 @@ func runConfig(ctx context.Context, cfg config) (*report.Report, error) {
 	stopWaits := r.watchWaits(ctx)
 	defer stopWaits()
 	if err := r.connect(ctx, rep, needJS); err != nil {
+		if ctx.Err() != nil {
+			err = interruption(ctx) // what was being made when it came does not matter
+		}
 		return r.abort(rep, todo, err)
 	}
 	if err := r.startIUT(rep); err != nil {
