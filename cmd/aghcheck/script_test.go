@@ -20,6 +20,7 @@ import (
 	"github.com/aghcheck/aghcheck/internal/proctest"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 	"github.com/aghcheck/aghcheck/internal/schematest"
+	"github.com/aghcheck/aghcheck/internal/testiut"
 	"github.com/aghcheck/aghcheck/internal/testwait"
 	"github.com/aghcheck/aghcheck/suites"
 )
@@ -81,6 +82,7 @@ func writeSnapshot(t *testing.T) string {
 // input; run_*: flag checking and how a run reports its IUT.
 func TestScripts(t *testing.T) {
 	snap := writeSnapshot(t)
+	plain := plainCommand(t)
 	p := testscript.Params{
 		Dir:           "testdata/script",
 		UpdateScripts: *updateScripts,
@@ -95,6 +97,9 @@ func TestScripts(t *testing.T) {
 				}
 			}
 			env.Setenv(snapshotEnv, snap)
+			if plain != "" {
+				env.Setenv("PATH", plain+string(os.PathListSeparator)+env.Getenv("PATH"))
+			}
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -119,6 +124,37 @@ func TestScripts(t *testing.T) {
 		}
 	})
 	testscript.Run(t, p)
+}
+
+// plainCommand is a directory whose aghcheck is this package's tests built
+// without the race detector, for the scripts' processes, or "" when this
+// binary has no race detector (or the copy cannot be built: then the
+// scripts run this binary, only slower).
+//
+// Why: a script starts aghcheck a hundred times, and the runs it starts
+// start aghcheck peer; instrumented, those processes took most of this
+// package's CPU time. The scripts check what the command prints and how it
+// exits; the race detector watches the same code in this package's other
+// tests and in harness's, which run it in their own process.
+func plainCommand(t *testing.T) string {
+	t.Helper()
+	exe, err := testiut.Binary()
+	own, _ := os.Executable()
+	if err != nil || exe == own {
+		if err != nil {
+			t.Logf("the scripts run this race-enabled binary: %v", err)
+		}
+		return ""
+	}
+	t.Cleanup(testiut.Cleanup)
+	dir := t.TempDir()
+	// A link, not a symbolic one: the process must find itself (os.Executable)
+	// under the name aghcheck, which is how it knows to be the command.
+	if err := os.Link(exe, filepath.Join(dir, "aghcheck")); err != nil {
+		t.Logf("the scripts run this race-enabled binary: %v", err)
+		return ""
+	}
+	return dir
 }
 
 // withCmp lists the scripts of dir that compare an output with a file of
