@@ -17,13 +17,15 @@ import (
 	"github.com/aghcheck/aghcheck/internal/brokertest"
 	"github.com/aghcheck/aghcheck/internal/jsontest"
 	"github.com/aghcheck/aghcheck/internal/monitor"
+	"github.com/aghcheck/aghcheck/internal/testwait"
 )
 
 // TestMonitorCommand: the monitor on a real broker reports a trace that
 // moves work back to submitted as JSON lines, closes with a summary line,
-// and exits 1 under --fail-on-error. The traffic is published again and
-// again until the monitor stops, so it does not matter when it subscribed:
-// repeats of the same envelopes are judged once.
+// and exits 1 under --fail-on-error. The traffic is published once the
+// monitor listens, in order on one connection: published before, a round
+// could reach it from its middle (the backward trace first), which moves
+// nothing back.
 func TestMonitorCommand(t *testing.T) {
 	b, err := broker.Start(broker.Options{})
 	if err != nil {
@@ -35,10 +37,14 @@ func TestMonitorCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	done := republish(nc)
+	go func() {
+		listening := func() bool { ok, _ := b.Subscribed(agh.PeerSubject("ws_cli", "ops", "bob.s1"), 0); return ok }
+		if testwait.Until(10*time.Second, listening) {
+			publishRound(nc)
+		}
+	}()
 	code, out, stderr := runCLI(t, "", "monitor", "--nats-url", b.URL, "--nats-token", b.Token,
-		"--workspace", "ws_cli", "--duration", "1s", "--fail-on-error")
-	close(done)
+		"--workspace", "ws_cli", "--duration", "2s", "--fail-on-error")
 	if code != exitInvalid {
 		t.Fatalf("exit %d, want 1; stderr %s\n%s", code, stderr, out)
 	}
@@ -65,19 +71,12 @@ func TestMonitorCommand(t *testing.T) {
 // republish publishes a work unit of ws_cli whose trace moves it back to
 // submitted, again and again until done is closed.
 func republish(nc *nats.Conn) (done chan struct{}) {
-	now := time.Now().Unix()
-	open := `{"protocol":"agh-network/v0","id":"msg_open_1","workspace_id":"ws_cli","kind":"say","channel":"ops","surface":"thread","thread_id":"thread_cli_1","from":"alice.s1","to":"bob.s1","work_id":"work_cli_1","ts":NOW,"body":{"text":"go"},"proof":null}`
-	working := `{"protocol":"agh-network/v0","id":"msg_trace_1","workspace_id":"ws_cli","kind":"trace","channel":"ops","surface":"thread","thread_id":"thread_cli_1","from":"bob.s1","to":"alice.s1","work_id":"work_cli_1","ts":NOW,"body":{"state":"working"},"proof":null}`
-	back := `{"protocol":"agh-network/v0","id":"msg_trace_2","workspace_id":"ws_cli","kind":"trace","channel":"ops","surface":"thread","thread_id":"thread_cli_1","from":"bob.s1","to":"alice.s1","work_id":"work_cli_1","ts":NOW,"body":{"state":"submitted"},"proof":null}`
-	ts := func(s string) []byte { return []byte(strings.ReplaceAll(s, "NOW", strconv.FormatInt(now, 10))) }
 	done = make(chan struct{})
 	go func() {
 		tick := time.NewTicker(50 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			_ = nc.Publish(agh.PeerSubject("ws_cli", "ops", "bob.s1"), ts(open))
-			_ = nc.Publish(agh.PeerSubject("ws_cli", "ops", "alice.s1"), ts(working))
-			_ = nc.Publish(agh.PeerSubject("ws_cli", "ops", "alice.s1"), ts(back))
+			publishRound(nc)
 			select {
 			case <-done:
 				return
@@ -86,6 +85,20 @@ func republish(nc *nats.Conn) (done chan struct{}) {
 		}
 	}()
 	return done
+}
+
+// publishRound publishes, once, a work unit of ws_cli whose trace moves it
+// back to submitted.
+func publishRound(nc *nats.Conn) {
+	now := time.Now().Unix()
+	open := `{"protocol":"agh-network/v0","id":"msg_open_1","workspace_id":"ws_cli","kind":"say","channel":"ops","surface":"thread","thread_id":"thread_cli_1","from":"alice.s1","to":"bob.s1","work_id":"work_cli_1","ts":NOW,"body":{"text":"go"},"proof":null}`
+	working := `{"protocol":"agh-network/v0","id":"msg_trace_1","workspace_id":"ws_cli","kind":"trace","channel":"ops","surface":"thread","thread_id":"thread_cli_1","from":"bob.s1","to":"alice.s1","work_id":"work_cli_1","ts":NOW,"body":{"state":"working"},"proof":null}`
+	back := `{"protocol":"agh-network/v0","id":"msg_trace_2","workspace_id":"ws_cli","kind":"trace","channel":"ops","surface":"thread","thread_id":"thread_cli_1","from":"bob.s1","to":"alice.s1","work_id":"work_cli_1","ts":NOW,"body":{"state":"submitted"},"proof":null}`
+	ts := func(s string) []byte { return []byte(strings.ReplaceAll(s, "NOW", strconv.FormatInt(now, 10))) }
+	_ = nc.Publish(agh.PeerSubject("ws_cli", "ops", "bob.s1"), ts(open))
+	_ = nc.Publish(agh.PeerSubject("ws_cli", "ops", "alice.s1"), ts(working))
+	_ = nc.Publish(agh.PeerSubject("ws_cli", "ops", "alice.s1"), ts(back))
+	_ = nc.Flush()
 }
 
 // TestMonitorShardCommand: on a broker configured as docs/monitor.md says,
