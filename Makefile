@@ -29,9 +29,13 @@ build:
 # GOGC=200: under the race detector the garbage collector's marking is a
 # large share of those short processes' CPU, and none of them comes near
 # the machine's memory (no test measures it).
+# The packages that take longest are named first, so that they start first
+# (go test starts packages in the order given): started last, any of them
+# would run alone on an otherwise idle machine at the end.
+SLOW_PKGS = ./scripts/contrib ./harness ./cmd/aghcheck ./internal/fuzz ./reference/adapter ./internal/peer ./aghtest
 test:
 	$(GO) vet $(PKGS)
-	GORACE=atexit_sleep_ms=0 GOGC=200 $(GO) test -race -count=1 -p 4 -parallel 4 $(PKGS)
+	GORACE=atexit_sleep_ms=0 GOGC=200 $(GO) test -race -count=1 -p 4 -parallel 4 $(if $(filter ./...,$(PKGS)),$(SLOW_PKGS)) $(PKGS)
 
 ## stability: every fault of aghcheck peer caught on each of STABILITY (5) runs, plain and
 ## loaded in turn (slow: added, all its scenarios at once, 16 faults at once); make test
