@@ -120,10 +120,9 @@ func TestFaultyPeer(t *testing.T) {
 // aghcheck run prints for it; -run selects subtests, and the run plays
 // those alone; a SHOULD not met is only logged unless Strict.
 func TestFailuresAreReported(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The child go test checks what aghtest reports; it is built without
+	// the race detector, which watches aghtest in this process's tests.
+	exe := testiut.Self(t)
 	child := func(fault, run string, strict bool) (string, error) {
 		cmd := exec.Command(exe, "-test.run", "^TestFaultyPeer$/"+run, "-test.v")
 		cmd.Env = append(os.Environ(), "AGHTEST_FAULT="+fault)
@@ -182,11 +181,7 @@ func TestTypoRun(t *testing.T) {
 // A Run pattern that matches no scenario fails the test with the words
 // aghcheck run uses for --run, naming Config.Run instead of the flag.
 func TestRunMatchingNothing(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe, "-test.run", "^TestTypoRun$", "-test.v")
+	cmd := exec.Command(testiut.Self(t), "-test.run", "^TestTypoRun$", "-test.v")
 	cmd.Env = append(os.Environ(), "AGHTEST_TYPO=1")
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
