@@ -20,6 +20,8 @@
 # keeping the reasons BASELINE gives those that still hold: the first step of
 # bumping the pin), KEEP=DIR (copy the built adapter and aghcheck there, for
 # runs of your own), VERSION (aghcheck's version stamp; make passes its own),
+# AGHCHECK=FILE (an aghcheck binary to use instead of building this
+# repository's; it should be built from this tree),
 # GOTEST=1 (play the suites from go test instead: the adapter's
 # conformance_test.go, built in the runtime's copy with aghcheck as a module
 # required from this repository; its exit status is go test's).
@@ -177,10 +179,17 @@ fi
 #    the baseline's ids first (a renamed scenario would otherwise fail the
 #    run only after minutes of building).
 t=$(date +%s)
-ldflags=()
-[ -n "${VERSION:-}" ] && ldflags=(-ldflags "-X github.com/aghcheck/aghcheck/internal/buildinfo.stamped=$VERSION")
-(cd "$ROOT" && "$GO" build ${ldflags[@]+"${ldflags[@]}"} -o "$tmp/bin/aghcheck" ./cmd/aghcheck) || die "building aghcheck failed"
-say "built aghcheck in $(elapsed "$t")"
+mkdir -p "$tmp/bin"
+if [ -n "${AGHCHECK:-}" ]; then
+	[ -x "$AGHCHECK" ] && [ -f "$AGHCHECK" ] || die "AGHCHECK=$AGHCHECK is not an executable file"
+	cp "$AGHCHECK" "$tmp/bin/aghcheck"
+	say "using aghcheck $AGHCHECK"
+else
+	ldflags=()
+	[ -n "${VERSION:-}" ] && ldflags=(-ldflags "-X github.com/aghcheck/aghcheck/internal/buildinfo.stamped=$VERSION")
+	(cd "$ROOT" && "$GO" build ${ldflags[@]+"${ldflags[@]}"} -o "$tmp/bin/aghcheck" ./cmd/aghcheck) || die "building aghcheck failed"
+	say "built aghcheck in $(elapsed "$t")"
+fi
 if [ -n "$BASELINE" ]; then
 	# The ids against the built-in suites (a --suite of RUN_ARGS may add
 	# scenarios the baseline names: then only a warning).

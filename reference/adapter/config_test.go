@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -206,6 +208,40 @@ func TestWithoutRuntime(t *testing.T) {
 // runScript runs scripts/reference.sh with env added to a clean copy of
 // the environment (no REF, REV or baseline settings of the caller's; no
 // module downloads), in a scratch TMPDIR it checks is left empty.
+// TestMain removes the aghcheck builtAghcheck made.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+var built struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+// builtAghcheck is this repository's aghcheck, built once per test binary.
+func builtAghcheck(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "aghcheck-reference-test-"); built.err != nil {
+			return
+		}
+		built.path = filepath.Join(built.dir, "aghcheck")
+		cmd := exec.Command("go", "build", "-o", built.path, "../../cmd/aghcheck")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build aghcheck: %w\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return built.path
+}
+
 func runScript(t *testing.T, env ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	return runScriptNamed(t, "reference.sh", env...)
@@ -233,6 +269,11 @@ func runScriptNamed(t *testing.T, name string, env ...string) (code int, stdout,
 		}
 	}
 	cmd.Env = append(append(cmd.Env, "TMPDIR="+scratch, "GOFLAGS=-mod=readonly", "GOPROXY=off"), env...)
+	if name == "reference.sh" {
+		// One aghcheck for every run of the script (AGHCHECK), not a
+		// build in each.
+		cmd.Env = append(cmd.Env, "AGHCHECK="+builtAghcheck(t))
+	}
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err = cmd.Run()
