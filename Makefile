@@ -32,7 +32,7 @@ build:
 # The packages that take longest are named first, so that they start first
 # (go test starts packages in the order given): started last, any of them
 # would run alone on an otherwise idle machine at the end.
-SLOW_PKGS = ./scripts/contrib ./harness ./cmd/aghcheck ./internal/fuzz ./reference/adapter ./internal/peer ./aghtest
+SLOW_PKGS = ./harness ./cmd/aghcheck ./scripts/contrib ./internal/fuzz ./reference/adapter ./internal/peer ./aghtest
 test:
 	$(GO) vet $(PKGS)
 	GORACE=atexit_sleep_ms=0 GOGC=200 $(GO) test -race -count=1 -p 4 -parallel 4 $(if $(filter ./...,$(PKGS)),$(SLOW_PKGS)) $(PKGS)

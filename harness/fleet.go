@@ -65,6 +65,7 @@ const (
 	fleetBarrierTimeout = 60 * time.Second // the members start minutes apart at worst
 	fleetResultsTimeout = 5 * time.Minute  // a member's run may take that much longer
 	fleetRepeatEvery    = 200 * time.Millisecond
+	fleetAskFor         = 3 * time.Second // one request of the verdicts, before it is sent again
 )
 
 // fleet is the fleet machinery of one run.
@@ -251,7 +252,14 @@ func (f *fleet) send(ctx context.Context, rep *report.Report, play []int) error 
 	ctx, cancel := context.WithTimeout(ctx, fleetResultsTimeout)
 	defer cancel()
 	for {
-		if _, err = f.nc.RequestWithContext(ctx, f.subject("results"), b); err == nil {
+		// Each request is given a few seconds: one lost on the way (a
+		// slow consumer's connection drops what it cannot take) would
+		// otherwise hold this member until the deadline. Member 1 takes
+		// a repeat as the same verdicts.
+		actx, acancel := context.WithTimeout(ctx, fleetAskFor)
+		_, err = f.nc.RequestWithContext(actx, f.subject("results"), b)
+		acancel()
+		if err == nil {
 			return nil
 		}
 		if ctx.Err() != nil {

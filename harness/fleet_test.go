@@ -5,13 +5,17 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/aghcheck/aghcheck/internal/broker"
+	"github.com/aghcheck/aghcheck/internal/brokertest"
 	"github.com/aghcheck/aghcheck/internal/peer"
 	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/scenario"
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
 )
 
 func TestParseFleet(t *testing.T) {
@@ -107,4 +111,40 @@ func TestFleetOnACluster(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A request of a member's verdicts that member 1 never answers (lost on
+// the way) is sent again: the verdicts reach member 1 on a later one, not
+// after the five-minute deadline.
+func TestFleetVerdictsSentAgain(t *testing.T) {
+	t.Parallel()
+	srv := brokertest.Start(t, &server.Options{})
+	nc, err := nats.Connect(srv.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	two := &fleet{fleetSpec: fleetSpec{Name: "lossy", Member: 2, Size: 2}, nc: nc}
+	var asked atomic.Int32
+	sub, err := nc.Subscribe(two.subject("results"), func(m *nats.Msg) {
+		if asked.Add(1) > 1 { // the first request is lost
+			_ = m.Respond([]byte("ok"))
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	rep := &report.Report{Scenarios: []*report.ScenarioResult{{ID: "concurrency.x", Outcome: report.Pass}}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := two.send(ctx, rep, []int{0}); err != nil {
+		t.Fatalf("send: %v", err)
+	}
+	if n := asked.Load(); n != 2 {
+		t.Fatalf("member 1 was asked %d times, want 2", n)
+	}
 }
