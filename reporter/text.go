@@ -53,8 +53,11 @@ func newPalette(on bool) palette {
 		red: mk(color.FgRed, color.Bold), yellow: mk(color.FgYellow, color.Bold), cyan: mk(color.FgCyan), faint: mk(color.Faint)}
 }
 
+// Skips is a valid document in quiet mode: nothing of it is printed.
+func (t *textReporter) Skips(d *validate.Document) bool { return t.o.Quiet && d.Valid }
+
 func (t *textReporter) Item(d *validate.Document) error {
-	if t.o.Quiet && d.Valid {
+	if t.Skips(d) {
 		return nil
 	}
 	loc := fileLocation(d)
