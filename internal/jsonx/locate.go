@@ -3,8 +3,13 @@ package jsonx
 import (
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
+
+// locators are the Scanners Locate reads with: one per finding of every
+// broken document, so their scratch space is kept, not grown each time.
+var locators = sync.Pool{New: func() any { return new(Scanner) }}
 
 // Locate returns the byte offset in data, one JSON text, of the value the
 // JSON pointer ptr (RFC 6901) names. When that value is not there (a
@@ -12,7 +17,8 @@ import (
 // to it, it returns the offset of the closest enclosing value that is:
 // an annotation then points at the object that lacks the member.
 func Locate(data []byte, ptr string) int {
-	var s Scanner
+	s := locators.Get().(*Scanner)
+	defer locators.Put(s)
 	s.Reset(data)
 	s.Peek()
 	at := s.Pos()
