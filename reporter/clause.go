@@ -3,6 +3,7 @@ package reporter
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/aghcheck/aghcheck/internal/catalogue"
 	"github.com/aghcheck/aghcheck/internal/report"
@@ -31,9 +32,28 @@ func clauseLine(level string, t report.RuleText) string {
 	return strings.ReplaceAll(s, "\n", " ")
 }
 
-// ruleClause is clauseLine for a rule in hand (a finding's).
+// ruleClause is clauseLine for a rule in hand (a finding's), worked out
+// once per rule: a text report gives it under every finding.
 func ruleClause(r *rules.Rule) string {
-	return clauseLine(r.Severity.Level(), catalogue.TextOf(r))
+	k := clauseKey{r.ID, r.Severity, r.Clause, r.Source}
+	if s, ok := clauses.Load(k); ok {
+		return s.(string)
+	}
+	s := clauseLine(r.Severity.Level(), catalogue.TextOf(r))
+	clauses.Store(k, s)
+	return s
+}
+
+// clauses caches ruleClause by what its line is made of (the readings are
+// the rule id's), not by the pointer: a rule written out again, as a test
+// does, gets its own line.
+var clauses sync.Map // clauseKey → string
+
+type clauseKey struct {
+	id       string
+	severity rules.Severity
+	clause   string
+	source   string
 }
 
 // requirementClauses are the ClauseLines of the requirements the steps of

@@ -150,6 +150,9 @@ func sanitized[I, R any](mk func(io.Writer, Options) Writer[I, R], isJSON bool) 
 		} else {
 			c = cleanWriter[I, R]{w: mk(w, o), item: sanitize.Copy[I], result: sanitize.Copy[R]}
 		}
+		if s, ok := c.w.(skipper[I]); ok {
+			c.skips = s.Skips
+		}
 		if f, ok := c.w.(Flusher); ok {
 			return cleanFlusher[I, R]{c, f}
 		}
@@ -161,14 +164,33 @@ func sanitized[I, R any](mk func(io.Writer, Options) Writer[I, R], isJSON bool) 
 // the identity of their rule: it is shared, not copied.
 var ruleType = reflect.TypeOf((*rules.Rule)(nil))
 
+// keepRules is the keep list of every copy, made once: a variadic list
+// made at each call would be allocated for every document written.
+var keepRules = []reflect.Type{ruleType}
+
+// skipper is a Writer that writes nothing at all for some items (quiet
+// text: a valid document), which then need no copy: in a quiet run of
+// aghcheck validate that is nearly every document.
+type skipper[I any] interface {
+	// Skips reports whether Item(it) would write nothing and return nil.
+	Skips(it I) bool
+}
+
 type cleanWriter[I, R any] struct {
 	w      Writer[I, R]
 	item   func(I, ...reflect.Type) I
 	result func(R, ...reflect.Type) R
+	skips  func(I) bool // the writer's Skips, if it has one
 }
 
-func (c cleanWriter[I, R]) Item(it I) error  { return c.w.Item(c.item(it, ruleType)) }
-func (c cleanWriter[I, R]) Finish(r R) error { return c.w.Finish(c.result(r, ruleType)) }
+func (c cleanWriter[I, R]) Item(it I) error {
+	if c.skips != nil && c.skips(it) {
+		return nil
+	}
+	return c.w.Item(c.item(it, keepRules...))
+}
+
+func (c cleanWriter[I, R]) Finish(r R) error { return c.w.Finish(c.result(r, keepRules...)) }
 
 type cleanFlusher[I, R any] struct {
 	cleanWriter[I, R]

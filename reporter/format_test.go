@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/aghcheck/aghcheck/internal/rules"
+	"github.com/aghcheck/aghcheck/internal/validate"
 )
 
 // Each command's registry: the default first, an unknown name refused with
@@ -108,4 +110,46 @@ func writeAll[I, R any](w Writer[I, R], items []I, result R) error {
 		}
 	}
 	return w.Finish(result)
+}
+
+// Quiet text writes nothing of a valid document, so the sanitiser's copy
+// of it is not made; every document it prints, and every document of a
+// run that is not quiet, is still copied before the writer sees it.
+func TestQuietTextSkipsCopy(t *testing.T) {
+	valid := &validate.Document{Source: "a\x1b.ndjson", Line: 1, Index: -1, Profile: "agh", Valid: true}
+	invalid := &validate.Document{Source: "b\x1b.ndjson", Line: 2, Index: -1, Profile: "agh",
+		Findings: []rules.Finding{rules.New(rules.InputSyntax, "", "a", "b")}, At: []validate.Position{{Line: 2, Column: 1}}}
+	for _, quiet := range []bool{true, false} {
+		var b bytes.Buffer
+		w, err := Validate.New("text", &b, Options{Quiet: quiet})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cw, ok := w.(cleanFlusher[*validate.Document, validate.Summary])
+		if !ok {
+			t.Fatalf("the text writer is a %T, not the sanitiser's", w)
+		}
+		copied := 0
+		item := cw.item
+		cw.item = func(d *validate.Document, keep ...reflect.Type) *validate.Document {
+			copied++
+			return item(d, keep...)
+		}
+		for _, d := range []*validate.Document{valid, invalid} {
+			if err := cw.Item(d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cw.Flush()
+		want := 2
+		if quiet {
+			want = 1
+		}
+		if copied != want {
+			t.Errorf("quiet %v: %d copies, want %d", quiet, copied, want)
+		}
+		if out := b.String(); strings.Contains(out, "\x1b") || !strings.Contains(out, `b\x1b.ndjson:2:`) || strings.Contains(out, `a\x1b.ndjson:1:`) != !quiet {
+			t.Errorf("quiet %v: output %q", quiet, out)
+		}
+	}
 }

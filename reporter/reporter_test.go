@@ -121,8 +121,16 @@ func TestColor(t *testing.T) {
 	if plain := render(t, "text", Options{}); bytes.Contains(plain, []byte("\x1b[")) {
 		t.Error("colour escapes without Color")
 	}
-	if col := render(t, "text", Options{Color: true}); !bytes.Contains(col, []byte("\x1b[31;1minvalid")) {
+	col := render(t, "text", Options{Color: true})
+	if !bytes.Contains(col, []byte("\x1b[31;1minvalid")) {
 		t.Errorf("no red 'invalid' with Color:\n%q", col)
+	}
+	// A finding's line and its clause, painted piece by piece.
+	for _, want := range []string{"\x1b[1mmsgs/b.ndjson:3\x1b[22m: \x1b[31;1merror\x1b[0;22m \x1b[1mINPUT-DUPLICATE-KEY\x1b[22m at /body/text: ",
+		"\x1b[33;1mwarning\x1b[0;22m \x1b[1mTEST-ADVICE\x1b[22m ", "\n    \x1b[2mSHOULD: A test document SHOULD carry advice. [reporter tests]\x1b[22m\n"} {
+		if !bytes.Contains(col, []byte(want)) {
+			t.Errorf("no %q with Color:\n%q", want, col)
+		}
 	}
 }
 

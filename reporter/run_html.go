@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/aghcheck/aghcheck/internal/catalogue"
 	"github.com/aghcheck/aghcheck/internal/iut"
@@ -25,17 +26,21 @@ import (
 //go:embed run.html.tmpl
 var runHTMLSource string
 
-var runHTMLTemplate = template.Must(template.New("run").Funcs(template.FuncMap{
-	"dur":         runDur,
-	"upper":       func(o report.Outcome) string { return strings.ToUpper(string(o)) },
-	"clipAt":      func() string { return thousands(htmlClip) },
-	"bytes":       thousands,
-	"plural":      plural.Count,
-	"gaps":        gapGroups,
-	"add":         func(a, b int) int { return a + b },
-	"clause":      clauseLine,
-	"findingText": findingText,
-}).Parse(runHTMLSource))
+// runHTMLTemplate is parsed on first use, not at start-up: every command
+// of the binary (aghcheck validate of one envelope included) paid for it.
+var runHTMLTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("run").Funcs(template.FuncMap{
+		"dur":         runDur,
+		"upper":       func(o report.Outcome) string { return strings.ToUpper(string(o)) },
+		"clipAt":      func() string { return thousands(htmlClip) },
+		"bytes":       thousands,
+		"plural":      plural.Count,
+		"gaps":        gapGroups,
+		"add":         func(a, b int) int { return a + b },
+		"clause":      clauseLine,
+		"findingText": findingText,
+	}).Parse(runHTMLSource))
+})
 
 // thousands renders n with thousands separators (1,048,576).
 func thousands(n int) string {
@@ -195,7 +200,7 @@ func writeRunHTML(w io.Writer, rep *report.Report) error {
 	}
 	v.Open = len(v.Details) <= htmlOpenDetails
 	var b bytes.Buffer
-	if err := runHTMLTemplate.Execute(&b, v); err != nil {
+	if err := runHTMLTemplate().Execute(&b, v); err != nil {
 		return err
 	}
 	_, err := w.Write(b.Bytes())

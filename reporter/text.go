@@ -37,6 +37,17 @@ func newText(w io.Writer, o Options) *textReporter {
 // (the caller decides with Options.Color).
 type palette struct {
 	bold, green, greenBold, red, yellow, cyan, faint *color.Color
+	on                                               bool
+}
+
+// paint is c.Sprint(s) (which is s itself with colours off), without
+// formatting anything when they are off: a report can have thousands of
+// findings.
+func (p palette) paint(c *color.Color, s string) string {
+	if !p.on {
+		return s
+	}
+	return c.Sprint(s)
 }
 
 func newPalette(on bool) palette {
@@ -50,11 +61,14 @@ func newPalette(on bool) palette {
 		return c
 	}
 	return palette{bold: mk(color.Bold), green: mk(color.FgGreen), greenBold: mk(color.FgGreen, color.Bold),
-		red: mk(color.FgRed, color.Bold), yellow: mk(color.FgYellow, color.Bold), cyan: mk(color.FgCyan), faint: mk(color.Faint)}
+		red: mk(color.FgRed, color.Bold), yellow: mk(color.FgYellow, color.Bold), cyan: mk(color.FgCyan), faint: mk(color.Faint), on: on}
 }
 
+// Skips is a valid document in quiet mode: nothing of it is printed.
+func (t *textReporter) Skips(d *validate.Document) bool { return t.o.Quiet && d.Valid }
+
 func (t *textReporter) Item(d *validate.Document) error {
-	if t.o.Quiet && d.Valid {
+	if t.Skips(d) {
 		return nil
 	}
 	loc := fileLocation(d)
@@ -86,14 +100,18 @@ func (t *textReporter) Item(d *validate.Document) error {
 		}
 		fmt.Fprintf(t.w, "%s: %s (%s)%s\n", t.p.bold.Sprint(loc), status, strings.Join(about, ", "), tail)
 	}
+	loc = t.p.paint(t.p.bold, loc)
 	for _, f := range d.Findings {
-		sev := f.Severity(t.o.Strict)
-		label := t.p.red.Sprint("error")
-		if sev == rules.Warning {
-			label = t.p.yellow.Sprint("warning")
+		label := t.p.paint(t.p.red, "error")
+		if f.Severity(t.o.Strict) == rules.Warning {
+			label = t.p.paint(t.p.yellow, "warning")
 		}
-		fmt.Fprintf(t.w, "%s: %s %s %s\n", t.p.bold.Sprint(loc), label, t.p.bold.Sprint(f.Rule.ID), f.Detail())
-		fmt.Fprintf(t.w, "    %s\n", t.p.faint.Sprint(ruleClause(f.Rule)))
+		// loc: label RULE detail, then the clause indented, written out
+		// piece by piece (fmt would box every piece).
+		for _, s := range [...]string{loc, ": ", label, " ", t.p.paint(t.p.bold, f.Rule.ID), " ", f.Detail(),
+			"\n    ", t.p.paint(t.p.faint, ruleClause(f.Rule)), "\n"} {
+			t.w.WriteString(s)
+		}
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package agh
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -164,10 +163,51 @@ func isEmptyArray(v any) bool {
 	return ok && len(a) == 0
 }
 
-// semver is a semantic version as semver.org 2.0.0 writes it.
-var semver = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)` +
-	`(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?` +
-	`(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
+// IsSemver reports whether v, trimmed, is a semantic version as semver.org
+// 2.0.0 writes it: MAJOR.MINOR.PATCH (no leading zeros), then optionally
+// -PRERELEASE (dot-separated identifiers of [0-9A-Za-z-], a numeric one
+// without leading zeros) and +BUILD (dot-separated identifiers of
+// [0-9A-Za-z-]). Hand-written, not a regexp: the fast path asks it of every
+// capability (the matcher tests hold it to semver.org's regular expression).
+func IsSemver[T text](v T) bool { return isSemver(strings.TrimSpace(string(v))) }
 
-// IsSemver reports whether v, trimmed, is a semantic version.
-func IsSemver[T text](v T) bool { return semver.MatchString(strings.TrimSpace(string(v))) }
+func isSemver(s string) bool {
+	i := 0
+	for part := range 3 {
+		if part > 0 {
+			if i >= len(s) || s[i] != '.' {
+				return false
+			}
+			i++
+		}
+		j := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == j || s[j] == '0' && i-j > 1 {
+			return false
+		}
+	}
+	for _, sep := range [...]byte{'-', '+'} {
+		if i >= len(s) || s[i] != sep {
+			continue
+		}
+		for i++; ; i++ { // one identifier, then a '.' and another
+			j, numeric := i, true
+			for ; i < len(s) && isIdentByte(s[i]); i++ {
+				numeric = numeric && s[i] >= '0' && s[i] <= '9'
+			}
+			if i == j || sep == '-' && numeric && s[j] == '0' && i-j > 1 {
+				return false
+			}
+			if i >= len(s) || s[i] != '.' {
+				break
+			}
+		}
+	}
+	return i == len(s)
+}
+
+func isIdentByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-'
+}

@@ -84,7 +84,13 @@ func (f *fast) check(raw []byte) bool {
 	f.present, f.null, f.kind, f.body, f.bodyRead, f.cardPeerID, f.whoisResp = 0, 0, "", nil, false, nil, false
 	s := &f.s
 	s.Reset(raw)
-	if !s.Object() || !members(s, f.member) {
+	var opened bool
+	if f.c.opts.Errata.AllowUnknownFields {
+		opened = s.Object() // names it does not know may repeat too
+	} else {
+		opened = s.ObjectOwnNames() // member refuses a name it has seen
+	}
+	if !opened || !members(s, f.member) {
 		return false
 	}
 	if !s.End() || f.present&requiredMembers != requiredMembers {
@@ -106,6 +112,9 @@ func (f *fast) member(name []byte) bool {
 	if !known {
 		// interaction_id and, by default, any unknown member are findings.
 		return e.AllowUnknownFields && string(name) != "interaction_id" && s.Skip()
+	}
+	if f.present&bit(i) != 0 {
+		return false // INPUT-DUPLICATE-KEY
 	}
 	f.present |= bit(i)
 	if s.Null() {

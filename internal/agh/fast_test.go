@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/aghcheck/aghcheck/internal/rules"
 )
 
 // The fast path's one promise: what CheckClean calls clean, the full check
@@ -323,6 +325,66 @@ func TestFastPathMutants(t *testing.T) {
 			t.Logf("%d mutants, %d settled by the fast path", len(docs), settled)
 		})
 	}
+}
+
+// A member repeated at the top level or in the body (INPUT-DUPLICATE-KEY)
+// is never clean to the fast path, which compares the top level's names
+// itself: each member of each clean fixture written twice, with its own
+// value and with another, and an unknown member twice where unknown
+// members are allowed.
+func TestFastPathRepeatedMembers(t *testing.T) {
+	opts := maps.Clone(fastOptionSets)
+	opts["unknown"] = Options{Errata: Errata{AllowUnknownFields: true}}
+	for oname, o := range opts {
+		c := mustChecker(t, o)
+		tried := 0
+		for _, dir := range []string{"valid", "seed"} {
+			for _, f := range fixtureFiles(t, dir) {
+				env := decode(t, mustRead(t, f)).(map[string]any)
+				body, _ := env["body"].(map[string]any)
+				var docs [][]byte
+				for k, v := range env {
+					docs = append(docs, repeated(env, k, v), repeated(env, k, "x"))
+				}
+				for k, v := range body {
+					b := repeated(body, k, v)
+					rest := maps.Clone(env)
+					delete(rest, "body")
+					var enc bytes.Buffer
+					encode(&enc, rest, true)
+					docs = append(docs, append(append(enc.Bytes()[:enc.Len()-1], `,"body":`...), append(b, '}')...))
+				}
+				withX := maps.Clone(env)
+				withX["x_extra"] = 1
+				docs = append(docs, repeated(withX, "x_extra", 2))
+				for _, raw := range docs {
+					tried++
+					if _, ok := c.CheckClean(raw); ok {
+						t.Fatalf("%s: the fast path calls clean an envelope with a repeated member:\n%s", oname, raw)
+					}
+					if !slices.ContainsFunc(c.CheckBytes(raw).Findings, func(f rules.Finding) bool { return f.Rule == rules.InputDuplicateKey }) {
+						t.Fatalf("%s: the full check finds no repeated member in\n%s", oname, raw)
+					}
+				}
+			}
+		}
+		if tried == 0 {
+			t.Fatal("no fixtures")
+		}
+	}
+}
+
+// repeated writes m (kind first) with member k written once more, first,
+// holding v.
+func repeated(m map[string]any, k string, v any) []byte {
+	var b, first bytes.Buffer
+	encode(&b, m, true)
+	first.WriteByte('{')
+	encode(&first, k, true)
+	first.WriteByte(':')
+	encode(&first, v, true)
+	first.WriteByte(',')
+	return append(first.Bytes(), b.Bytes()[1:]...)
 }
 
 func FuzzFastPath(f *testing.F) {

@@ -38,6 +38,7 @@ var (
 // string, bool, nil; float64 and int are accepted too).
 func Canonicalize(v any) ([]byte, error) {
 	var e encoder
+	e.b.Grow(1024) // an envelope's size: the buffer does not grow by steps
 	if err := e.encode(v, 0); err != nil {
 		return nil, err
 	}
@@ -148,13 +149,19 @@ func (e *encoder) encode(v any, depth int) error {
 func (e *encoder) writeObject(m map[string]any, depth int) error {
 	b := &e.b
 	keys := make([]string, 0, len(m))
+	wide := false // a name holds a character above U+FFFF
 	for k := range m {
 		if !utf8.ValidString(k) {
 			return fmt.Errorf("at %q: member name: %w", e.at(), ErrInvalidUTF8)
 		}
+		wide = wide || supplementary(k)
 		keys = append(keys, k)
 	}
-	slices.SortFunc(keys, compareUTF16)
+	if wide {
+		slices.SortFunc(keys, compareUTF16)
+	} else {
+		slices.Sort(keys) // compareUTF16 is the byte order then: not asked per pair
+	}
 	b.WriteByte('{')
 	for i, k := range keys {
 		if i > 0 {
@@ -212,14 +219,16 @@ const hexDigits = "0123456789abcdef"
 // writeString applies RFC 8785 §3.2.2.2: only '"', '\\' and the C0 controls
 // are escaped (with the short forms where JSON has them); everything else,
 // including U+2028/U+2029 and '/', is written as raw UTF-8.
+// Invalid UTF-8 is found on the way (only a string with a byte that is not
+// ASCII is validated); b then holds part of the string, and the caller
+// drops b with the error.
 func writeString(b *bytes.Buffer, s string) error {
-	if !utf8.ValidString(s) {
-		return ErrInvalidUTF8
-	}
 	b.WriteByte('"')
 	start := 0
+	var high byte // the OR of every byte: high&0x80 when one is not ASCII
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		high |= c
 		if c >= 0x20 && c != '"' && c != '\\' {
 			continue
 		}
@@ -245,6 +254,9 @@ func writeString(b *bytes.Buffer, s string) error {
 			b.WriteByte(hexDigits[c&0xf])
 		}
 		start = i + 1
+	}
+	if high >= 0x80 && !utf8.ValidString(s) {
+		return ErrInvalidUTF8
 	}
 	b.WriteString(s[start:])
 	b.WriteByte('"')

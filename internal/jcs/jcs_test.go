@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"github.com/aghcheck/aghcheck/internal/jsontest"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // decode decodes s as the tool does (jsonx), the input jcs.Canonicalize is built for.
@@ -366,4 +368,80 @@ func TestErrorPointer(t *testing.T) {
 	if _, err := Canonicalize(v); !errors.Is(err, ErrType) || !strings.Contains(err.Error(), `"/a~1b/1/~0k"`) {
 		t.Errorf("error = %v", err)
 	}
+}
+
+// writeString, which validates UTF-8 only when a byte is not ASCII, says
+// what the plain reading of RFC 8785 §3.2.2.2 says of every string: every
+// control byte, quote, backslash and invalid UTF-8 sequence included.
+func FuzzWriteString(f *testing.F) {
+	var all []byte
+	for c := range 256 {
+		all = append(all, byte(c))
+	}
+	for _, s := range []string{"", "plain", string(all), "a\"b\\c\x00\x1f\x7f", "\xff", "é\xc3", "\xed\xa0\x80", "\U0001F600\u2028"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var b bytes.Buffer
+		err := writeString(&b, s)
+		want, wantErr := plainString(s)
+		if (err != nil) != (wantErr != nil) || err == nil && b.String() != want {
+			t.Fatalf("writeString(%q) = %q, %v; want %q, %v", s, b.String(), err, want, wantErr)
+		}
+	})
+}
+
+// plainString is RFC 8785 §3.2.2.2 written out rune by rune.
+func plainString(s string) (string, error) {
+	if !utf8.ValidString(s) {
+		return "", ErrInvalidUTF8
+	}
+	short := map[rune]string{'"': `\"`, '\\': `\\`, '\b': `\b`, '\f': `\f`, '\n': `\n`, '\r': `\r`, '\t': `\t`}
+	out := `"`
+	for _, r := range s {
+		switch e, ok := short[r]; {
+		case ok:
+			out += e
+		case r < 0x20:
+			out += fmt.Sprintf(`\u%04x`, r)
+		default:
+			out += string(r)
+		}
+	}
+	return out + `"`, nil
+}
+
+// An object's members come out in the order of their names' UTF-16 code
+// units, whether a name holds a character above U+FFFF or not (only then
+// are the units compared one by one).
+func FuzzMemberOrder(f *testing.F) {
+	f.Add("b a ab é \ue000 \U0001F600 z")
+	f.Add("a\uffff a\U00010000 \u20ac")
+	f.Add("x y")
+	f.Fuzz(func(t *testing.T, names string) {
+		m := map[string]any{}
+		for _, n := range strings.Fields(names) {
+			if utf8.ValidString(n) {
+				m[n] = 1
+			}
+		}
+		keys := slices.Collect(maps.Keys(m))
+		slices.SortFunc(keys, func(a, c string) int {
+			return slices.Compare(utf16.Encode([]rune(a)), utf16.Encode([]rune(c)))
+		})
+		var want bytes.Buffer
+		want.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				want.WriteByte(',')
+			}
+			s, _ := plainString(k)
+			want.WriteString(s + ":1")
+		}
+		want.WriteByte('}')
+		got, err := Canonicalize(m)
+		if err != nil || string(got) != want.String() {
+			t.Fatalf("%q: %s (%v), want %s", names, got, err, want.String())
+		}
+	})
 }

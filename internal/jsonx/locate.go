@@ -1,10 +1,16 @@
 package jsonx
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
+
+// locators are the Scanners Locate reads with: one per finding of every
+// broken document, so their scratch space is kept, not grown each time.
+var locators = sync.Pool{New: func() any { return new(Scanner) }}
 
 // Locate returns the byte offset in data, one JSON text, of the value the
 // JSON pointer ptr (RFC 6901) names. When that value is not there (a
@@ -12,7 +18,8 @@ import (
 // to it, it returns the offset of the closest enclosing value that is:
 // an annotation then points at the object that lacks the member.
 func Locate(data []byte, ptr string) int {
-	var s Scanner
+	s := locators.Get().(*Scanner)
+	defer locators.Put(s)
 	s.Reset(data)
 	s.Peek()
 	at := s.Pos()
@@ -63,19 +70,24 @@ func Locate(data []byte, ptr string) int {
 	return at
 }
 
+var newline = []byte{'\n'}
+
 // Position is the line (1-based) and column (1-based, in UTF-16 code
 // units, as SARIF counts by default and editors show) of offset in data,
 // a text that starts at line, col of its file.
 func Position(data []byte, offset, line, col int) (int, int) {
-	offset = min(offset, len(data))
+	offset = max(0, min(offset, len(data)))
 	start := 0
-	for i := 0; i < offset; i++ {
-		if data[i] == '\n' {
-			line++
-			start, col = i+1, 1
-		}
+	if i := bytes.LastIndexByte(data[:offset], '\n'); i >= 0 {
+		line += bytes.Count(data[:i+1], newline)
+		start, col = i+1, 1
 	}
 	for i := start; i < offset; {
+		if data[i] < utf8.RuneSelf { // a finding of every broken line is located
+			col++
+			i++
+			continue
+		}
 		r, n := utf8.DecodeRune(data[i:offset])
 		col++
 		if r >= 0x10000 {

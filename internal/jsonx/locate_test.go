@@ -3,6 +3,7 @@ package jsonx
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestLocate(t *testing.T) {
@@ -36,4 +37,31 @@ func TestLocate(t *testing.T) {
 	if line, col := Position([]byte(`{"t":"😀","k":1}`), 14, 3, 5); line != 3 || col != 17 {
 		t.Errorf("Position: %d:%d, want 3:17", line, col)
 	}
+}
+
+// Position, which counts lines with bytes.Count and steps over ASCII a
+// byte at a time, says what reading rune by rune says, on any bytes
+// (newlines, CR, invalid UTF-8, characters above U+FFFF) and any offset.
+func FuzzPosition(f *testing.F) {
+	f.Add([]byte("{\"a\":\n \"é😀\xff\"}\r\n{}"), 9, 3, 4)
+	f.Add([]byte("abc"), 10, 1, 1)
+	f.Add([]byte("\n\n\xf0\x9f\x98"), 4, 1, 1)
+	f.Fuzz(func(t *testing.T, data []byte, offset, line, col int) {
+		wantLine, wantCol := line, col
+		for i, n := 0, max(0, min(offset, len(data))); i < n; {
+			r, size := utf8.DecodeRune(data[i:n])
+			switch {
+			case r == '\n':
+				wantLine, wantCol = wantLine+1, 1
+			case r >= 0x10000:
+				wantCol += 2
+			default:
+				wantCol++
+			}
+			i += size
+		}
+		if l, c := Position(data, offset, line, col); l != wantLine || c != wantCol {
+			t.Fatalf("Position(%q, %d) = %d:%d, want %d:%d", data, offset, l, c, wantLine, wantCol)
+		}
+	})
 }

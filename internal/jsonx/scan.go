@@ -32,9 +32,9 @@ type Scanner struct {
 	arena  []byte   // decoded strings that had escapes
 }
 
-// mark is an open object: where its member names start in keys, and one
-// bit per name (by length and end bytes) so that a new name is compared
-// with the others only when its bit is already set.
+// mark is an open object: where its member names start in keys (-1 for
+// ObjectOwnNames), and one bit per name (by length and end bytes) so that a
+// new name is compared with the others only when its bit is already set.
 type mark struct {
 	start int
 	bloom uint64
@@ -99,6 +99,18 @@ func (s *Scanner) Object() bool {
 	return true
 }
 
+// ObjectOwnNames is Object for an object whose member names the caller
+// holds to be distinct itself (it knows every name it takes, and refuses
+// one it has seen), so Member spends nothing on comparing them: a repeated
+// name is then the caller's to refuse, not a failure of the Scanner.
+func (s *Scanner) ObjectOwnNames() bool {
+	if !s.open('{') {
+		return false
+	}
+	s.marks = append(s.marks, mark{start: -1})
+	return true
+}
+
 // open consumes c, the byte that opens a container, one level deeper.
 func (s *Scanner) open(c byte) bool {
 	if s.Peek() != c {
@@ -152,6 +164,9 @@ func (s *Scanner) Member(i int) (name []byte, more bool) {
 	}
 	s.pos++
 	m := &s.marks[len(s.marks)-1]
+	if m.start < 0 {
+		return name, true // ObjectOwnNames: the caller compares them
+	}
 	bit := uint64(1)
 	if len(name) > 0 {
 		bit <<= (uint(len(name)) + uint(name[0]) + uint(name[len(name)-1])) & 63
@@ -172,7 +187,9 @@ func (s *Scanner) Member(i int) (name []byte, more bool) {
 func (s *Scanner) closeObject() {
 	s.pos++
 	s.depth--
-	s.keys = s.keys[:s.marks[len(s.marks)-1].start]
+	if start := s.marks[len(s.marks)-1].start; start >= 0 {
+		s.keys = s.keys[:start]
+	}
 	s.marks = s.marks[:len(s.marks)-1]
 }
 

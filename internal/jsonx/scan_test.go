@@ -190,3 +190,33 @@ func BenchmarkStdlibValid(b *testing.B) {
 		}
 	}
 }
+
+// An ObjectOwnNames object leaves its names to the caller (a repeated one
+// reads on), while the objects inside it are still held to distinct names.
+func TestObjectOwnNames(t *testing.T) {
+	read := func(doc string) (names []string, ok bool) {
+		var s Scanner
+		s.Reset([]byte(doc))
+		if !s.ObjectOwnNames() {
+			return nil, false
+		}
+		for i := 0; ; i++ {
+			name, more := s.Member(i)
+			if !more {
+				break
+			}
+			names = append(names, string(name))
+			s.Skip()
+		}
+		return names, !s.Failed() && s.End()
+	}
+	if names, ok := read(`{"a":1,"b":{"c":1,"d":2},"a":2}`); !ok || strings.Join(names, ",") != "a,b,a" {
+		t.Errorf("own names: %v %v, want a,b,a read", names, ok)
+	}
+	if _, ok := read(`{"a":1,"b":{"c":1,"c":2}}`); ok {
+		t.Error("a repeated name inside an ObjectOwnNames object was not refused")
+	}
+	if _, ok := read(`{"a":{"c":1},"b":{"c":2}}`); !ok {
+		t.Error("the same name in two sibling objects was refused")
+	}
+}

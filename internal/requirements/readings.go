@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/internal/rules"
@@ -98,15 +99,27 @@ func Readings() []Reading {
 }
 
 // ReadingsFor are the readings that change the verdict of rule id, by
-// name: what a report of a finding on it points at.
+// name: what a report of a finding on it points at. Each call gets a slice
+// of its own, its readings shared: they are read, never changed.
 func ReadingsFor(id string) []Reading {
-	var out []Reading
-	for _, r := range Readings() {
-		if slices.Contains(r.Rules, id) {
-			out = append(out, r)
+	return slices.Clone(readingsByRule()[id])
+}
+
+// readingsByRule is ReadingsFor worked out once for every rule: a report
+// asks it for every finding (aghcheck validate: thousands), and building
+// every reading each time cost more than the finding's check.
+var readingsByRule = sync.OnceValue(func() map[string][]Reading { return readingsFor(Readings()) })
+
+// readingsFor files each reading of all under every rule it changes, in
+// name order.
+func readingsFor(all []Reading) map[string][]Reading {
+	m := map[string][]Reading{}
+	for _, r := range all {
+		for _, id := range slices.Compact(slices.Clone(r.Rules)) {
+			m[id] = append(m[id], r)
 		}
 	}
-	return out
+	return m
 }
 
 // LookupReading returns the reading called name.

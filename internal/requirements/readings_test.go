@@ -101,3 +101,42 @@ func kinds(r Reading) int {
 	}
 	return n
 }
+
+// ReadingsFor, worked out once, says what asking every reading says, for
+// every rule; and a caller that changes its slice changes no later answer.
+func TestReadingsForEveryRule(t *testing.T) {
+	ids := []string{"NO-SUCH-RULE", ""}
+	for _, r := range Rules() {
+		ids = append(ids, r.ID)
+	}
+	for _, e := range agh.ErrataNames() {
+		ids = append(ids, e.Rules...)
+	}
+	pointed := 0
+	for _, id := range ids {
+		var want []string
+		for _, r := range Readings() {
+			if slices.Contains(r.Rules, id) {
+				want = append(want, r.Name)
+			}
+		}
+		got := ReadingsFor(id)
+		var names []string
+		for _, r := range got {
+			names = append(names, r.Name)
+		}
+		if !slices.Equal(names, want) {
+			t.Errorf("ReadingsFor(%s) = %v, want %v", id, names, want)
+		}
+		if len(got) > 0 {
+			pointed++
+			got[0] = Reading{Name: "changed"}
+			if again := ReadingsFor(id); again[0].Name != want[0] {
+				t.Errorf("ReadingsFor(%s) after its result was changed: %s, want %s", id, again[0].Name, want[0])
+			}
+		}
+	}
+	if pointed == 0 {
+		t.Fatal("no rule points at a reading: the test checks nothing")
+	}
+}

@@ -154,3 +154,22 @@ func TestClip(t *testing.T) {
 		})
 	}
 }
+
+// Detail is the one line every text format gives a finding.
+func TestFindingDetail(t *testing.T) {
+	r := &Rule{ID: "TEST-DETAIL", Clause: "A test MUST pass."}
+	for _, c := range []struct {
+		f    Finding
+		want string
+	}{
+		{Finding{Rule: r, Pointer: "/a", Message: "bad", Expected: "x", Found: "y"}, "at /a: bad (expected x, found y)"},
+		{Finding{Rule: r, Expected: "x"}, "(expected x, found nothing)"},
+		{Finding{Rule: r, Found: "y\nz"}, "(expected nothing, found y z)"},
+		{Finding{Rule: r, Message: "two\nlines"}, "two lines"},
+		{Finding{Rule: r}, "A test MUST pass."},
+	} {
+		if got := c.f.Detail(); got != c.want {
+			t.Errorf("Detail(%+v) = %q, want %q", c.f, got, c.want)
+		}
+	}
+}

@@ -257,8 +257,14 @@ func (s *splitter) lines() {
 			s.pos = s.end
 			return
 		}
-		s.lineDoc(s.buf[s.pos:s.pos+i], s.pos)
+		start := s.pos
+		s.lineDoc(s.buf[start:start+i], start)
 		s.pos += i + 1
+		if s.lpos == start {
+			// The line's start is counted (lineDoc asked lineAt): the next
+			// one starts a line further, so lineAt need not count it again.
+			s.line, s.col, s.lpos = s.line+1, 1, s.pos
+		}
 	}
 }
 

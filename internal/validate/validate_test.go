@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -350,6 +352,37 @@ func FuzzSplit(f *testing.F) {
 		b, _, errB := runReader(t, Options{Workers: 1}, "a.json", iotest.OneByteReader(strings.NewReader(s)))
 		if !reflect.DeepEqual(a, b) || (errA == nil) != (errB == nil) {
 			t.Fatalf("whole read %v (%v) != byte reads %v (%v)", a, errA, b, errB)
+		}
+	})
+}
+
+// Every document of an NDJSON input is reported on its own line, whatever
+// the reads and the blank lines around it (the splitter counts a line's end
+// without scanning the line again).
+func FuzzSplitLines(f *testing.F) {
+	for _, s := range []string{"{\"tiny\":1}\n\n \t\r\n{\"tiny\"\n\r\n{}\r\n", "\n\n{}", "{}\n{}\n{}", " {}\n\t\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if strings.IndexByte(s, 0) >= 0 {
+			t.Skip("a NUL byte makes the rest of the input one finding")
+		}
+		var want []int
+		for i, line := range strings.Split(s, "\n") {
+			if strings.Trim(line, " \t\r") != "" {
+				want = append(want, i+1)
+			}
+		}
+		for _, r := range []io.Reader{strings.NewReader(s), iotest.OneByteReader(strings.NewReader(s))} {
+			docs, _, _ := runReader(t, Options{Workers: 2}, "a.ndjson", r)
+			var lines []int
+			for _, d := range docs {
+				n, _ := strconv.Atoi(d[:strings.IndexByte(d, '#')])
+				lines = append(lines, n)
+			}
+			if !slices.Equal(lines, want) {
+				t.Fatalf("%q: documents on lines %v, want %v", s, lines, want)
+			}
 		}
 	})
 }
