@@ -89,6 +89,9 @@ func Readings() []Reading {
 		out = append(out, Reading{Name: info.Name, Description: info.Description, Envelope: e, Rules: info.Rules})
 	}
 	for i := range out {
+		// The rules of live and of agh's errata are shared: append and
+		// sort a copy of their own.
+		out[i].Rules = slices.Clone(out[i].Rules)
 		for from, to := range out[i].Swap {
 			out[i].Rules = append(out[i].Rules, from, to)
 		}

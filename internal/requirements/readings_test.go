@@ -140,3 +140,23 @@ func TestReadingsForEveryRule(t *testing.T) {
 		t.Fatal("no rule points at a reading: the test checks nothing")
 	}
 }
+
+// Readings hands out copies: sorting and extending a reading's rules
+// leaves the table it is made from as it was (it is shared by every
+// caller, some at the same time). The table here has its rules out of
+// order and room to grow, which the shipped one may come to have.
+func TestReadingsLeaveTheirSourcesAlone(t *testing.T) {
+	orig := live
+	defer func() { live = orig }()
+	rules := make([]string, 2, 8)
+	rules[0], rules[1] = "ZZ-RULE", "AA-RULE"
+	live = []Reading{{Name: "probe", Rules: rules, Swap: map[string]string{"FROM-RULE": "TO-RULE"}}}
+	got := Readings()
+	if backing := rules[:cap(rules)]; !slices.Equal(backing[:4], []string{"ZZ-RULE", "AA-RULE", "", ""}) {
+		t.Fatalf("Readings changed the table it reads: %q", backing[:4])
+	}
+	k := slices.IndexFunc(got, func(r Reading) bool { return r.Name == "probe" })
+	if k < 0 || !slices.Equal(got[k].Rules, []string{"AA-RULE", "FROM-RULE", "TO-RULE", "ZZ-RULE"}) {
+		t.Fatalf("reading probe: %+v", got)
+	}
+}
