@@ -38,15 +38,25 @@ const huntReplays = 40
 // it closely; a slow IUT widens it to its slowest reply so far.
 const closeFloor = 2 * time.Second
 
-// maxInterrupts is how often a scenario may be interrupted by deaths it
-// is not blamed for before it is left unplayed (an error): an IUT that
-// dies on a timer would otherwise interrupt a long scenario for ever.
+// maxInterrupts is how often a scenario may be interrupted by deaths that
+// followed no input closely before it is left unplayed (an error): an IUT
+// that dies on a timer would otherwise interrupt a long scenario for ever.
+// A death that did follow some scenario's input closely has a cause the
+// hunt looks for, and weighs a third as much: a scenario played beside
+// several killers is interrupted once by each before each is found (four
+// killers once left a scenario unplayed that nothing was wrong with).
 const maxInterrupts = 4
+
+const (
+	causeless = 3 // a death's weight when no input preceded it closely
+	suspected = 1 // its weight when one did
+)
 
 // hunting is the state of fair blame over one run (or one batch of a
 // session): indexes are those of its scenarios.
 type hunting struct {
-	interrupts map[int]int // scenario → deaths it was in flight at
+	interrupts map[int]int // scenario → deaths it was in flight at, weighed
+	deaths     map[int]int // scenario → deaths it was in flight at
 	replays    int
 	// uptimes are the uptimes of the deaths so far, timed those a fresh
 	// IUT sent nothing died at too; calm is the uptime a fresh IUT sent
@@ -56,7 +66,7 @@ type hunting struct {
 }
 
 func newHunting() *hunting {
-	return &hunting{interrupts: map[int]int{}}
+	return &hunting{interrupts: map[int]int{}, deaths: map[int]int{}}
 }
 
 // closeBy is how long after an input a death still follows it closely.
@@ -120,16 +130,29 @@ func (r *runner) spent() string {
 func (r *runner) sift(rep *report.Report, d *death, as []*attempt) (back, suspects []*attempt) {
 	h := r.hunting
 	within := r.closeBy()
+	var others []*attempt
 	for _, a := range as {
-		h.interrupts[a.i]++
-		switch {
-		case a.closeTo(d, within):
+		h.deaths[a.i]++
+		if a.closeTo(d, within) {
 			suspects = append(suspects, a)
-		case h.interrupts[a.i] >= maxInterrupts:
-			r.unplayable(rep, []int{a.i}, fmt.Sprintf("interrupted by %d deaths of the IUT, none of them its own", h.interrupts[a.i]))
-		default:
-			back = append(back, a)
+		} else {
+			others = append(others, a)
 		}
+	}
+	weight := causeless
+	if len(suspects) > 0 {
+		weight = suspected
+	}
+	for _, a := range suspects {
+		h.interrupts[a.i] += weight // the hunt plays it alone now; the count weighs its next interruption
+	}
+	for _, a := range others {
+		h.interrupts[a.i] += weight
+		if h.interrupts[a.i] >= maxInterrupts*causeless {
+			r.unplayable(rep, []int{a.i}, fmt.Sprintf("interrupted by %d deaths of the IUT, none of them its own", h.deaths[a.i]))
+			continue
+		}
+		back = append(back, a)
 	}
 	return back, suspects
 }
