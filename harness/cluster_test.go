@@ -105,28 +105,21 @@ func startNode(t *testing.T, name string) *node {
 func startCluster(t *testing.T, names ...string) []*node {
 	t.Helper()
 	// Every node is configured with the routes of all, so the route ports
-	// are picked (and released) before any node starts.
-	var routes []*url.URL
-	ports := make([]int, len(names))
-	for i := range names {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
+	// are picked (and released) before any node starts: another test's
+	// server may take one in between, and then the cluster is started
+	// again on other ports.
+	var nodes []*node
+	var err error
+	for try := 0; try < 3; try++ {
+		if nodes, err = bootCluster(t, names); err == nil {
+			break
 		}
-		ports[i] = l.Addr().(*net.TCPAddr).Port
-		l.Close()
-		routes = append(routes, &url.URL{Scheme: "nats-route", User: url.UserPassword(routeUser, routePassword),
-			Host: fmt.Sprintf("127.0.0.1:%d", ports[i])})
 	}
-	nodes := make([]*node, len(names))
-	for i, name := range names {
-		o := nodeOptions(name)
-		o.JetStream, o.StoreDir = true, t.TempDir()
-		o.Cluster = server.ClusterOpts{Name: "aghcheck-test", Host: "127.0.0.1", Port: ports[i],
-			Username: routeUser, Password: routePassword}
-		o.Routes = routes
-		nodes[i] = &node{name: name, opts: o}
-		nodes[i].start(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range nodes {
+		t.Cleanup(n.stop) // the server of the last boot, after any restart
 	}
 	testwait.Eventually(t, 20*time.Second, func() bool {
 		leader := false
@@ -139,6 +132,41 @@ func startCluster(t *testing.T, names ...string) []*node {
 		return leader
 	}, "a full mesh of routes and a JetStream meta leader")
 	return nodes
+}
+
+// bootCluster starts the nodes of startCluster on route ports picked now;
+// when one cannot start, it stops the others and says why.
+func bootCluster(t *testing.T, names []string) ([]*node, error) {
+	t.Helper()
+	var routes []*url.URL
+	ports := make([]int, len(names))
+	for i := range names {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ports[i] = l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		routes = append(routes, &url.URL{Scheme: "nats-route", User: url.UserPassword(routeUser, routePassword),
+			Host: fmt.Sprintf("127.0.0.1:%d", ports[i])})
+	}
+	nodes := make([]*node, 0, len(names))
+	for i, name := range names {
+		o := nodeOptions(name)
+		o.JetStream, o.StoreDir = true, t.TempDir()
+		o.Cluster = server.ClusterOpts{Name: "aghcheck-test", Host: "127.0.0.1", Port: ports[i],
+			Username: routeUser, Password: routePassword}
+		o.Routes = routes
+		n := &node{name: name, opts: o}
+		if err := n.boot(); err != nil {
+			for _, up := range nodes {
+				up.stop()
+			}
+			return nil, err
+		}
+		nodes = append(nodes, n)
+	}
+	return nodes, nil
 }
 
 // jetStreamLast orders the scenarios so that those publishing through
