@@ -21,18 +21,21 @@ import (
 
 func init() { subcommands = append(subcommands, newMonitorCmd) }
 
+// monitorFlags are aghcheck monitor's flags.
+type monitorFlags struct {
+	nats                       harness.Credentials
+	workspace, channel, format string
+	compat, maxAge             string
+	shard, durable             string
+	fromStream                 bool
+	errata                     []string
+	failOnError, noColor       bool
+	duration, greet            time.Duration
+	maxEntries                 int
+}
+
 func newMonitorCmd() *cobra.Command {
-	var (
-		nats                       harness.Credentials
-		workspace, channel, format string
-		compat, maxAge             string
-		shard, durable             string
-		fromStream                 bool
-		errata                     []string
-		failOnError, noColor       bool
-		duration, greet            time.Duration
-		maxEntries                 int
-	)
+	var m monitorFlags
 	cmd := &cobra.Command{
 		Use:   "monitor",
 		Short: "Judge the live AGH Network v0 traffic on a NATS broker",
@@ -66,90 +69,93 @@ seen; 2 when the broker cannot be reached or for usage errors.`,
   aghcheck monitor --nats-url nats://nats.internal:4222 --nats-creds monitor.creds --shard 0/3
   aghcheck monitor --nats-url nats://nats.internal:4222 --nats-creds monitor.creds --shard 0/3 --jetstream`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			usage := func(err error) error { return &exitError{code: exitUsageErr, err: err} }
-			if noColor {
-				color.NoColor = true
-			}
-			if channel != "" && workspace == "" {
-				return usage(errors.New("--channel needs --workspace"))
-			}
-			for name, v := range map[string]string{"workspace": workspace, "channel": channel} {
-				if v != "" && !agh.ValidWorkspaceID(v) {
-					return usage(fmt.Errorf("--%s %q: not a NATS subject token", name, v))
-				}
-			}
-			sh, err := shardFlags(shard, workspace, fromStream, durable)
-			if err != nil {
-				return usage(err)
-			}
-			opts := agh.Options{}
-			if opts.MaxReplayAge, err = parseAge(maxAge); err != nil {
-				return usage(err)
-			}
-			if opts.Errata, err = parseErrata(compat, errata); err != nil {
-				return usage(err)
-			}
-			out := cmd.OutOrStdout()
-			tty := out == os.Stdout && isTerminal(os.Stdout)
-			if format == "auto" {
-				format = "json"
-				if tty {
-					format = "live"
-				}
-			}
-			sink, err := monitor.NewSink(format, out, tty && !color.NoColor)
-			if err != nil {
-				return usage(fmt.Errorf("--format: %w", err))
-			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			if duration > 0 {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, duration)
-				defer cancel()
-			}
-			ep, err := external(nats)
-			if err != nil {
-				return err
-			}
-			if ep == nil {
-				return usage(errors.New("--nats-url: give the broker to watch"))
-			}
-			cfg := monitor.Config{
-				Endpoint: *ep, Subject: monitor.Subject(workspace, channel), Options: opts,
-				Shard: sh, JetStream: fromStream, Durable: durable,
-				Tracker: workunit.Config{Window: time.Duration(opts.MaxReplayAge) * time.Second, GreetInterval: greet, MaxEntries: maxEntries},
-			}
-			sum, err := monitor.Run(ctx, cfg, sink)
-			if err != nil {
-				return usage(err)
-			}
-			if failOnError && sum.Errors > 0 {
-				return &exitError{code: exitInvalid}
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return m.run(cmd) },
 	}
 	f := cmd.Flags()
-	addNATSFlags(f, &nats, "nats://127.0.0.1:4222", "NATS server or cluster (`URL[,URL...]`)")
-	f.StringVar(&workspace, "workspace", "", "watch only this workspace `ID`")
-	f.StringVar(&channel, "channel", "", "watch only this channel of --workspace")
-	f.StringVar(&shard, "shard", "", "watch only part `K/N` of the traffic, as the broker splits it by workspace (see docs/monitor.md)")
-	f.BoolVar(&fromStream, "jetstream", false, "read the shard from the JetStream stream that stores it, through a durable consumer: the broker holds what is not judged yet, and a restart resumes where it stopped")
-	f.StringVar(&durable, "durable", "", "the stream consumer's `NAME` (default aghmon-K-of-N)")
-	f.StringVarP(&format, "format", "f", "auto", "output: auto (live on a terminal, json otherwise), "+strings.Join(monitor.Formats, ", "))
-	f.BoolVar(&failOnError, "fail-on-error", false, "exit 1 when an error-level finding was seen")
-	f.DurationVar(&duration, "duration", 0, "stop after this long (default: until interrupted)")
-	f.DurationVar(&greet, "greet-interval", workunit.DefaultGreetInterval, "the greet interval peers are expected to keep")
-	f.StringVar(&maxAge, "max-replay-age", "300s", "replay window: freshness, and how long ids and idle work units are remembered (`AGE`)")
-	f.IntVar(&maxEntries, "max-entries", workunit.DefaultMaxEntries, "most ids, work units and peers remembered at once (bounds memory)")
-	f.StringArrayVar(&errata, "errata", nil, "apply the alternative reading `NAME` of a documented erratum (repeatable; see docs/errata.md)")
-	f.StringVar(&compat, "compat", "", "apply every erratum the `RUNTIME` implements: reference")
-	f.BoolVar(&noColor, "no-color", false, "no colours (also when NO_COLOR is set)")
+	addNATSFlags(f, &m.nats, "nats://127.0.0.1:4222", "NATS server or cluster (`URL[,URL...]`)")
+	f.StringVar(&m.workspace, "workspace", "", "watch only this workspace `ID`")
+	f.StringVar(&m.channel, "channel", "", "watch only this channel of --workspace")
+	f.StringVar(&m.shard, "shard", "", "watch only part `K/N` of the traffic, as the broker splits it by workspace (see docs/monitor.md)")
+	f.BoolVar(&m.fromStream, "jetstream", false, "read the shard from the JetStream stream that stores it, through a durable consumer: the broker holds what is not judged yet, and a restart resumes where it stopped")
+	f.StringVar(&m.durable, "durable", "", "the stream consumer's `NAME` (default aghmon-K-of-N)")
+	f.StringVarP(&m.format, "format", "f", "auto", "output: auto (live on a terminal, json otherwise), "+strings.Join(monitor.Formats, ", "))
+	f.BoolVar(&m.failOnError, "fail-on-error", false, "exit 1 when an error-level finding was seen")
+	f.DurationVar(&m.duration, "duration", 0, "stop after this long (default: until interrupted)")
+	f.DurationVar(&m.greet, "greet-interval", workunit.DefaultGreetInterval, "the greet interval peers are expected to keep")
+	f.StringVar(&m.maxAge, "max-replay-age", "300s", "replay window: freshness, and how long ids and idle work units are remembered (`AGE`)")
+	f.IntVar(&m.maxEntries, "max-entries", workunit.DefaultMaxEntries, "most ids, work units and peers remembered at once (bounds memory)")
+	f.StringArrayVar(&m.errata, "errata", nil, "apply the alternative reading `NAME` of a documented erratum (repeatable; see docs/errata.md)")
+	f.StringVar(&m.compat, "compat", "", "apply every erratum the `RUNTIME` implements: reference")
+	f.BoolVar(&m.noColor, "no-color", false, "no colours (also when NO_COLOR is set)")
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(append([]string{"auto"}, monitor.Formats...)...))
 	_ = cmd.RegisterFlagCompletionFunc("compat", fixedCompletion("reference"))
 	return cmd
+}
+
+// run carries out aghcheck monitor.
+func (m *monitorFlags) run(cmd *cobra.Command) error {
+	usage := func(err error) error { return &exitError{code: exitUsageErr, err: err} }
+	if m.noColor {
+		color.NoColor = true
+	}
+	if m.channel != "" && m.workspace == "" {
+		return usage(errors.New("--channel needs --workspace"))
+	}
+	for name, v := range map[string]string{"workspace": m.workspace, "channel": m.channel} {
+		if v != "" && !agh.ValidWorkspaceID(v) {
+			return usage(fmt.Errorf("--%s %q: not a NATS subject token", name, v))
+		}
+	}
+	sh, err := shardFlags(m.shard, m.workspace, m.fromStream, m.durable)
+	if err != nil {
+		return usage(err)
+	}
+	opts := agh.Options{}
+	if opts.MaxReplayAge, err = parseAge(m.maxAge); err != nil {
+		return usage(err)
+	}
+	if opts.Errata, err = parseErrata(m.compat, m.errata); err != nil {
+		return usage(err)
+	}
+	out := cmd.OutOrStdout()
+	tty := out == os.Stdout && isTerminal(os.Stdout)
+	if m.format == "auto" {
+		m.format = "json"
+		if tty {
+			m.format = "live"
+		}
+	}
+	sink, err := monitor.NewSink(m.format, out, tty && !color.NoColor)
+	if err != nil {
+		return usage(fmt.Errorf("--format: %w", err))
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if m.duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, m.duration)
+		defer cancel()
+	}
+	ep, err := external(m.nats)
+	if err != nil {
+		return err
+	}
+	if ep == nil {
+		return usage(errors.New("--nats-url: give the broker to watch"))
+	}
+	cfg := monitor.Config{
+		Endpoint: *ep, Subject: monitor.Subject(m.workspace, m.channel), Options: opts,
+		Shard: sh, JetStream: m.fromStream, Durable: m.durable,
+		Tracker: workunit.Config{Window: time.Duration(opts.MaxReplayAge) * time.Second, GreetInterval: m.greet, MaxEntries: m.maxEntries},
+	}
+	sum, err := monitor.Run(ctx, cfg, sink)
+	if err != nil {
+		return usage(err)
+	}
+	if m.failOnError && sum.Errors > 0 {
+		return &exitError{code: exitInvalid}
+	}
+	return nil
 }
 
 // shardFlags reads --shard and checks what goes with it.
