@@ -25,6 +25,11 @@ type waiter struct {
 	floor    int    // messages up to this one were set aside (setAside)
 	markedAt time.Duration
 	sends    []sent
+	// question is the last needs_input trace the scenario sent on each
+	// work, by work id: the IUT's refusal of it rules out the continuation
+	// that would answer it (an earlier one's does not: a later question
+	// may be answered).
+	question map[string]string
 	watches  []*watch
 	// latencies are the reply times of the expects that passed: from the
 	// latest send before the match to the match's arrival.
@@ -455,6 +460,14 @@ func (w *waiter) answersLater(m *message, from int) bool {
 		}
 	}
 	return false
+}
+
+// noteQuestion records that the send id was a needs_input trace of work.
+func (w *waiter) noteQuestion(id, work string) {
+	if w.question == nil {
+		w.question = map[string]string{}
+	}
+	w.question[work] = id
 }
 
 // noteSend records a send's correlation ids and how often it was

@@ -347,6 +347,9 @@ func (p *player) step(ctx context.Context, i int, st *scenario.Step) report.Step
 		}
 		p.sentOn[i] = subject
 		p.wait.noteSend(ids, max(st.Send.Repeat, 1))
+		if len(ids) > 1 && asksForInput(st.Send) {
+			p.wait.noteQuestion(ids[0], ids[1])
+		}
 		p.sent++
 		return sr.Judged(report.Pass, "")
 	case st.Initiate != nil:

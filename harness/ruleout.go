@@ -23,7 +23,10 @@ import (
 //     another state of the same work, and, where it is the trace the step
 //     waits for in all but its body (the same work, container and
 //     addressee, a state the step takes), a body the step does not take
-//     (a completed trace without the detail the step asks for).
+//     (a completed trace without the detail the step asks for);
+//   - a refusal receipt of the last needs_input trace the scenario sent on
+//     a work (sent once) rules out the say of that work that would answer
+//     it (a refused message is not acted on).
 //
 // A pattern whose member it cannot read (no literal for_id, work_id or
 // status) is never ruled out: then the step waits as before.
@@ -133,6 +136,13 @@ func (w *waiter) contradicts(p map[string]any, m *message) bool {
 			refusalOnly := !slices.Contains(statuses, "accepted")
 			return refusalOnly && work != "" && mwork == work && w.carrier(work) == forID
 		}
+	case "say":
+		// The question the continuation would answer was refused.
+		work, _ := p["work_id"].(string)
+		forID, _ := mbody["for_id"].(string)
+		st, _ := mbody["status"].(string)
+		return m.kind() == "receipt" && work != "" && forID != "" && w.question[work] == forID &&
+			slices.Contains(refusalStatuses, st) && w.sentOnce(forID)
 	case "trace":
 		work, _ := p["work_id"].(string)
 		if work == "" {
@@ -236,4 +246,14 @@ func (w *waiter) answersAwaited(pats []map[string]any, m *message) bool {
 // another subject.
 func elsewhereMessage(m *message, subject string, pats []map[string]any) string {
 	return fmt.Sprintf("the IUT answered on %s, not on %s: its %s answers the message the step waits on, which rules out the %s", m.subject, subject, m.label(), expected(pats)[len("matching "):])
+}
+
+// asksForInput reports whether a send step is a needs_input trace: what
+// the IUT, as the initiator, answers with a continuation.
+func asksForInput(s *scenario.Send) bool {
+	if s == nil || s.Envelope == nil {
+		return false
+	}
+	body, _ := s.Envelope["body"].(map[string]any)
+	return s.Envelope["kind"] == "trace" && body["state"] == "needs_input"
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/internal/report"
+	"github.com/aghcheck/aghcheck/internal/scenario"
 )
 
 // The IUT's one answer to the awaited message, on a subject other than the
@@ -56,5 +57,66 @@ func TestEndedWithoutDetailRulesOut(t *testing.T) {
 	})
 	if !quoted {
 		t.Errorf("no step quotes the completed trace that ruled the match out: %+v", res.Steps)
+	}
+}
+
+// The initiator's refusal of the needs_input trace a scenario sent rules
+// out the continuation that would answer it, at once; its acceptance, a
+// refusal of some other message of the work, or of an earlier question
+// (a later one may still be answered: a non-target's question refused,
+// then the target's), does not.
+func TestRefusedQuestionRulesOutTheAnswer(t *testing.T) {
+	t.Parallel()
+	say := []map[string]any{{"kind": "say", "from": "iut", "work_id": "w1"}}
+	receipt := func(forID, status string) map[string]any {
+		return map[string]any{"kind": "receipt", "work_id": "w1", "body": map[string]any{"for_id": forID, "status": status}}
+	}
+	for _, tc := range []struct {
+		name   string
+		answer map[string]any
+		pats   []map[string]any
+		out    bool
+	}{
+		{"question refused", receipt("q1", "rejected"), say, true},
+		{"question accepted", receipt("q1", "accepted"), say, false},
+		{"other message refused", receipt("m1", "rejected"), say, false},
+		{"question of other work", receipt("q1", "rejected"), []map[string]any{{"kind": "say", "work_id": "w2"}}, false},
+		{"continuation of any work", receipt("q1", "rejected"), []map[string]any{{"kind": "say"}}, false},
+		{"earlier question refused", receipt("q0", "rejected"), say, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := newInbox()
+			w := &waiter{r: &runner{start: time.Now()}, in: in}
+			w.noteSend([]string{"q0", "w1"}, 1)
+			w.noteQuestion("q0", "w1")
+			w.noteSend([]string{"m1", "w1"}, 1)
+			w.noteSend([]string{"q1", "w1"}, 1)
+			w.noteQuestion("q1", "w1")
+			in.add(&message{seq: 1, env: tc.answer}, false)
+			if got := w.ruledOut(tc.pats) != nil; got != tc.out {
+				t.Errorf("ruled out %v, want %v", got, tc.out)
+			}
+		})
+	}
+}
+
+// The scenarios' needs_input traces are the questions the harness notes:
+// initiator.continues-on-target-subject sends one, and its other sends
+// are none.
+func TestQuestionsAreTheNeedsInputTraces(t *testing.T) {
+	t.Parallel()
+	i := slices.IndexFunc(loadSuites(t), func(sc *scenario.Scenario) bool { return sc.ID == "initiator.continues-on-target-subject" })
+	if i < 0 {
+		t.Fatal("no scenario initiator.continues-on-target-subject")
+	}
+	sc := loadSuites(t)[i]
+	var asks []bool
+	for _, st := range sc.Steps {
+		if st.Send != nil {
+			asks = append(asks, asksForInput(st.Send))
+		}
+	}
+	if !slices.Equal(asks, []bool{false, true}) {
+		t.Fatalf("send steps asking for input %v, want [false true] (the receipt, then the needs_input trace)", asks)
 	}
 }
