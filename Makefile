@@ -33,10 +33,15 @@ build:
 # The packages that take longest are named first, so that they start first
 # (go test starts packages in the order given): started last, any of them
 # would run alone on an otherwise idle machine at the end.
+# GOFLAGS=-trimpath (for every go command the tests start too): without it
+# the build cache keys this module's packages by their directory, so a
+# fresh clone in a new directory compiled all of them again, twice (with
+# and without the race detector): half a minute of every CI run.
 SLOW_PKGS = ./harness ./cmd/aghcheck ./scripts/contrib ./internal/fuzz ./reference/adapter ./internal/peer ./aghtest
+TEST_GOFLAGS = $(strip -trimpath $(filter-out -trimpath,$(GOFLAGS)))
 test:
-	$(GO) vet $(PKGS)
-	GORACE=atexit_sleep_ms=0 GOGC=400 $(GO) test -race -count=1 -p 4 -parallel 4 $(if $(filter ./...,$(PKGS)),$(SLOW_PKGS)) $(PKGS)
+	GOFLAGS='$(TEST_GOFLAGS)' $(GO) vet $(PKGS)
+	GOFLAGS='$(TEST_GOFLAGS)' GORACE=atexit_sleep_ms=0 GOGC=400 $(GO) test -race -count=1 -p 4 -parallel 4 $(if $(filter ./...,$(PKGS)),$(SLOW_PKGS)) $(PKGS)
 
 ## stability: every fault of aghcheck peer caught on each of STABILITY (5) runs, plain and
 ## loaded in turn (slow: added, all its scenarios at once, 16 faults at once); make test
