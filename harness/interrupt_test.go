@@ -64,17 +64,7 @@ func TestInterruptedBeforeGreet(t *testing.T) {
 		testwait.Until(20*time.Second, func() bool { _, err := os.Stat(started); return err == nil })
 		cancel()
 	}()
-	rep, err := runConfig(ctx, cfg)
-	if rep == nil || err == nil {
-		t.Fatalf("report %v, err %v: want both", rep != nil, err)
-	}
-	if rep.Error != "run interrupted" {
-		t.Errorf("error %q, want %q", rep.Error, "run interrupted")
-	}
-	if rep.IUT.Exit != "terminated by signal SIGTERM" {
-		t.Errorf("IUT exit %q", rep.IUT.Exit)
-	}
-	noGoInternals(t, rep)
+	interruptedSaysSo(t, ctx, cfg, "terminated by signal SIGTERM")
 }
 
 // Interrupted before the run has its broker link (the JetStream stream,
@@ -85,6 +75,13 @@ func TestInterruptedBeforeConnecting(t *testing.T) {
 	cfg := config{Target: Target{Command: []string{"sh", "-c", "exec sleep 30"}}, Scenarios: loadSuites(t)}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
+	interruptedSaysSo(t, ctx, cfg, "") // no IUT was started
+}
+
+// interruptedSaysSo runs cfg until ctx is cancelled and checks that the
+// report says "run interrupted" in words, with the IUT's exit as wantExit.
+func interruptedSaysSo(t *testing.T, ctx context.Context, cfg config, wantExit string) {
+	t.Helper()
 	rep, err := runConfig(ctx, cfg)
 	if rep == nil || err == nil {
 		t.Fatalf("report %v, err %v: want both", rep != nil, err)
@@ -92,8 +89,8 @@ func TestInterruptedBeforeConnecting(t *testing.T) {
 	if rep.Error != "run interrupted" {
 		t.Errorf("error %q, want %q", rep.Error, "run interrupted")
 	}
-	if rep.IUT.Exit != "" {
-		t.Errorf("IUT exit %q: no IUT should have started", rep.IUT.Exit)
+	if rep.IUT.Exit != wantExit {
+		t.Errorf("IUT exit %q, want %q", rep.IUT.Exit, wantExit)
 	}
 	noGoInternals(t, rep)
 }

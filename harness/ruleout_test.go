@@ -105,11 +105,12 @@ func TestRefusedQuestionRulesOutTheAnswer(t *testing.T) {
 // are none.
 func TestQuestionsAreTheNeedsInputTraces(t *testing.T) {
 	t.Parallel()
-	i := slices.IndexFunc(loadSuites(t), func(sc *scenario.Scenario) bool { return sc.ID == "initiator.continues-on-target-subject" })
+	all := loadSuites(t)
+	i := slices.IndexFunc(all, func(sc *scenario.Scenario) bool { return sc.ID == "initiator.continues-on-target-subject" })
 	if i < 0 {
 		t.Fatal("no scenario initiator.continues-on-target-subject")
 	}
-	sc := loadSuites(t)[i]
+	sc := all[i]
 	var asks []bool
 	for _, st := range sc.Steps {
 		if st.Send != nil {
