@@ -183,8 +183,22 @@ func (p *player) steps(ctx context.Context) {
 	}
 	defer p.settleSilences()
 	greeted := !p.sc.Greets()
+	uncaptured := map[string]int{} // capture → the step that went on without it
 	for i := range p.sc.Steps {
 		st := &p.sc.Steps[i]
+		if name := scenario.NeedsCapture(st, uncaptured); name != "" {
+			// A SHOULD or MAY expect went on without its match: the steps
+			// from here would judge what it did not capture. They are not
+			// played, and that is no error: the IUT answered otherwise
+			// than the step hoped, and that step's verdict says so.
+			steps := fmt.Sprintf("steps %d-%d", i+1, len(p.sc.Steps))
+			if i+1 == len(p.sc.Steps) {
+				steps = fmt.Sprintf("step %d", i+1)
+			}
+			res.Notes = append(res.Notes, fmt.Sprintf("%s not played: step %d needs %q, which step %d did not capture",
+				steps, i+1, name, uncaptured[name]))
+			return
+		}
 		if st.Sends() && !greeted {
 			greeted = true
 			if err := p.send.greetAll(ctx); err != nil {
@@ -215,6 +229,11 @@ func (p *player) steps(ctx context.Context) {
 		res.Steps = append(res.Steps, sr)
 		if p.grade(&res.Steps[len(res.Steps)-1]) {
 			return
+		}
+		if e := st.Expect; e != nil && sr.Outcome != report.Pass {
+			for name := range e.Capture {
+				uncaptured[name] = i + 1
+			}
 		}
 	}
 }

@@ -14,8 +14,9 @@ import (
 // ceiling needs to run out. Only what the pages make final counts:
 //
 //   - a receipt answers one publication: once every publication of a
-//     message has had its receipt, one with a status the step does not
-//     allow rules out the one it waits for;
+//     message has had its receipt, one the step's pattern does not take
+//     (another status, or a refusal with another reason_code) rules out
+//     the one it waits for;
 //   - a refusal receipt of the message that opened a work rules out any
 //     trace or acceptance of that work (refused work is never worked on),
 //     and a trace of that work rules out its refusal (it was worked on);
@@ -118,17 +119,19 @@ func (w *waiter) contradicts(p map[string]any, m *message) bool {
 	switch pk {
 	case "receipt":
 		forID, _ := body["for_id"].(string)
-		statuses, ok := allowed(body["status"])
-		if forID == "" || !ok {
+		if forID == "" {
 			return false
 		}
 		work, _ := p["work_id"].(string)
 		switch m.kind() {
 		case "receipt":
-			st, _ := mbody["status"].(string)
-			return mbody["for_id"] == forID && st != "" && !slices.Contains(statuses, st) && w.answeredAll(forID)
+			// m matches no pattern: another status, or the right status
+			// with another reason_code or work. Once every publication
+			// has had its receipt, no other will come.
+			return mbody["for_id"] == forID && w.answeredAll(forID)
 		case "trace":
-			if !w.sentOnce(forID) {
+			statuses, ok := allowed(body["status"])
+			if !ok || !w.sentOnce(forID) {
 				return false
 			}
 			// Worked on: the refusal of the message that opened the work

@@ -121,3 +121,93 @@ func TestQuestionsAreTheNeedsInputTraces(t *testing.T) {
 		t.Fatalf("send steps asking for input %v, want [false true] (the receipt, then the needs_input trace)", asks)
 	}
 }
+
+// A receipt is one per publication: once each publication of the awaited
+// message has had one, a receipt the pattern does not take rules the match
+// out, whether its status differs or only its reason_code; until then, or
+// for another message, it does not.
+func TestReceiptOfAnotherReasonRulesOut(t *testing.T) {
+	t.Parallel()
+	pats := []map[string]any{{"kind": "receipt", "body": map[string]any{
+		"for_id": "m1", "status": "rejected", "reason_code": "verification_failed"}}}
+	receipt := func(forID, status, reason string) map[string]any {
+		body := map[string]any{"for_id": forID, "status": status}
+		if reason != "" {
+			body["reason_code"] = reason
+		}
+		return map[string]any{"kind": "receipt", "body": body}
+	}
+	for _, tc := range []struct {
+		name   string
+		times  int
+		answer map[string]any
+		out    bool
+	}{
+		{"refused for another reason", 1, receipt("m1", "rejected", "malformed"), true},
+		{"accepted", 1, receipt("m1", "accepted", ""), true},
+		{"one of two publications answered", 2, receipt("m1", "rejected", "malformed"), false},
+		{"another message's receipt", 1, receipt("m2", "rejected", "malformed"), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := newInbox()
+			w := &waiter{r: &runner{start: time.Now()}, in: in}
+			w.noteSend([]string{"m1"}, tc.times)
+			w.noteSend([]string{"m2"}, 1)
+			in.add(&message{seq: 1, env: tc.answer}, false)
+			if got := w.ruledOut(pats) != nil; got != tc.out {
+				t.Errorf("ruled out %v, want %v", got, tc.out)
+			}
+		})
+	}
+}
+
+// A peer that refuses every bad digest as malformed, not as the
+// verification_failed CAP-DIGEST asks for, fails at once, the refusal
+// quoted: its receipt is its last word on that capability.
+func TestWrongReasonEndsTheWait(t *testing.T) {
+	t.Parallel()
+	rep := runAgainst(t, "peer:one-failure-class", config{Scenarios: loadSuites(t), Select: regexp.MustCompile(`^kinds\.capability-digest$`),
+		Target: Target{StepTimeout: time.Minute}})
+	res := scenarioResult(t, rep, "kinds.capability-digest")
+	if waited := ceilingEnded(&report.Report{Scenarios: []*report.ScenarioResult{res}}); res.Outcome != report.Fail || len(waited) > 0 {
+		t.Fatalf("%s (%s), steps that waited out the ceiling %v; want a failure with no step on the ceiling", res.Outcome, res.Message, waited)
+	}
+	quoted := slices.ContainsFunc(res.Steps, func(sr report.StepResult) bool {
+		return strings.Contains(sr.Message, "answered with receipt(rejected malformed)") && len(sr.Arrived) == 1
+	})
+	if !quoted {
+		t.Errorf("no step quotes the refusal that ruled the match out: %+v", res.Steps)
+	}
+}
+
+// A SHOULD expect that goes on without its match captured nothing: the
+// step that needs its capture, and those after it, are not played, and
+// the scenario keeps the warning (the IUT answered, otherwise than the
+// step hoped) instead of an error about a template. The accepted receipt
+// rules the awaited refusal out at once.
+func TestUncapturedStepsNotPlayed(t *testing.T) {
+	t.Parallel()
+	const yaml = `
+scenarios:
+  - id: test.uncaptured
+    title: a SHOULD expect that captures nothing
+    requirements: [DELIV-DEDUPE]
+    level: SHOULD
+    claim: core-receiver
+    steps:
+      - send: {to: iut, envelope: {kind: say, id: "{{id.open}}", surface: thread, thread_id: "{{thread.t}}", work_id: "{{work.w}}", body: {text: "hello"}}}
+      - expect: {on: any, match: {kind: receipt, body: {for_id: "{{id.open}}", status: rejected}}, capture: {r: /id}}
+      - send: {to: iut, envelope: {kind: say, surface: thread, thread_id: "{{thread.t}}", work_id: "{{work.w}}", body: {text: "again"}}}
+      - expect_silence: {on: any, any_of: [{kind: receipt, id: "{{capture.r}}"}]}
+      - send: {to: iut, envelope: {kind: say, id: "{{id.probe}}", surface: thread, thread_id: "{{thread.p}}", work_id: "{{work.p}}", body: {text: "probe"}}}
+      - {expect: {on: any, match: {kind: receipt, body: {for_id: "{{id.probe}}", status: accepted}}}, checks: listening}
+`
+	rep := runAgainst(t, "peer", config{Scenarios: inline(t, yaml), Target: Target{StepTimeout: time.Minute}})
+	res := scenarioResult(t, rep, "test.uncaptured")
+	notPlayed := slices.ContainsFunc(res.Notes, func(n string) bool {
+		return strings.HasPrefix(n, `steps 4-6 not played: step 4 needs "r", which step 2 did not capture`)
+	})
+	if res.Outcome != report.Warn || len(res.Steps) != 3 || !notPlayed {
+		t.Fatalf("%s (%s), %d steps, notes %q; want a warning, three steps played and a note naming the missing capture", res.Outcome, res.Message, len(res.Steps), res.Notes)
+	}
+}

@@ -74,3 +74,36 @@ func huge(def []byte) bool {
 	}
 	return walk(v)
 }
+
+// NeedsCapture finds the captures a step refers to in any of its members,
+// however the expression is spaced, and no capture that only shares a
+// prefix with one it names.
+func TestNeedsCapture(t *testing.T) {
+	step := func(j string) *scenario.Step {
+		var st scenario.Step
+		if err := json.Unmarshal([]byte(j), &st); err != nil {
+			t.Fatal(err)
+		}
+		return &st
+	}
+	missing := map[string]int{"cont": 5, "w": 2}
+	for _, tc := range []struct {
+		name, step, want string
+	}{
+		{"silence pattern", `{"expect_silence": {"on": "any", "any_of": [{"kind": "say", "id": {"$ne": "{{capture.cont}}"}}]}}`, "cont"},
+		{"spaced", `{"send": {"to": "iut", "envelope": {"kind": "say", "work_id": "{{ capture.w }}"}}}`, "w"},
+		{"in a longer string", `{"send": {"to": "iut", "envelope": {"kind": "say", "body": {"text": "work {{capture.w}} please"}}}}`, "w"},
+		{"a capture not missing", `{"send": {"to": "iut", "envelope": {"kind": "say", "thread_id": "{{capture.t}}"}}}`, ""},
+		{"a longer name", `{"send": {"to": "iut", "envelope": {"kind": "say", "thread_id": "{{capture.wx}}"}}}`, ""},
+		{"no template", `{"send": {"to": "iut", "envelope": {"kind": "say"}}}`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := scenario.NeedsCapture(step(tc.step), missing); got != tc.want {
+				t.Errorf("NeedsCapture = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	if got := scenario.NeedsCapture(step(`{"send": {"to": "iut", "envelope": {"work_id": "{{capture.w}}"}}}`), nil); got != "" {
+		t.Errorf("nothing missing: NeedsCapture = %q, want none", got)
+	}
+}

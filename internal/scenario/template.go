@@ -4,6 +4,7 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -289,4 +290,25 @@ func (c *Context) evalValue(x tmplExpr) (any, error) {
 	}
 	prefix := map[string]string{"id": "msg_", "work": "work_", "thread": "thread_"}[x.head]
 	return prefix + c.Tag + "_" + n, nil
+}
+
+// captureRef is a {{capture.NAME}} expression.
+var captureRef = regexp.MustCompile(`\{\{\s*capture\.([^\s{}]+)\s*\}\}`)
+
+// NeedsCapture returns the first of names step st refers to ("" for none):
+// a step that cannot be rendered while that capture is missing.
+func NeedsCapture(st *Step, names map[string]int) string {
+	if len(names) == 0 {
+		return ""
+	}
+	raw, err := json.Marshal(st)
+	if err != nil {
+		return ""
+	}
+	for _, m := range captureRef.FindAllSubmatch(raw, -1) {
+		if _, ok := names[string(m[1])]; ok {
+			return string(m[1])
+		}
+	}
+	return ""
 }
