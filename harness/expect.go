@@ -30,7 +30,9 @@ type waiter struct {
 	// that would answer it (an earlier one's does not: a later question
 	// may be answered).
 	question map[string]string
-	watches  []*watch
+	// orders are the initiation orders the scenario gave (ruleout.go).
+	orders  []order
+	watches []*watch
 	// latencies are the reply times of the expects that passed: from the
 	// latest send before the match to the match's arrival.
 	latencies []time.Duration
@@ -156,7 +158,7 @@ func (w *waiter) expect(ctx context.Context, e *scenario.Expect) report.StepResu
 		}
 		// What the step declares unobservable comes first: an answer
 		// that rules the match out may be exactly that.
-		if m := w.ruledOut(pats); m != nil {
+		if m := w.ruledOut(pats, onOK); m != nil {
 			sr.Arrived = []string{m.describe()}
 			return sr.Judged(report.Fail, ruledOutMessage(m, pats))
 		}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/aghcheck/aghcheck/internal/agh"
 	"github.com/aghcheck/aghcheck/internal/control"
 	"github.com/aghcheck/aghcheck/internal/randid"
 	"github.com/aghcheck/aghcheck/internal/report"
@@ -153,4 +154,15 @@ func (p *player) initiate(ctx context.Context, in *scenario.Initiate) (string, [
 		}},
 	}}
 	return p.send.send(ctx, req)
+}
+
+// noteOrder tells the waiter of the order an initiate step gave, whichever
+// form carried it: its opening, to the target's peer subject, answers it.
+func (p *player) noteOrder(in *scenario.Initiate) {
+	ids := map[string]string{}
+	for name, tp := range p.send.tctx.Peers {
+		ids[name] = tp.ID
+	}
+	o := in.Resolve(p.send.first, ids)
+	p.wait.noteOrder(agh.PeerSubject(p.r.ws, p.r.ch, o.To), o)
 }

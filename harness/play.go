@@ -379,6 +379,7 @@ func (p *player) step(ctx context.Context, i int, st *scenario.Step) report.Step
 			errors.As(err, &p.unheard)
 			return sr.Judged(report.Error, err.Error())
 		}
+		p.noteOrder(st.Initiate)
 		if subject != "" {
 			if p.sentOn == nil {
 				p.sentOn = map[int]string{}

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/aghcheck/aghcheck/internal/control"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 )
 
@@ -27,7 +28,12 @@ import (
 //     (a completed trace without the detail the step asks for);
 //   - a refusal receipt of the last needs_input trace the scenario sent on
 //     a work (sent once) rules out the say of that work that would answer
-//     it (a refused message is not acted on).
+//     it (a refused message is not acted on);
+//   - an opening answers an initiation order, once (docs/control-extension.md):
+//     once the IUT has opened as many works on a target's subject as the
+//     scenario ordered there, of that kind, an opening that matches no
+//     pattern rules out the opening the step waits for there (a pattern
+//     of that kind from the IUT with no literal work_id).
 //
 // A pattern whose member it cannot read (no literal for_id, work_id or
 // status) is never ruled out: then the step waits as before.
@@ -139,7 +145,13 @@ func (w *waiter) contradicts(p map[string]any, m *message) bool {
 			refusalOnly := !slices.Contains(statuses, "accepted")
 			return refusalOnly && work != "" && mwork == work && w.carrier(work) == forID
 		}
-	case "say":
+	case "say", "capability":
+		if w.openingRuledOut(p, m) {
+			return true
+		}
+		if pk != "say" {
+			return false
+		}
 		// The question the continuation would answer was refused.
 		work, _ := p["work_id"].(string)
 		forID, _ := mbody["for_id"].(string)
@@ -180,9 +192,9 @@ func withoutBody(p map[string]any) map[string]any {
 	return q
 }
 
-// ruledOut is the first unconsumed IUT answer that rules out every pattern
-// of an expect step (nil when none does).
-func (w *waiter) ruledOut(pats []map[string]any) *message {
+// ruledOut is the first unconsumed IUT answer where the step looks (onOK)
+// that rules out every pattern of an expect step (nil when none does).
+func (w *waiter) ruledOut(pats []map[string]any, onOK func(*message) bool) *message {
 	if len(pats) == 0 {
 		return nil
 	}
@@ -192,7 +204,7 @@ func (w *waiter) ruledOut(pats []map[string]any) *message {
 		if m.seq <= w.floor || w.in.consumed[m.seq] || m.env == nil || anyMatch(pats, m.env) {
 			continue
 		}
-		if k := m.kind(); k != "receipt" && k != "trace" {
+		if k := m.kind(); k != "receipt" && k != "trace" && !(onOK(m) && (k == "say" || k == "capability")) {
 			continue
 		}
 		all := true
@@ -259,4 +271,80 @@ func asksForInput(s *scenario.Send) bool {
 	}
 	body, _ := s.Envelope["body"].(map[string]any)
 	return s.Envelope["kind"] == "trace" && body["state"] == "needs_input"
+}
+
+// An initiation order the scenario gave: the IUT opens its work once, on
+// the target's peer subject.
+type order struct {
+	subject, kind, text string
+}
+
+// noteOrder records an initiate step's order, to the target whose peer
+// subject is subject.
+func (w *waiter) noteOrder(subject string, o control.Order) {
+	w.orders = append(w.orders, order{subject: subject, kind: o.Kind, text: o.Text})
+}
+
+// openingRuledOut reports whether m, an IUT envelope matching no pattern,
+// is an opening that rules out p: p waits for an opening of m's kind (no
+// literal work_id, from the IUT, a say's text the order's if it names
+// one), m is one (see opening), and every order of its kind to its
+// target has had its opening. Inbox lock held.
+func (w *waiter) openingRuledOut(p map[string]any, m *message) bool {
+	kind := m.kind()
+	if pk, _ := p["kind"].(string); pk != kind || p["from"] != w.tctx.IUT {
+		return false
+	}
+	if _, literal := p["work_id"].(string); literal {
+		return false
+	}
+	o := w.opening(m)
+	if o == nil {
+		return false
+	}
+	if body, ok := p["body"].(map[string]any); ok {
+		if text, ok := body["text"].(string); ok && text != o.text {
+			return false
+		}
+	}
+	ordered, opened := 0, map[string]bool{}
+	for _, x := range w.orders {
+		if x.subject == m.subject && x.kind == kind {
+			ordered++
+		}
+	}
+	for _, n := range w.in.msgs {
+		if n.kind() == kind && w.opening(n) != nil {
+			work, _ := n.env["work_id"].(string)
+			opened[work] = true
+		}
+	}
+	return ordered > 0 && len(opened) >= ordered
+}
+
+// opening is the order m opens work for, or nil: m is from the IUT, on
+// the subject of an order of its kind, and is the first envelope the IUT
+// sent under a work_id the scenario never sent (one of its own making).
+// Inbox lock held.
+func (w *waiter) opening(m *message) *order {
+	work, _ := m.env["work_id"].(string)
+	if work == "" || m.env["from"] != w.tctx.IUT {
+		return nil
+	}
+	for _, s := range w.sends {
+		if len(s.ids) > 1 && slices.Contains(s.ids[1:], work) {
+			return nil
+		}
+	}
+	for _, n := range w.in.msgs {
+		if n.seq < m.seq && member(n.env, []string{"work_id"}) == work {
+			return nil // an earlier message of the work: m is not its opening
+		}
+	}
+	for i := range w.orders {
+		if o := &w.orders[i]; o.subject == m.subject && o.kind == m.kind() {
+			return o
+		}
+	}
+	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aghcheck/aghcheck/internal/agh"
+	"github.com/aghcheck/aghcheck/internal/control"
 	"github.com/aghcheck/aghcheck/internal/report"
 	"github.com/aghcheck/aghcheck/internal/scenario"
 )
@@ -93,7 +94,7 @@ func TestRefusedQuestionRulesOutTheAnswer(t *testing.T) {
 			w.noteSend([]string{"q1", "w1"}, 1)
 			w.noteQuestion("q1", "w1")
 			in.add(&message{seq: 1, env: tc.answer}, false)
-			if got := w.ruledOut(tc.pats) != nil; got != tc.out {
+			if got := w.ruledOut(tc.pats, anywhere) != nil; got != tc.out {
 				t.Errorf("ruled out %v, want %v", got, tc.out)
 			}
 		})
@@ -154,7 +155,7 @@ func TestReceiptOfAnotherReasonRulesOut(t *testing.T) {
 			w.noteSend([]string{"m1"}, tc.times)
 			w.noteSend([]string{"m2"}, 1)
 			in.add(&message{seq: 1, env: tc.answer}, false)
-			if got := w.ruledOut(pats) != nil; got != tc.out {
+			if got := w.ruledOut(pats, anywhere) != nil; got != tc.out {
 				t.Errorf("ruled out %v, want %v", got, tc.out)
 			}
 		})
@@ -209,5 +210,96 @@ scenarios:
 	})
 	if res.Outcome != report.Warn || len(res.Steps) != 3 || !notPlayed {
 		t.Fatalf("%s (%s), %d steps, notes %q; want a warning, three steps played and a note naming the missing capture", res.Outcome, res.Message, len(res.Steps), res.Notes)
+	}
+}
+
+func anywhere(*message) bool { return true }
+
+// The IUT opens work once per order: once every order to a target has had
+// its opening there, an opening that matches no pattern rules out the
+// opening a step waits for; a continuation on work it opened, an opening
+// on another target's subject, a pattern for a known work, or a second
+// order still unanswered, does not.
+func TestOpeningRulesOutTheOpening(t *testing.T) {
+	t.Parallel()
+	const iut, alice, bob = "iut.1", "peer.alice", "peer.bob"
+	opening := []map[string]any{{"kind": "say", "from": iut, "to": "alice.1", "work_id": map[string]any{"$type": "string"}}}
+	say := func(subject, work string, to any) *message {
+		return &message{subject: subject, env: map[string]any{"kind": "say", "from": iut, "to": to, "work_id": work}}
+	}
+	for _, tc := range []struct {
+		name   string
+		orders []string // subjects of say orders
+		msgs   []*message
+		pats   []map[string]any
+		out    bool
+	}{
+		{"undirected opening", []string{alice}, []*message{say(alice, "work_a", nil)}, opening, true},
+		{"opening on another target's subject", []string{alice, bob}, []*message{say(bob, "work_b", nil)}, opening, false},
+		{"one of two orders answered", []string{alice, alice}, []*message{say(alice, "work_a", nil)}, opening, false},
+		{"no order", nil, []*message{say(alice, "work_a", nil)}, opening, false},
+		{"pattern of a known work", []string{alice}, []*message{say(alice, "work_a", nil)},
+			[]map[string]any{{"kind": "say", "from": iut, "work_id": "work_a", "to": "alice.1"}}, false},
+		{"a capability order", nil, []*message{say(alice, "work_a", nil)}, opening, false},
+		{"a later say of the work", []string{alice}, []*message{say(alice, "work_a", "alice.1"), say(alice, "work_a", nil)}, opening, false},
+		{"work the scenario sent", []string{alice}, []*message{say(alice, "work_sent", nil)}, opening, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := newInbox()
+			w := &waiter{r: &runner{start: time.Now()}, in: in, tctx: &scenario.Context{IUT: iut}}
+			w.noteSend([]string{"m1", "work_sent"}, 1)
+			for _, s := range tc.orders {
+				w.noteOrder(s, control.Order{Kind: "say"})
+			}
+			if tc.name == "a capability order" {
+				w.noteOrder(alice, control.Order{Kind: "capability"})
+			}
+			for i, m := range tc.msgs {
+				m.seq = i + 1
+				in.add(m, false)
+			}
+			if len(tc.msgs) > 1 {
+				in.consumed[1] = true // the opening matched an earlier step
+			}
+			onAlice := func(m *message) bool { return m.subject == alice }
+			if got := w.ruledOut(tc.pats, onAlice) != nil; got != tc.out {
+				t.Errorf("ruled out %v, want %v", got, tc.out)
+			}
+		})
+	}
+}
+
+// An opening sent to nobody (to null) fails the step waiting for the
+// opening at once, quoted; an opening under a work_id that breaks its
+// grammar leaves the steps that report on that work not observable, at
+// once (nothing valid can be sent back), instead of waiting out the
+// ceiling.
+func TestBrokenOpeningsEndTheWait(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		fault, id string
+		want      report.Outcome
+		says      string
+	}{
+		{"init-undirected", "initiator.opens-say-direct-lower", report.Fail, "answered with say"},
+		{"init-bad-work-id", "initiator.continues-in-thread", report.Skip, "not observable: the IUT opened the work under a work_id that breaks its grammar"},
+		{"init-bad-work-id", "initiator.continues-on-target-subject", report.Skip, "not observable"},
+	} {
+		t.Run(tc.fault+"/"+tc.id, func(t *testing.T) {
+			t.Parallel()
+			rep := runAgainst(t, "peer:"+tc.fault, config{Scenarios: loadSuites(t), Select: regexp.MustCompile("^" + regexp.QuoteMeta(tc.id) + "$"),
+				Target: Target{StepTimeout: time.Minute}})
+			res := scenarioResult(t, rep, tc.id)
+			if waited := ceilingEnded(&report.Report{Scenarios: []*report.ScenarioResult{res}}); len(waited) > 0 {
+				t.Fatalf("%s (%s): steps that waited out the ceiling %v", res.Outcome, res.Message, waited)
+			}
+			// The scenario itself also fails on the passive check of the
+			// opening (ENV-WORK-ID-GRAMMAR) when its work_id is broken.
+			if !slices.ContainsFunc(res.Steps, func(sr report.StepResult) bool {
+				return sr.Outcome == tc.want && strings.Contains(sr.Message, tc.says) && len(sr.Arrived) == 1
+			}) {
+				t.Errorf("%s (%s): no %s step says %q, quoting the opening: %+v", res.Outcome, res.Message, tc.want, tc.says, res.Steps)
+			}
+		})
 	}
 }
