@@ -21,6 +21,8 @@ import (
 //   - a refusal receipt of the message that opened a work rules out any
 //     trace or acceptance of that work (refused work is never worked on),
 //     and a trace of that work rules out its refusal (it was worked on);
+//     a terminal trace of it, where the step looks, rules out an
+//     acceptance of that message too (terminal work is final);
 //   - a terminal trace (completed, failed, canceled) is final: it rules out
 //     another state of the same work, and, where it is the trace the step
 //     waits for in all but its body (the same work, container and
@@ -99,14 +101,25 @@ func (w *waiter) answeredAll(id string) bool {
 	return sent > 0 && got >= sent
 }
 
-// carrier is the id of the one send that carried work, "" when none or
-// several did (a follow-up on the same work opens it again when the first
-// message was refused).
+// carried is the one work the send id carried, "" when it carried none
+// or several.
+func (w *waiter) carried(id string) string {
+	for _, s := range w.sends {
+		if len(s.ids) == 2 && s.ids[0] == id {
+			return s.ids[1]
+		}
+	}
+	return ""
+}
+
+// carrier is the id of the one message that carried work (sent once or
+// more), "" when none or several did (a follow-up on the same work opens
+// it again when the first message was refused).
 func (w *waiter) carrier(work string) string {
 	id := ""
 	for _, s := range w.sends {
 		if len(s.ids) > 1 && slices.Contains(s.ids[1:], work) {
-			if id != "" {
+			if id != "" && id != s.ids[0] {
 				return ""
 			}
 			id = s.ids[0]
@@ -116,8 +129,9 @@ func (w *waiter) carrier(work string) string {
 }
 
 // contradicts reports whether m, an IUT answer that matches no pattern of
-// the step, rules out pattern p, and says how.
-func (w *waiter) contradicts(p map[string]any, m *message) bool {
+// the step, rules out pattern p; here is whether m came where the step
+// looks.
+func (w *waiter) contradicts(p map[string]any, m *message, here bool) bool {
 	pk, _ := p["kind"].(string)
 	body, _ := p["body"].(map[string]any)
 	mbody, _ := m.env["body"].(map[string]any)
@@ -137,13 +151,38 @@ func (w *waiter) contradicts(p map[string]any, m *message) bool {
 			return mbody["for_id"] == forID && w.answeredAll(forID)
 		case "trace":
 			statuses, ok := allowed(body["status"])
-			if !ok || !w.sentOnce(forID) {
+			if _, named := body["status"]; !named {
+				// Any answer: an acceptance or a refusal (a receiver
+				// sends no canceled receipt for work it was sent).
+				statuses, ok = append([]string{"accepted"}, refusalStatuses...), true
+			}
+			if !ok {
 				return false
 			}
-			// Worked on: the refusal of the message that opened the work
-			// will not come.
-			refusalOnly := !slices.Contains(statuses, "accepted")
-			return refusalOnly && work != "" && mwork == work && w.carrier(work) == forID
+			if work == "" {
+				work = w.carried(forID)
+			}
+			if work == "" || mwork != work || w.carrier(work) != forID {
+				return false
+			}
+			st, _ := mbody["state"].(string)
+			for _, want := range statuses {
+				switch {
+				case slices.Contains(refusalStatuses, want) && w.sentOnce(forID):
+					// Worked on: the refusal of the message that opened
+					// the work will not come (a copy of it may be
+					// refused as a duplicate).
+				case want == "accepted" && here && slices.Contains(terminalStates, st):
+					// Terminal work is final: an acceptance of its
+					// opening (of any copy of it) after the terminal
+					// trace would move it again. Only where the step
+					// looks, so that the two came in the order the IUT
+					// sent them.
+				default:
+					return false
+				}
+			}
+			return true
 		}
 	case "say", "capability":
 		if w.openingRuledOut(p, m) {
@@ -204,12 +243,13 @@ func (w *waiter) ruledOut(pats []map[string]any, onOK func(*message) bool) *mess
 		if m.seq <= w.floor || w.in.consumed[m.seq] || m.env == nil || anyMatch(pats, m.env) {
 			continue
 		}
-		if k := m.kind(); k != "receipt" && k != "trace" && !(onOK(m) && (k == "say" || k == "capability")) {
+		here := onOK(m)
+		if k := m.kind(); k != "receipt" && k != "trace" && !(here && (k == "say" || k == "capability")) {
 			continue
 		}
 		all := true
 		for _, p := range pats {
-			if !w.contradicts(p, m) {
+			if !w.contradicts(p, m, here) {
 				all = false
 				break
 			}

@@ -303,3 +303,63 @@ func TestBrokenOpeningsEndTheWait(t *testing.T) {
 		})
 	}
 }
+
+// Terminal work is final: a terminal trace of the work a message carried,
+// where the step looks, rules out that message's acceptance, and any trace
+// of it rules out its refusal (of a message sent once: a copy may still be
+// refused as a duplicate); a trace that is not terminal, or one on another
+// subject, does not rule out the acceptance.
+func TestTerminalTraceRulesOutTheAcceptance(t *testing.T) {
+	t.Parallel()
+	accepted := []map[string]any{{"kind": "receipt", "body": map[string]any{"for_id": "m1", "status": "accepted"}}}
+	either := []map[string]any{{"kind": "receipt", "body": map[string]any{"for_id": "m1", "status": map[string]any{"$in": []any{"accepted", "rejected"}}}}}
+	anyStatus := []map[string]any{{"kind": "receipt", "body": map[string]any{"for_id": "m1"}}}
+	trace := func(subject, state string) *message {
+		return &message{subject: subject, env: map[string]any{"kind": "trace", "work_id": "w1", "body": map[string]any{"state": state}}}
+	}
+	for _, tc := range []struct {
+		name  string
+		times int
+		m     *message
+		pats  []map[string]any
+		out   bool
+	}{
+		{"completed", 1, trace("here", "completed"), accepted, true},
+		{"failed, either status", 1, trace("here", "failed"), either, true},
+		{"working", 1, trace("here", "working"), accepted, false},
+		{"working, either status", 1, trace("here", "working"), either, false},
+		{"completed elsewhere", 1, trace("there", "completed"), accepted, false},
+		{"sent twice", 2, trace("here", "completed"), accepted, true},
+		{"sent twice, either status", 2, trace("here", "completed"), either, false},
+		{"any status", 1, trace("here", "completed"), anyStatus, true},
+		{"any status, working", 1, trace("here", "working"), anyStatus, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := newInbox()
+			w := &waiter{r: &runner{start: time.Now()}, in: in}
+			w.noteSend([]string{"m1", "w1"}, tc.times)
+			tc.m.seq = 1
+			in.add(tc.m, false)
+			if got := w.ruledOut(tc.pats, func(m *message) bool { return m.subject == "here" }) != nil; got != tc.out {
+				t.Errorf("ruled out %v, want %v", got, tc.out)
+			}
+		})
+	}
+}
+
+// A peer that never acknowledges work with an accepted receipt (a SHOULD)
+// gets its warning as soon as the work completes, not after the ceiling.
+func TestUnacknowledgedWorkWarnsOnCompletion(t *testing.T) {
+	t.Parallel()
+	rep := runAgainst(t, "peer:no-accepted-receipt", config{Scenarios: loadSuites(t), Select: regexp.MustCompile(`^lifecycle\.work-completes$`),
+		Target: Target{StepTimeout: time.Minute}})
+	res := scenarioResult(t, rep, "lifecycle.work-completes")
+	if waited := ceilingEnded(&report.Report{Scenarios: []*report.ScenarioResult{res}}); res.Outcome != report.Warn || len(waited) > 0 {
+		t.Fatalf("%s (%s), steps that waited out the ceiling %v; want a warning at once", res.Outcome, res.Message, waited)
+	}
+	if !slices.ContainsFunc(res.Steps, func(sr report.StepResult) bool {
+		return strings.Contains(sr.Message, "answered with trace(completed)") && len(sr.Arrived) == 1
+	}) {
+		t.Errorf("no step quotes the completed trace: %+v", res.Steps)
+	}
+}
