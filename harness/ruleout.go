@@ -18,8 +18,9 @@ import (
 //     message has had its receipt, one the step's pattern does not take
 //     (another status, or a refusal with another reason_code) rules out
 //     the one it waits for;
-//   - a refusal receipt of the message that opened a work rules out any
-//     trace or acceptance of that work (refused work is never worked on),
+//   - a refusal receipt of the message that opened a work (of each copy,
+//     when it was sent more than once) rules out any trace or acceptance
+//     of that work (refused work is never worked on),
 //     and a trace of that work rules out its refusal (it was worked on);
 //     a terminal trace of it, where the step looks, rules out an
 //     acceptance of that message too (terminal work is final);
@@ -99,6 +100,27 @@ func (w *waiter) answeredAll(id string) bool {
 		}
 	}
 	return sent > 0 && got >= sent
+}
+
+// allRefused reports whether every publication of id has had its receipt
+// and each was a refusal, one at least not a duplicate: no copy of it was
+// taken, so the work it carried is never worked on. Inbox lock held.
+func (w *waiter) allRefused(id string) bool {
+	if !w.answeredAll(id) {
+		return false
+	}
+	refused := false
+	for _, m := range w.in.msgs {
+		if m.kind() != "receipt" || member(m.env, []string{"body", "for_id"}) != id {
+			continue
+		}
+		st, _ := member(m.env, []string{"body", "status"}).(string)
+		if !slices.Contains(refusalStatuses, st) {
+			return false
+		}
+		refused = refused || st != "duplicate"
+	}
+	return refused
 }
 
 // carried is the one work the send id carried, "" when it carried none
@@ -214,10 +236,11 @@ func (w *waiter) contradicts(p map[string]any, m *message, here bool) bool {
 			// The message that opened the work was refused: it has no work.
 			forID, _ := mbody["for_id"].(string)
 			st, _ := mbody["status"].(string)
-			if forID == "" || !slices.Contains(refusalStatuses, st) {
+			if forID == "" || !slices.Contains(refusalStatuses, st) || w.carrier(work) != forID {
 				return false
 			}
-			return w.sentOnce(forID) && w.carrier(work) == forID
+			// Sent once, or each copy answered and every answer a refusal.
+			return w.sentOnce(forID) || w.allRefused(forID)
 		}
 	}
 	return false

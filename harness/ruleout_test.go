@@ -363,3 +363,40 @@ func TestUnacknowledgedWorkWarnsOnCompletion(t *testing.T) {
 		t.Errorf("no step quotes the completed trace: %+v", res.Steps)
 	}
 }
+
+// Work whose opening was refused is never worked on: a trace of it is ruled
+// out once the opening, sent once, was refused, or once every copy of it
+// was answered and each answer was a refusal (one at least not a
+// duplicate); not while a copy is unanswered or one was accepted.
+func TestRefusedCopiesRuleOutTheWork(t *testing.T) {
+	t.Parallel()
+	pats := []map[string]any{{"kind": "trace", "work_id": "w1", "body": map[string]any{"state": "completed"}}}
+	receipt := func(status string) map[string]any {
+		return map[string]any{"kind": "receipt", "work_id": "w1", "body": map[string]any{"for_id": "m1", "status": status}}
+	}
+	for _, tc := range []struct {
+		name     string
+		times    int
+		receipts []string
+		out      bool
+	}{
+		{"sent once, refused", 1, []string{"rejected"}, true},
+		{"three copies, each refused", 3, []string{"rejected", "rejected", "rejected"}, true},
+		{"refused, then duplicates", 3, []string{"rejected", "duplicate", "duplicate"}, true},
+		{"only duplicates", 2, []string{"duplicate", "duplicate"}, false},
+		{"one copy unanswered", 3, []string{"rejected", "rejected"}, false},
+		{"one copy accepted", 2, []string{"rejected", "accepted"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := newInbox()
+			w := &waiter{r: &runner{start: time.Now()}, in: in}
+			w.noteSend([]string{"m1", "w1"}, tc.times)
+			for i, st := range tc.receipts {
+				in.add(&message{seq: i + 1, env: receipt(st)}, false)
+			}
+			if got := w.ruledOut(pats, anywhere) != nil; got != tc.out {
+				t.Errorf("ruled out %v, want %v", got, tc.out)
+			}
+		})
+	}
+}
