@@ -271,7 +271,7 @@ func (r *runner) revive(ctx context.Context, rep *report.Report, hunting bool) b
 		r.life.record(report.LifeGone, r.gaveUp)
 		return false
 	}
-	why := fmt.Sprintf("for the hunt, replay %d of %d", r.hunting.replays, huntReplays)
+	why := fmt.Sprintf("for the hunt, replay %d of at most %d", r.hunting.replays+r.hunting.givenBack, maxHuntReplays)
 	if !hunting {
 		r.deathRestarts++
 		why = fmt.Sprintf("restart %d of %d", r.deathRestarts, r.cfg.MaxRestarts)

@@ -79,6 +79,9 @@ type config struct {
 	// deafAfter replaces the constant deafAfter (tests: how deafness is
 	// named and hunted does not depend on how long it takes to show).
 	deafAfter time.Duration
+	// huntBudget replaces huntReplays (tests: a budget a few killers
+	// spend).
+	huntBudget int
 }
 
 // waitingEvery is how often Config.Waiting hears how the wait goes.

@@ -27,12 +27,22 @@ import (
 //
 // Replays have a budget (huntReplays per run, or per batch of a
 // session) and the run a deadline (Target.Deadline): what they leave
-// unplayed is an error, and says which.
+// unplayed is an error, and says which. A hunt that finds its killer
+// gives back what it spent: an IUT that several scenarios kill would
+// otherwise have some of them found and the rest left unplayed, a
+// different few on each run (seven killers of one peer needed about
+// twice the budget), and no claim earned for want of them. The hunts
+// that find nothing spend the budget, and all of them together at most
+// maxHuntReplays, so that an IUT every scenario kills still ends.
 
-// huntReplays is how many replays the hunts of one run may spend: a
-// bisection among n suspects costs about 2·log2(n), the check of a timed
-// death one.
+// huntReplays is how many replays the hunts of one run may spend without
+// finding a killer: a bisection among n suspects costs about 2·log2(n),
+// the check of a timed death one.
 const huntReplays = 40
+
+// maxHuntReplays bounds every replay of a run's hunts, those of the hunts
+// that found their killer included.
+const maxHuntReplays = 4 * huntReplays
 
 // closeFloor is the least span between an input and a death that follows
 // it closely; a slow IUT widens it to its slowest reply so far.
@@ -57,7 +67,9 @@ const (
 type hunting struct {
 	interrupts map[int]int // scenario → deaths it was in flight at, weighed
 	deaths     map[int]int // scenario → deaths it was in flight at
-	replays    int
+	// replays counts those of hunts that found no killer (the budget);
+	// givenBack, those of hunts that did.
+	replays, givenBack int
 	// uptimes are the uptimes of the deaths so far, timed those a fresh
 	// IUT sent nothing died at too; calm is the uptime a fresh IUT sent
 	// nothing lived past (no death before it comes whatever is sent).
@@ -118,8 +130,9 @@ func (r *runner) spent() string {
 	if why := r.outOfTime(); why != "" {
 		return why
 	}
-	if r.hunting.replays >= huntReplays {
-		return fmt.Sprintf("the hunt for what kills the IUT used its %d replays", huntReplays)
+	h := r.hunting
+	if h.replays >= cmp.Or(r.cfg.huntBudget, huntReplays) || h.replays+h.givenBack >= maxHuntReplays {
+		return fmt.Sprintf("the hunt for what kills the IUT used its %d replays", h.replays+h.givenBack)
 	}
 	return ""
 }
@@ -161,6 +174,13 @@ func (r *runner) sift(rep *report.Report, d *death, as []*attempt) (back, suspec
 // one) and returns the attempts that go back into company; ok is false
 // when the IUT did not come back.
 func (r *runner) hunt(ctx context.Context, rep *report.Report, par int, d *death, suspects []*attempt) (back []*attempt, ok bool) {
+	h, spent, found := r.hunting, r.hunting.replays, len(r.killers)
+	defer func() {
+		if len(r.killers) > found {
+			h.givenBack += h.replays - spent
+			h.replays = spent
+		}
+	}()
 	// Closest to the death first: the killer's input reached the IUT
 	// just before it died. A deafness began after its last answer (after)
 	// and was seen at a probe (at) a while later: what was sent meanwhile

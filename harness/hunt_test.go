@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -44,5 +45,31 @@ func TestSiftWeighsDeathsByCause(t *testing.T) {
 	}
 	if n, _ := play(true); n != 3*maxInterrupts {
 		t.Errorf("beside a killer: left unplayed after %d deaths, want %d (a third of the weight)", n, 3*maxInterrupts)
+	}
+}
+
+// Every killer is found, whatever the budget: a hunt that finds its killer
+// gives its replays back, so that seven scenarios killing one peer are
+// each blamed on every run, not as many as a budget of four replays
+// allows with the rest left unplayed.
+func TestEveryKillerFound(t *testing.T) {
+	t.Parallel() // it mostly waits for deafness to show
+	garbage := regexp.MustCompile(`^(receiver\.INPUT-|delivery\.garbage|envelope\.|nats\.payload-one)`)
+	rep := runAgainst(t, "peer:deaf-after-garbage", config{Select: garbage, huntBudget: 4, deafAfter: testDeafAfter})
+	if rep.Error != "" {
+		t.Fatal(rep.Error)
+	}
+	killed := 0
+	for _, sc := range rep.Scenarios {
+		switch {
+		case sc.Outcome == report.Error:
+			t.Errorf("%s: %s, want it played", sc.ID, sc.Message)
+		case sc.Killed:
+			killed++
+		}
+	}
+	if killed < 7 || len(rep.IUT.Killers) != killed {
+		dump(t, rep)
+		t.Errorf("%d scenarios blamed, %d killers named; want the seven that send what is not one JSON envelope, each named", killed, len(rep.IUT.Killers))
 	}
 }
