@@ -50,12 +50,12 @@ func TestSiftWeighsDeathsByCause(t *testing.T) {
 
 // Every killer is found, whatever the budget: a hunt that finds its killer
 // gives its replays back, so that seven scenarios killing one peer are
-// each blamed on every run, not as many as a budget of four replays
+// each blamed on every run, not as many as a budget of ten replays
 // allows with the rest left unplayed.
 func TestEveryKillerFound(t *testing.T) {
 	t.Parallel() // it mostly waits for deafness to show
 	garbage := regexp.MustCompile(`^(receiver\.INPUT-|delivery\.garbage|envelope\.|nats\.payload-one)`)
-	rep := runAgainst(t, "peer:deaf-after-garbage", config{Select: garbage, huntBudget: 4, deafAfter: testDeafAfter})
+	rep := runAgainst(t, "peer:deaf-after-garbage", config{Select: garbage, huntBudget: 10, deafAfter: testDeafAfter})
 	if rep.Error != "" {
 		t.Fatal(rep.Error)
 	}

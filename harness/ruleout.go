@@ -32,6 +32,9 @@ import (
 //   - a refusal receipt of the last needs_input trace the scenario sent on
 //     a work (sent once) rules out the say of that work that would answer
 //     it (a refused message is not acted on);
+//   - the IUT cancels work it opened once (docs/control-extension.md):
+//     a canceled trace it sent on that work, where its canceled receipt
+//     is awaited, was that cancel, in the target's kind;
 //   - an opening answers an initiation order, once (docs/control-extension.md):
 //     once the IUT has opened as many works on a target's subject as the
 //     scenario ordered there, of that kind, an opening that matches no
@@ -160,6 +163,9 @@ func (w *waiter) contradicts(p map[string]any, m *message, here bool) bool {
 	mwork, _ := m.env["work_id"].(string)
 	switch pk {
 	case "receipt":
+		if m.kind() == "trace" && w.cancelSentAsTrace(p, m) {
+			return true
+		}
 		forID, _ := body["for_id"].(string)
 		if forID == "" {
 			return false
@@ -387,7 +393,8 @@ func (w *waiter) openingRuledOut(p map[string]any, m *message) bool {
 
 // opening is the order m opens work for, or nil: m is from the IUT, on
 // the subject of an order of its kind, and is the first envelope the IUT
-// sent under a work_id the scenario never sent (one of its own making).
+// sent under a work_id the scenario had not sent before it came (one of
+// its own making, which the scenario's answers then carry).
 // Inbox lock held.
 func (w *waiter) opening(m *message) *order {
 	work, _ := m.env["work_id"].(string)
@@ -395,8 +402,8 @@ func (w *waiter) opening(m *message) *order {
 		return nil
 	}
 	for _, s := range w.sends {
-		if len(s.ids) > 1 && slices.Contains(s.ids[1:], work) {
-			return nil
+		if len(s.ids) > 1 && slices.Contains(s.ids[1:], work) && s.after < m.seq {
+			return nil // sent before m came: the scenario's work, not the IUT's
 		}
 	}
 	for _, n := range w.in.msgs {
@@ -410,4 +417,25 @@ func (w *waiter) opening(m *message) *order {
 		}
 	}
 	return nil
+}
+
+// cancelSentAsTrace reports whether m, a trace, is the IUT's cancel of
+// work it opened sent in the target's kind, where p waits for its canceled
+// receipt: p asks for status canceled only, from the IUT, on a literal
+// work; m is from the IUT, on that work, state canceled; and the IUT
+// opened the work. Inbox lock held.
+func (w *waiter) cancelSentAsTrace(p map[string]any, m *message) bool {
+	body, _ := p["body"].(map[string]any)
+	statuses, ok := allowed(body["status"])
+	work, _ := p["work_id"].(string)
+	if !ok || !slices.Equal(statuses, []string{"canceled"}) || work == "" || p["from"] != w.tctx.IUT {
+		return false
+	}
+	mbody, _ := m.env["body"].(map[string]any)
+	if m.env["from"] != w.tctx.IUT || m.env["work_id"] != work || mbody["state"] != "canceled" {
+		return false
+	}
+	return slices.ContainsFunc(w.in.msgs, func(n *message) bool {
+		return n.env["work_id"] == work && w.opening(n) != nil
+	})
 }

@@ -243,11 +243,14 @@ func TestOpeningRulesOutTheOpening(t *testing.T) {
 		{"a capability order", nil, []*message{say(alice, "work_a", nil)}, opening, false},
 		{"a later say of the work", []string{alice}, []*message{say(alice, "work_a", "alice.1"), say(alice, "work_a", nil)}, opening, false},
 		{"work the scenario sent", []string{alice}, []*message{say(alice, "work_sent", nil)}, opening, false},
+		{"work the scenario answered on", []string{alice}, []*message{say(alice, "work_later", nil)}, opening, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := newInbox()
 			w := &waiter{r: &runner{start: time.Now()}, in: in, tctx: &scenario.Context{IUT: iut}}
 			w.noteSend([]string{"m1", "work_sent"}, 1)
+			w.mark = 1 // after the first message came: an answer on its work
+			w.noteSend([]string{"m2", "work_later"}, 1)
 			for _, s := range tc.orders {
 				w.noteOrder(s, control.Order{Kind: "say"})
 			}
@@ -269,12 +272,13 @@ func TestOpeningRulesOutTheOpening(t *testing.T) {
 	}
 }
 
-// An opening sent to nobody (to null) fails the step waiting for the
-// opening at once, quoted; an opening under a work_id that breaks its
-// grammar leaves the steps that report on that work not observable, at
-// once (nothing valid can be sent back), instead of waiting out the
-// ceiling.
-func TestBrokenOpeningsEndTheWait(t *testing.T) {
+// What the IUT as initiator sends ends the wait for it at once, instead of
+// the ceiling: an opening sent to nobody (to null) fails the step waiting
+// for the opening, quoted; an opening under a work_id that breaks its
+// grammar leaves the steps that report on that work not observable
+// (nothing valid can be sent back); a cancel sent as a canceled trace
+// fails the step waiting for the canceled receipt.
+func TestInitiatorAnswersEndTheWait(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		fault, id string
@@ -284,6 +288,7 @@ func TestBrokenOpeningsEndTheWait(t *testing.T) {
 		{"init-undirected", "initiator.opens-say-direct-lower", report.Fail, "answered with say"},
 		{"init-bad-work-id", "initiator.continues-in-thread", report.Skip, "not observable: the IUT opened the work under a work_id that breaks its grammar"},
 		{"init-bad-work-id", "initiator.continues-on-target-subject", report.Skip, "not observable"},
+		{"init-cancel-as-trace", "initiator.silent-after-own-cancel", report.Fail, "answered with trace(canceled)"},
 	} {
 		t.Run(tc.fault+"/"+tc.id, func(t *testing.T) {
 			t.Parallel()
@@ -395,6 +400,46 @@ func TestRefusedCopiesRuleOutTheWork(t *testing.T) {
 				in.add(&message{seq: i + 1, env: receipt(st)}, false)
 			}
 			if got := w.ruledOut(pats, anywhere) != nil; got != tc.out {
+				t.Errorf("ruled out %v, want %v", got, tc.out)
+			}
+		})
+	}
+}
+
+// The IUT cancels work it opened once: a canceled trace it sent on that
+// work (the target's kind of message) was its cancel, and rules out the
+// canceled receipt a step waits for; a canceled trace on work it did not
+// open, another state, or a pattern that takes another status, does not.
+func TestCancelSentAsTraceRulesOutTheReceipt(t *testing.T) {
+	t.Parallel()
+	const iut, alice = "iut.1", "peer.alice"
+	cancel := []map[string]any{{"kind": "receipt", "from": iut, "work_id": "work_a", "body": map[string]any{"status": "canceled"}}}
+	trace := func(work, state string) *message {
+		return &message{subject: alice, env: map[string]any{"kind": "trace", "from": iut, "work_id": work, "body": map[string]any{"state": state}}}
+	}
+	opening := &message{subject: alice, env: map[string]any{"kind": "say", "from": iut, "work_id": "work_a"}}
+	for _, tc := range []struct {
+		name string
+		m    *message
+		pats []map[string]any
+		out  bool
+	}{
+		{"canceled trace", trace("work_a", "canceled"), cancel, true},
+		{"another state", trace("work_a", "completed"), cancel, false},
+		{"work it did not open", trace("work_b", "canceled"), []map[string]any{{"kind": "receipt", "from": iut, "work_id": "work_b", "body": map[string]any{"status": "canceled"}}}, false},
+		{"a pattern taking another status", trace("work_a", "canceled"), []map[string]any{{"kind": "receipt", "from": iut, "work_id": "work_a", "body": map[string]any{"status": map[string]any{"$in": []any{"canceled", "rejected"}}}}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := newInbox()
+			w := &waiter{r: &runner{start: time.Now()}, in: in, tctx: &scenario.Context{IUT: iut}}
+			w.noteOrder(alice, control.Order{Kind: "say"})
+			in.add(&message{seq: 1, subject: opening.subject, env: opening.env}, false)
+			in.consumed[1] = true // matched the step that waited for the opening
+			w.mark = 1
+			w.noteSend([]string{"m1", "work_a"}, 1) // the scenario's answer on the IUT's work
+			tc.m.seq = 2
+			in.add(tc.m, false)
+			if got := w.ruledOut(tc.pats, anywhere) != nil; got != tc.out {
 				t.Errorf("ruled out %v, want %v", got, tc.out)
 			}
 		})
