@@ -35,7 +35,7 @@ type Summary struct {
 	// OtherPeers counts envelopes from peers past the table's limit.
 	OtherPeers int            `json:"other_peers,omitempty"`
 	Tracker    workunit.Stats `json:"tracker"`
-	Expired    int            `json:"expired_peers"` // peers whose presence lapsed (no greet for two intervals)
+	Expired    int            `json:"expired_peers"` // peers whose presence lapsed in a channel (no greet there for two intervals)
 	PeakHeap   uint64         `json:"peak_heap_bytes"`
 }
 
@@ -168,8 +168,8 @@ func (m *monitor) snapshot(now time.Time) *Summary {
 	})
 	expired := map[string]bool{}
 	for _, p := range m.tracker.Presence() {
-		if p.Expired {
-			expired[p.Peer] = true
+		if p.Expired && !expired[p.Peer] {
+			expired[p.Peer] = true // in one channel at least
 			s.Expired++
 		}
 	}

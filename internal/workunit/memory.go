@@ -139,14 +139,14 @@ func (t *Tracker) addUnit(k key, u *unit) {
 
 // peer returns the presence entry of id, moving it into the current
 // generation; nil when unknown.
-func (t *Tracker) peer(id string) *peer {
-	if p := t.cur.peers[id]; p != nil {
+func (t *Tracker) peer(key string) *peer {
+	if p := t.cur.peers[key]; p != nil {
 		return p
 	}
-	p := t.prev.peers[id]
+	p := t.prev.peers[key]
 	if p != nil {
-		delete(t.prev.peers, id)
-		t.cur.peers[p.id] = p // its own copy of the id
+		delete(t.prev.peers, key)
+		t.cur.peers[p.key] = p // its own copy of the key
 	}
 	return p
 }

@@ -9,25 +9,33 @@ import (
 	"github.com/aghcheck/aghcheck/internal/requirements"
 )
 
-// peer is the presence of one sender: periodic greet is the heartbeat, and
-// a receiver expires a peer two greet intervals after its last greet.
+// peer is the presence of one sender in one channel: periodic greet is
+// the heartbeat, and a receiver expires a peer two greet intervals after
+// its last greet. Receivers keep a table per channel (a greet goes to
+// one channel's broadcast subject), so a greet in one channel keeps the
+// sender present in no other.
 type peer struct {
+	key    string // presenceKey: its entry in a generation's peers
 	id     string
+	ws, ch string
 	last   int64 // last envelope of any kind
 	greet  int64 // last greet (0: none seen)
 	lapsed bool  // a heartbeat finding was reported since the last greet
 }
+
+// presenceKey is the key of a sender's presence in a channel.
+func presenceKey(ws, ch, from string) string { return ws + "\x00" + ch + "\x00" + from }
 
 // presence refreshes the sender's entry and judges the heartbeat: a peer
 // that keeps publishing more than two intervals after its last greet (or,
 // never having greeted, after the tracker started) has expired from its
 // receivers' presence tables and should have greeted again.
 func (t *Tracker) presence(o *obs) {
-	p := t.peer(o.from)
+	k := presenceKey(o.ws, o.ch, o.from) // its own memory, not the whole envelope's
+	p := t.peer(k)
 	if p == nil {
-		id := strings.Clone(o.from) // not the memory of the whole envelope
-		p = &peer{id: id}
-		t.cur.peers[id] = p
+		p = &peer{key: k, id: strings.Clone(o.from), ws: strings.Clone(o.ws), ch: strings.Clone(o.ch)}
+		t.cur.peers[k] = p
 	}
 	p.last = o.now
 	if o.kind == "greet" {
@@ -51,18 +59,19 @@ func (t *Tracker) presence(o *obs) {
 		t.cfg.GreetInterval, time.Duration(lapse)), found)
 }
 
-// Presence is what the tracker knows of one peer.
+// Presence is what the tracker knows of one peer in one channel.
 type Presence struct {
-	Peer      string
-	LastSeen  time.Time
-	LastGreet time.Time // zero when no greet was seen
+	Peer               string
+	Workspace, Channel string
+	LastSeen           time.Time
+	LastGreet          time.Time // zero when no greet was seen
 	// Expired: two greet intervals have passed since its last greet (or,
 	// never having greeted, since the tracker started): receivers have
 	// dropped it from their presence tables.
 	Expired bool
 }
 
-// Presence lists the peers remembered, by id.
+// Presence lists the peers remembered, by id, then workspace and channel.
 func (t *Tracker) Presence() []Presence {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -76,13 +85,22 @@ func (t *Tracker) Presence() []Presence {
 		if base == 0 {
 			base = t.since
 		}
-		pr := Presence{Peer: p.id, LastSeen: time.Unix(0, p.last), Expired: t.clock-base > lapse}
+		pr := Presence{Peer: p.id, Workspace: p.ws, Channel: p.ch, LastSeen: time.Unix(0, p.last), Expired: t.clock-base > lapse}
 		if p.greet != 0 {
 			pr.LastGreet = time.Unix(0, p.greet)
 		}
 		out = append(out, pr)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Peer < out[j].Peer })
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Peer != b.Peer {
+			return a.Peer < b.Peer
+		}
+		if a.Workspace != b.Workspace {
+			return a.Workspace < b.Workspace
+		}
+		return a.Channel < b.Channel
+	})
 	return out
 }
 
