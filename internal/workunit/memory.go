@@ -58,7 +58,7 @@ type generation struct {
 	units  map[key]*unit
 	nunits int
 	open   int // units not in a terminal state
-	peers  map[string]*peer
+	peers  map[peerKey]*peer
 }
 
 // newGeneration starts a generation sized like like (nil: empty), so that
@@ -70,7 +70,7 @@ func newGeneration(start int64, like *generation) *generation {
 	}
 	g.seen = make(map[key]seen, len(like.seen))
 	g.units = make(map[key]*unit, len(like.units))
-	g.peers = make(map[string]*peer, len(like.peers))
+	g.peers = make(map[peerKey]*peer, len(like.peers))
 	return g
 }
 
@@ -139,7 +139,7 @@ func (t *Tracker) addUnit(k key, u *unit) {
 
 // peer returns the presence entry of id, moving it into the current
 // generation; nil when unknown.
-func (t *Tracker) peer(key string) *peer {
+func (t *Tracker) peer(key peerKey) *peer {
 	if p := t.cur.peers[key]; p != nil {
 		return p
 	}

@@ -15,7 +15,7 @@ import (
 // one channel's broadcast subject), so a greet in one channel keeps the
 // sender present in no other.
 type peer struct {
-	key    string // presenceKey: its entry in a generation's peers
+	key    peerKey // its entry in a generation's peers
 	id     string
 	ws, ch string
 	last   int64 // last envelope of any kind
@@ -23,18 +23,20 @@ type peer struct {
 	lapsed bool  // a heartbeat finding was reported since the last greet
 }
 
-// presenceKey is the key of a sender's presence in a channel.
-func presenceKey(ws, ch, from string) string { return ws + "\x00" + ch + "\x00" + from }
+// peerKey is the key of a sender's presence in a channel. A lookup's
+// strings are the envelope's; a stored key holds copies of its own.
+type peerKey struct{ ws, ch, from string }
 
 // presence refreshes the sender's entry and judges the heartbeat: a peer
 // that keeps publishing more than two intervals after its last greet (or,
 // never having greeted, after the tracker started) has expired from its
 // receivers' presence tables and should have greeted again.
 func (t *Tracker) presence(o *obs) {
-	k := presenceKey(o.ws, o.ch, o.from) // its own memory, not the whole envelope's
-	p := t.peer(k)
+	p := t.peer(peerKey{o.ws, o.ch, o.from})
 	if p == nil {
-		p = &peer{key: k, id: strings.Clone(o.from), ws: strings.Clone(o.ws), ch: strings.Clone(o.ch)}
+		// Copies: not the memory of the whole envelope.
+		k := peerKey{strings.Clone(o.ws), strings.Clone(o.ch), strings.Clone(o.from)}
+		p = &peer{key: k, id: k.from, ws: k.ws, ch: k.ch}
 		t.cur.peers[k] = p
 	}
 	p.last = o.now
@@ -104,7 +106,7 @@ func (t *Tracker) Presence() []Presence {
 	return out
 }
 
-func values(m map[string]*peer) []*peer {
+func values(m map[peerKey]*peer) []*peer {
 	out := make([]*peer, 0, len(m))
 	for _, p := range m {
 		out = append(out, p)
