@@ -41,8 +41,9 @@ import (
 //     pattern rules out the opening the step waits for there (a pattern
 //     of that kind from the IUT with no literal work_id).
 //
-// A pattern whose member it cannot read (no literal for_id, work_id or
-// status) is never ruled out: then the step waits as before.
+// A pattern that names nothing these rules read (a literal for_id or
+// work_id, the statuses it takes, an opening's kind) is never ruled out:
+// then the step waits as before.
 
 // refusalStatuses are the receipt statuses that refuse a message.
 var refusalStatuses = []string{"rejected", "expired", "duplicate", "unsupported"}
@@ -383,7 +384,7 @@ func (w *waiter) openingRuledOut(p map[string]any, m *message) bool {
 		}
 	}
 	for _, n := range w.in.msgs {
-		if n.kind() == kind && w.opening(n) != nil {
+		if n.kind() == kind && n.subject == m.subject && w.opening(n) != nil {
 			work, _ := n.env["work_id"].(string)
 			opened[work] = true
 		}

@@ -237,6 +237,7 @@ func TestOpeningRulesOutTheOpening(t *testing.T) {
 		{"undirected opening", []string{alice}, []*message{say(alice, "work_a", nil)}, opening, true},
 		{"opening on another target's subject", []string{alice, bob}, []*message{say(bob, "work_b", nil)}, opening, false},
 		{"one of two orders answered", []string{alice, alice}, []*message{say(alice, "work_a", nil)}, opening, false},
+		{"the other target's opening counts not", []string{alice, alice, bob}, []*message{say(bob, "work_b", nil), say(alice, "work_a", nil)}, opening, false},
 		{"no order", nil, []*message{say(alice, "work_a", nil)}, opening, false},
 		{"pattern of a known work", []string{alice}, []*message{say(alice, "work_a", nil)},
 			[]map[string]any{{"kind": "say", "from": iut, "work_id": "work_a", "to": "alice.1"}}, false},
