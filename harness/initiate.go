@@ -132,11 +132,7 @@ func (p *player) initiate(ctx context.Context, in *scenario.Initiate) (string, [
 	if p.r.form != formInBand {
 		return "", nil, nil
 	}
-	ids := map[string]string{}
-	for name, tp := range p.send.tctx.Peers {
-		ids[name] = tp.ID
-	}
-	b, err := json.Marshal(in.Resolve(p.send.first, ids))
+	b, err := json.Marshal(p.order(in))
 	if err != nil {
 		return "", nil, fmt.Errorf("initiation order: %w", err)
 	}
@@ -156,13 +152,19 @@ func (p *player) initiate(ctx context.Context, in *scenario.Initiate) (string, [
 	return p.send.send(ctx, req)
 }
 
-// noteOrder tells the waiter of the order an initiate step gave, whichever
-// form carried it: its opening, to the target's peer subject, answers it.
-func (p *player) noteOrder(in *scenario.Initiate) {
+// order is the order an initiate step gives, its target resolved to the
+// test peer's id.
+func (p *player) order(in *scenario.Initiate) control.Order {
 	ids := map[string]string{}
 	for name, tp := range p.send.tctx.Peers {
 		ids[name] = tp.ID
 	}
-	o := in.Resolve(p.send.first, ids)
+	return in.Resolve(p.send.first, ids)
+}
+
+// noteOrder tells the waiter of the order an initiate step gave, whichever
+// form carried it: its opening, to the target's peer subject, answers it.
+func (p *player) noteOrder(in *scenario.Initiate) {
+	o := p.order(in)
 	p.wait.noteOrder(agh.PeerSubject(p.r.ws, p.r.ch, o.To), o)
 }

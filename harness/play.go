@@ -230,9 +230,13 @@ func (p *player) steps(ctx context.Context) {
 		if p.grade(&res.Steps[len(res.Steps)-1]) {
 			return
 		}
-		if e := st.Expect; e != nil && sr.Outcome != report.Pass {
+		if e := st.Expect; e != nil {
 			for name := range e.Capture {
-				uncaptured[name] = i + 1
+				if sr.Outcome == report.Pass {
+					delete(uncaptured, name) // captured again
+				} else {
+					uncaptured[name] = i + 1
+				}
 			}
 		}
 	}

@@ -211,6 +211,17 @@ scenarios:
 	if res.Outcome != report.Warn || len(res.Steps) != 3 || !notPlayed {
 		t.Fatalf("%s (%s), %d steps, notes %q; want a warning, three steps played and a note naming the missing capture", res.Outcome, res.Message, len(res.Steps), res.Notes)
 	}
+
+	// The same name captured by a later expect that matched: every step
+	// is played.
+	again := strings.Replace(yaml, "      - send: {to: iut, envelope: {kind: say, surface: thread, thread_id: \"{{thread.t}}\"",
+		"      - {expect: {on: any, match: {kind: receipt, body: {for_id: \"{{id.open}}\", status: accepted}}, capture: {r: /id}}, checks: listening}\n"+
+			"      - send: {to: iut, envelope: {kind: say, surface: thread, thread_id: \"{{thread.t}}\"", 1)
+	rep = runAgainst(t, "peer", config{Scenarios: inline(t, again), Target: Target{StepTimeout: time.Minute}})
+	res = scenarioResult(t, rep, "test.uncaptured")
+	if res.Outcome != report.Warn || len(res.Steps) != 7 {
+		t.Fatalf("captured again: %s (%s), %d steps, notes %q; want a warning and all seven steps played", res.Outcome, res.Message, len(res.Steps), res.Notes)
+	}
 }
 
 func anywhere(*message) bool { return true }
