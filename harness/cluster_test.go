@@ -121,16 +121,11 @@ func startCluster(t *testing.T, names ...string) []*node {
 	for _, n := range nodes {
 		t.Cleanup(n.stop) // the server of the last boot, after any restart
 	}
-	testwait.Eventually(t, 20*time.Second, func() bool {
-		leader := false
-		for _, n := range nodes {
-			if n.srv.NumRemotes() != len(nodes)-1 || !n.srv.JetStreamIsCurrent() {
-				return false
-			}
-			leader = leader || n.srv.JetStreamIsLeader()
-		}
-		return leader
-	}, "a full mesh of routes and a JetStream meta leader")
+	srvs := make([]*server.Server, len(nodes))
+	for i, n := range nodes {
+		srvs[i] = n.srv
+	}
+	brokertest.AwaitCluster(t, srvs)
 	return nodes
 }
 

@@ -47,18 +47,35 @@ func TestAnswerElsewhereRulesOut(t *testing.T) {
 // match out at once, quoting it, long before the one minute ceiling.
 func TestEndedWithoutDetailRulesOut(t *testing.T) {
 	t.Parallel()
-	rep := runAgainst(t, "peer:bare-completed", config{Scenarios: loadSuites(t), Select: regexp.MustCompile(`^lifecycle\.progress-detail$`),
-		Target: Target{StepTimeout: time.Minute}})
-	res := scenarioResult(t, rep, "lifecycle.progress-detail")
-	if waited := ceilingEnded(&report.Report{Scenarios: []*report.ScenarioResult{res}}); res.Outcome != report.Warn || len(waited) > 0 {
-		t.Fatalf("%s (%s), steps that waited out the ceiling %v; want a warning on the bare completed trace", res.Outcome, res.Message, waited)
+	res := playedAtOnce(t, "bare-completed", "lifecycle.progress-detail")
+	if res.Outcome != report.Warn {
+		t.Fatalf("%s (%s); want a warning on the bare completed trace", res.Outcome, res.Message)
 	}
-	quoted := slices.ContainsFunc(res.Steps, func(sr report.StepResult) bool {
-		return strings.Contains(sr.Message, "answered with trace(completed)") && len(sr.Arrived) == 1
-	})
-	if !quoted {
+	if !quotes(res, "", "answered with trace(completed)") {
 		t.Errorf("no step quotes the completed trace that ruled the match out: %+v", res.Steps)
 	}
+}
+
+// playedAtOnce plays scenario id against the built-in peer with fault,
+// under a one minute ceiling, and fails the test when a step waited it
+// out: the answers these tests are about end their waits at once.
+func playedAtOnce(t *testing.T, fault, id string) *report.ScenarioResult {
+	t.Helper()
+	rep := runAgainst(t, "peer:"+fault, config{Scenarios: loadSuites(t), Select: regexp.MustCompile("^" + regexp.QuoteMeta(id) + "$"),
+		Target: Target{StepTimeout: time.Minute}})
+	res := scenarioResult(t, rep, id)
+	if waited := ceilingEnded(&report.Report{Scenarios: []*report.ScenarioResult{res}}); len(waited) > 0 {
+		t.Fatalf("%s (%s): steps that waited out the ceiling %v", res.Outcome, res.Message, waited)
+	}
+	return res
+}
+
+// quotes reports whether a step of res (of outcome o, any when "") says
+// text and quotes the one envelope it is about.
+func quotes(res *report.ScenarioResult, o report.Outcome, text string) bool {
+	return slices.ContainsFunc(res.Steps, func(sr report.StepResult) bool {
+		return (o == "" || sr.Outcome == o) && strings.Contains(sr.Message, text) && len(sr.Arrived) == 1
+	})
 }
 
 // The initiator's refusal of the needs_input trace a scenario sent rules
@@ -167,16 +184,11 @@ func TestReceiptOfAnotherReasonRulesOut(t *testing.T) {
 // quoted: its receipt is its last word on that capability.
 func TestWrongReasonEndsTheWait(t *testing.T) {
 	t.Parallel()
-	rep := runAgainst(t, "peer:one-failure-class", config{Scenarios: loadSuites(t), Select: regexp.MustCompile(`^kinds\.capability-digest$`),
-		Target: Target{StepTimeout: time.Minute}})
-	res := scenarioResult(t, rep, "kinds.capability-digest")
-	if waited := ceilingEnded(&report.Report{Scenarios: []*report.ScenarioResult{res}}); res.Outcome != report.Fail || len(waited) > 0 {
-		t.Fatalf("%s (%s), steps that waited out the ceiling %v; want a failure with no step on the ceiling", res.Outcome, res.Message, waited)
+	res := playedAtOnce(t, "one-failure-class", "kinds.capability-digest")
+	if res.Outcome != report.Fail {
+		t.Fatalf("%s (%s); want a failure with no step on the ceiling", res.Outcome, res.Message)
 	}
-	quoted := slices.ContainsFunc(res.Steps, func(sr report.StepResult) bool {
-		return strings.Contains(sr.Message, "answered with receipt(rejected malformed)") && len(sr.Arrived) == 1
-	})
-	if !quoted {
+	if !quotes(res, "", "answered with receipt(rejected malformed)") {
 		t.Errorf("no step quotes the refusal that ruled the match out: %+v", res.Steps)
 	}
 }
@@ -304,17 +316,10 @@ func TestInitiatorAnswersEndTheWait(t *testing.T) {
 	} {
 		t.Run(tc.fault+"/"+tc.id, func(t *testing.T) {
 			t.Parallel()
-			rep := runAgainst(t, "peer:"+tc.fault, config{Scenarios: loadSuites(t), Select: regexp.MustCompile("^" + regexp.QuoteMeta(tc.id) + "$"),
-				Target: Target{StepTimeout: time.Minute}})
-			res := scenarioResult(t, rep, tc.id)
-			if waited := ceilingEnded(&report.Report{Scenarios: []*report.ScenarioResult{res}}); len(waited) > 0 {
-				t.Fatalf("%s (%s): steps that waited out the ceiling %v", res.Outcome, res.Message, waited)
-			}
+			res := playedAtOnce(t, tc.fault, tc.id)
 			// The scenario itself also fails on the passive check of the
 			// opening (ENV-WORK-ID-GRAMMAR) when its work_id is broken.
-			if !slices.ContainsFunc(res.Steps, func(sr report.StepResult) bool {
-				return sr.Outcome == tc.want && strings.Contains(sr.Message, tc.says) && len(sr.Arrived) == 1
-			}) {
+			if !quotes(res, tc.want, tc.says) {
 				t.Errorf("%s (%s): no %s step says %q, quoting the opening: %+v", res.Outcome, res.Message, tc.want, tc.says, res.Steps)
 			}
 		})
@@ -368,15 +373,11 @@ func TestTerminalTraceRulesOutTheAcceptance(t *testing.T) {
 // gets its warning as soon as the work completes, not after the ceiling.
 func TestUnacknowledgedWorkWarnsOnCompletion(t *testing.T) {
 	t.Parallel()
-	rep := runAgainst(t, "peer:no-accepted-receipt", config{Scenarios: loadSuites(t), Select: regexp.MustCompile(`^lifecycle\.work-completes$`),
-		Target: Target{StepTimeout: time.Minute}})
-	res := scenarioResult(t, rep, "lifecycle.work-completes")
-	if waited := ceilingEnded(&report.Report{Scenarios: []*report.ScenarioResult{res}}); res.Outcome != report.Warn || len(waited) > 0 {
-		t.Fatalf("%s (%s), steps that waited out the ceiling %v; want a warning at once", res.Outcome, res.Message, waited)
+	res := playedAtOnce(t, "no-accepted-receipt", "lifecycle.work-completes")
+	if res.Outcome != report.Warn {
+		t.Fatalf("%s (%s); want a warning at once", res.Outcome, res.Message)
 	}
-	if !slices.ContainsFunc(res.Steps, func(sr report.StepResult) bool {
-		return strings.Contains(sr.Message, "answered with trace(completed)") && len(sr.Arrived) == 1
-	}) {
+	if !quotes(res, "", "answered with trace(completed)") {
 		t.Errorf("no step quotes the completed trace: %+v", res.Steps)
 	}
 }

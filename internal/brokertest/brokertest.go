@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/aghcheck/aghcheck/internal/testwait"
 )
 
 // readyWithin bounds how long a server may take to accept clients: long
@@ -65,4 +67,21 @@ func Boot(opts *server.Options) (*server.Server, error) {
 func Stop(s *server.Server) {
 	s.Shutdown()
 	s.WaitForShutdown()
+}
+
+// AwaitCluster waits until servers, the nodes of one JetStream cluster,
+// are routed to each other in a full mesh, JetStream is current on each,
+// and one of them leads its meta group.
+func AwaitCluster(t testing.TB, servers []*server.Server) {
+	t.Helper()
+	testwait.Eventually(t, 20*time.Second, func() bool {
+		leader := false
+		for _, s := range servers {
+			if s.NumRemotes() != len(servers)-1 || !s.JetStreamIsCurrent() {
+				return false
+			}
+			leader = leader || s.JetStreamIsLeader()
+		}
+		return leader
+	}, "a full mesh of routes and a JetStream meta leader")
 }

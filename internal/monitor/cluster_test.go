@@ -6,12 +6,10 @@ import (
 	"net/url"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 
 	"github.com/aghcheck/aghcheck/internal/brokertest"
-	"github.com/aghcheck/aghcheck/internal/testwait"
 )
 
 // shardConf is the broker configuration docs/monitor.md gives for sharded
@@ -51,16 +49,7 @@ func startCluster(t *testing.T, n int) []*server.Server {
 	for _, s := range nodes {
 		t.Cleanup(func() { brokertest.Stop(s) })
 	}
-	testwait.Eventually(t, 20*time.Second, func() bool {
-		leader := false
-		for _, s := range nodes {
-			if s.NumRemotes() != n-1 || !s.JetStreamIsCurrent() {
-				return false
-			}
-			leader = leader || s.JetStreamIsLeader()
-		}
-		return leader
-	}, "a full mesh of routes and a JetStream meta leader")
+	brokertest.AwaitCluster(t, nodes)
 	return nodes
 }
 
